@@ -1,0 +1,74 @@
+// ConnectedStreams: two streams processed together by one two-input operator, sharing state when keyed.
+import { ConfigurationError } from './errors.ts';
+import type { CoProcessFunction, KeyedCoProcessFunction, KeySelector } from './functions.ts';
+import { DataStream } from './data-stream.ts';
+import { Transformation } from '../graph/transformation.ts';
+import { CoProcessOperator } from '../runtime/operators/co-process-operator.ts';
+import type { TwoInputStreamOperator } from '../runtime/stream-operator.ts';
+
+/** Maps each input with its own function (Flink's CoMapFunction). */
+export interface CoMapFunction<IN1, IN2, OUT> {
+  map1(value: IN1): OUT;
+  map2(value: IN2): OUT;
+}
+
+/**
+ * The result of `a.connect(b)`. Key both sides with `keyBy(keyA, keyB)` to share keyed state and timers between
+ * them (both selectors must produce the same key for records that belong together).
+ *
+ * @example
+ * orders.connect(payments).keyBy((o) => o.id, (p) => p.orderId).process(new MatchOrderAndPayment());
+ */
+export class ConnectedStreams<IN1, IN2, K = never> {
+  constructor(
+    readonly first: DataStream<IN1>,
+    readonly second: DataStream<IN2>,
+    private readonly keySelectors?: [KeySelector<IN1, K>, KeySelector<IN2, K>],
+  ) {}
+
+  /** Partitions both inputs by key so a KeyedCoProcessFunction sees both sides of a key together. */
+  keyBy<K2>(first: KeySelector<IN1, K2>, second: KeySelector<IN2, K2>): ConnectedStreams<IN1, IN2, K2> {
+    if (typeof first !== 'function' || typeof second !== 'function') {
+      throw new ConfigurationError('ConnectedStreams.keyBy() needs two key selector functions');
+    }
+    return new ConnectedStreams<IN1, IN2, K2>(this.first.keyBy(first), this.second.keyBy(second), [first, second]);
+  }
+
+  get isKeyed(): boolean {
+    return this.keySelectors !== undefined;
+  }
+
+  /** Runs a CoProcessFunction, or a KeyedCoProcessFunction when the streams are keyed. */
+  process<OUT>(
+    fn: [K] extends [never] ? CoProcessFunction<IN1, IN2, OUT> : KeyedCoProcessFunction<K, IN1, IN2, OUT>,
+    name = this.isKeyed ? 'KeyedCoProcess' : 'CoProcess',
+  ): DataStream<OUT> {
+    const f = fn as CoProcessFunction<IN1, IN2, OUT>;
+    if (f === null || typeof f !== 'object' || typeof f.processElement1 !== 'function' || typeof f.processElement2 !== 'function') {
+      throw new ConfigurationError('process() on connected streams needs processElement1 and processElement2');
+    }
+    if (!this.isKeyed && typeof f.onTimer === 'function') {
+      throw new ConfigurationError(
+        `Operator '${name}': timers need keyed connected streams; use connect(...).keyBy(keyA, keyB).process(...)`,
+      );
+    }
+    return this.transform<OUT>(name, () => new CoProcessOperator<IN1, IN2, OUT>(f));
+  }
+
+  /** Maps each side with its own function into one output type. */
+  map<OUT>(fn: CoMapFunction<IN1, IN2, OUT>, name = 'CoMap'): DataStream<OUT> {
+    const coProcess: CoProcessFunction<IN1, IN2, OUT> = {
+      processElement1: (v, _ctx, out) => out.collect(fn.map1(v)),
+      processElement2: (v, _ctx, out) => out.collect(fn.map2(v)),
+    };
+    return this.transform<OUT>(name, () => new CoProcessOperator<IN1, IN2, OUT>(coProcess));
+  }
+
+  /** Applies a custom two-input operator. */
+  transform<OUT>(name: string, factory: () => TwoInputStreamOperator<IN1, IN2, OUT>): DataStream<OUT> {
+    const t = new Transformation('operator', name, [this.first.transformation, this.second.transformation]);
+    t.operatorFactory = factory;
+    if (this.keySelectors !== undefined) t.keySelectors = this.keySelectors as any;
+    return new DataStream<OUT>(this.first.environment, t);
+  }
+}

@@ -1,0 +1,225 @@
+// DataStream: a stream of records of one type, and the transformations that make new streams from it.
+import { ConfigurationError } from './errors.ts';
+import type {
+  FilterFunction,
+  FlatMapFunction,
+  KeySelector,
+  MapFunction,
+  ProcessFunction,
+} from './functions.ts';
+import type { OutputTag } from './output-tag.ts';
+import type { KeyedStream } from './keyed-stream.ts';
+import type { StreamExecutionEnvironment } from './stream-execution-environment.ts';
+import { CollectSink } from '../connectors/collect-sink.ts';
+import { PrintSink } from '../connectors/print-sink.ts';
+import type { Sink } from '../connectors/sink.ts';
+import { Transformation, type Partitioning } from '../graph/transformation.ts';
+import { ProcessOperator } from '../runtime/operators/process-operator.ts';
+import { SinkOperator } from '../runtime/operators/sink-operator.ts';
+import { StreamFilter } from '../runtime/operators/stream-filter.ts';
+import { StreamFlatMap } from '../runtime/operators/stream-flat-map.ts';
+import { StreamMap } from '../runtime/operators/stream-map.ts';
+import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks-operator.ts';
+import type { OneInputStreamOperator } from '../runtime/stream-operator.ts';
+import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
+
+/**
+ * A stream of `T`. Every transformation returns a new stream and records a node of the job graph; nothing runs
+ * until `env.execute()`. Operator settings (`name`, `uid`, `setParallelism`) apply to the operator that produced
+ * this stream, as on Flink's SingleOutputStreamOperator.
+ *
+ * @example
+ * env.fromElements(1, 2, 3, 4)
+ *   .filter((n) => n % 2 === 0)
+ *   .map((n) => n * 10)
+ *   .print();
+ */
+export class DataStream<T> {
+  /** Set by keyed-stream.ts, which cannot be imported here without a module cycle (KeyedStream extends DataStream). */
+  static keyedStreamFactory: ((input: DataStream<any>, selector: KeySelector<any, any>) => KeyedStream<any, any>) | undefined;
+
+  constructor(
+    readonly environment: StreamExecutionEnvironment,
+    readonly transformation: Transformation,
+  ) {}
+
+  /** Transforms each record with `fn`. */
+  map<R>(fn: MapFunction<T, R>, name = 'Map'): DataStream<R> {
+    requireFunction(fn, 'map');
+    return this.transform<R>(name, () => new StreamMap(fn));
+  }
+
+  /** Keeps the records for which `fn` returns true. */
+  filter(fn: FilterFunction<T>, name = 'Filter'): DataStream<T> {
+    requireFunction(fn, 'filter');
+    return this.transform<T>(name, () => new StreamFilter(fn));
+  }
+
+  /** Emits zero or more records per input record through `out.collect`. */
+  flatMap<R>(fn: FlatMapFunction<T, R>, name = 'Flat Map'): DataStream<R> {
+    requireFunction(fn, 'flatMap');
+    return this.transform<R>(name, () => new StreamFlatMap(fn));
+  }
+
+  /**
+   * Runs a ProcessFunction (side outputs, current watermark and processing time). Keyed state and timers need a
+   * keyed stream: use `keyBy(...).process(...)`.
+   */
+  process<R>(fn: ProcessFunction<T, R>, name = 'Process'): DataStream<R> {
+    if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
+      throw new ConfigurationError(`process() needs an object with a processElement method`);
+    }
+    if (typeof fn.onTimer === 'function') {
+      throw new ConfigurationError(
+        `Operator '${name}': a ProcessFunction with onTimer on a stream that is not keyed can never fire a timer; use keyBy(...).process(...)`,
+      );
+    }
+    return this.transform<R>(name, () => new ProcessOperator(fn));
+  }
+
+  /**
+   * Partitions the stream by key: records with equal keys go to the same subtask, and keyed state and timers of
+   * the next operator are scoped to the key. Keys are strings, numbers, bigints, or arrays / plain objects of those.
+   */
+  keyBy<K>(selector: KeySelector<T, K>): KeyedStream<T, K> {
+    requireFunction(selector, 'keyBy');
+    return DataStream.keyedStreamFactory!(this, selector) as KeyedStream<T, K>;
+  }
+
+  /** Merges streams of the same type. */
+  union(...others: DataStream<T>[]): DataStream<T> {
+    const t = new Transformation('union', 'Union', [this.transformation, ...others.map((o) => o.transformation)]);
+    return new DataStream<T>(this.environment, t);
+  }
+
+  /** Connects two streams (of possibly different types) for a CoProcessFunction; they share state when keyed. */
+  connect<T2>(other: DataStream<T2>): import('./connected-streams.ts').ConnectedStreams<T, T2> {
+    return this.environment.connectStreams(this, other);
+  }
+
+  /** Assigns event timestamps and watermarks with a strategy, replacing upstream ones. */
+  assignTimestampsAndWatermarks(strategy: WatermarkStrategy<T>, name = 'Timestamps/Watermarks'): DataStream<T> {
+    const interval = this.environment.autoWatermarkInterval;
+    return this.transform<T>(name, () => new TimestampsAndWatermarksOperator(strategy, interval));
+  }
+
+  /** The side output `tag` of the operator that produced this stream. */
+  getSideOutput<X>(tag: OutputTag<X>): DataStream<X> {
+    if (this.transformation.isVirtual) {
+      throw new ConfigurationError('getSideOutput() must be called on the stream an operator produced');
+    }
+    const t = new Transformation('side-output', `Side output ${tag.id}`, [this.transformation]);
+    t.sideTag = tag as OutputTag<unknown>;
+    return new DataStream<X>(this.environment, t);
+  }
+
+  /** Distributes records round-robin to the next operator's subtasks. */
+  rebalance(): DataStream<T> {
+    return this.partition({ kind: 'rebalance' });
+  }
+
+  /** Sends every record to every subtask of the next operator. */
+  broadcast(): DataStream<T> {
+    return this.partition({ kind: 'broadcast' });
+  }
+
+  /** Sends every record to the first subtask of the next operator. */
+  global(): DataStream<T> {
+    return this.partition({ kind: 'global' });
+  }
+
+  /** Keeps records on the same subtask index (requires equal parallelism). */
+  forward(): DataStream<T> {
+    return this.partition({ kind: 'forward' });
+  }
+
+  /** Applies a custom operator (how windows, CEP and connectors plug in). */
+  transform<R>(name: string, factory: () => OneInputStreamOperator<T, R>): DataStream<R> {
+    const t = new Transformation('operator', name, [this.transformation]);
+    t.operatorFactory = factory;
+    return new DataStream<R>(this.environment, t);
+  }
+
+  /** Writes the stream to a sink. */
+  sinkTo(sink: Sink<T>, name = 'Sink'): DataStreamSink<T> {
+    const t = new Transformation('sink', name, [this.transformation]);
+    t.sink = sink;
+    t.operatorFactory = () => new SinkOperator(sink);
+    this.environment.addSink(t);
+    return new DataStreamSink<T>(t);
+  }
+
+  /** Prints every record to standard output, as Flink's print(). */
+  print(prefix?: string): DataStreamSink<T> {
+    return this.sinkTo(new PrintSink<T>(prefix), 'Print to Std. Out');
+  }
+
+  /** Runs the job and returns every record of this stream (bounded streams only). */
+  async executeAndCollect(jobName = 'collect'): Promise<T[]> {
+    const sink = new CollectSink<T>();
+    this.sinkTo(sink, 'Collect');
+    await this.environment.execute(jobName);
+    return sink.values;
+  }
+
+  /** Names the operator that produced this stream (shown in errors, metrics and the job plan). */
+  name(name: string): this {
+    this.transformation.name = name;
+    return this;
+  }
+
+  /** A stable id for the operator, used to match its state when restoring a snapshot or savepoint. */
+  uid(uid: string): this {
+    if (typeof uid !== 'string' || uid.length === 0) throw new ConfigurationError('uid() needs a non-empty string');
+    this.transformation.uid = uid;
+    return this;
+  }
+
+  /** The number of parallel subtasks of the operator that produced this stream. */
+  setParallelism(parallelism: number): this {
+    if (!Number.isInteger(parallelism) || parallelism < 1) {
+      throw new ConfigurationError(
+        `Operator '${this.transformation.name}': parallelism must be a positive integer, got ${parallelism}`,
+      );
+    }
+    this.transformation.parallelism = parallelism;
+    return this;
+  }
+
+  /** The number of key groups of the operator that produced this stream (its upper bound on parallelism). */
+  setMaxParallelism(maxParallelism: number): this {
+    this.transformation.maxParallelism = maxParallelism;
+    return this;
+  }
+
+  protected partition(partitioning: Partitioning): DataStream<T> {
+    const t = new Transformation('partition', partitioning.kind, [this.transformation]);
+    t.partitioning = partitioning;
+    return new DataStream<T>(this.environment, t);
+  }
+}
+
+/** The end of a stream written to a sink; names the sink operator. */
+export class DataStreamSink<T> {
+  declare readonly __type?: T;
+  constructor(readonly transformation: Transformation) {}
+
+  name(name: string): this {
+    this.transformation.name = name;
+    return this;
+  }
+
+  uid(uid: string): this {
+    this.transformation.uid = uid;
+    return this;
+  }
+
+  setParallelism(parallelism: number): this {
+    this.transformation.parallelism = parallelism;
+    return this;
+  }
+}
+
+function requireFunction(fn: unknown, what: string): void {
+  if (typeof fn !== 'function') throw new ConfigurationError(`${what}() needs a function, got ${typeof fn}`);
+}

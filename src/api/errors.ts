@@ -1,0 +1,85 @@
+// The error family: one base class, so callers can catch everything Weir throws and still tell kinds apart.
+
+/** The base of every error Weir throws. `cause` carries the underlying error, when there is one. */
+export class WeirError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A job, pattern, state descriptor or option is invalid; raised when the job graph is built, not per record. */
+export class ConfigurationError extends WeirError {}
+
+/** Keyed state, timers or another runtime facility was used where it is not available. */
+export class IllegalStateError extends WeirError {}
+
+/** Where a failure happened: the operator, its subtask and the record being processed, if any. */
+export interface FailureLocation {
+  readonly operator: string;
+  readonly subtask: number;
+  readonly parallelism: number;
+  /** The record being processed, printed and truncated, or undefined (e.g. in a timer callback). */
+  readonly record?: string;
+  /** The event timestamp of that record, or the timer's timestamp. */
+  readonly timestamp?: number;
+  /** What the operator was doing when it was not processing a record, e.g. "watermark 1000". */
+  readonly activity?: string;
+}
+
+/**
+ * A user function (or an operator) failed while the job ran. The message names the operator, the subtask and the
+ * record; the original error is the `cause`. `execute()` rejects with this error.
+ */
+export class JobExecutionError extends WeirError {
+  constructor(
+    readonly location: FailureLocation,
+    cause: unknown,
+  ) {
+    const what =
+      location.record !== undefined
+        ? ` while processing record ${location.record}`
+        : location.activity !== undefined
+          ? ` while processing ${location.activity}`
+          : '';
+    const at = location.timestamp !== undefined && !Number.isNaN(location.timestamp) ? ` (timestamp ${location.timestamp})` : '';
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `Operator '${location.operator}' (subtask ${location.subtask + 1}/${location.parallelism}) failed${what}${at}: ${reason}`,
+      { cause },
+    );
+  }
+}
+
+/** A source could not parse an input record; names the file and line. */
+export class MalformedRecordError extends WeirError {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly text: string,
+    cause: unknown,
+  ) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`Malformed record at ${file}:${line}: ${reason} — ${truncate(text, 200)}`, { cause });
+  }
+}
+
+/** Prints a value for an error message, truncated so a huge record cannot flood a log. */
+export function describeRecord(value: unknown, max = 200): string {
+  let text: string;
+  try {
+    text =
+      typeof value === 'string'
+        ? JSON.stringify(value)
+        : typeof value === 'bigint'
+          ? `${value}n`
+          : (JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return truncate(text, max);
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}

@@ -1,0 +1,65 @@
+// KeyedStream: a stream partitioned by key, on which state and timers are scoped to the current key.
+import { DataStream } from './data-stream.ts';
+import { ConfigurationError } from './errors.ts';
+import type { KeyedProcessFunction, KeySelector } from './functions.ts';
+import { Transformation } from '../graph/transformation.ts';
+import { KeyedProcessOperator } from '../runtime/operators/keyed-process-operator.ts';
+import { StreamGroupedReduce } from '../runtime/operators/stream-grouped-reduce.ts';
+import type { OneInputStreamOperator } from '../runtime/stream-operator.ts';
+import type { ReduceFunction } from '../state/aggregate-function.ts';
+
+/**
+ * The result of `keyBy`. The next operator is keyed: records reach it grouped by key group, and the runtime sets
+ * the current key before each record and timer, so `ValueState` and friends read that key's entry.
+ *
+ * @example
+ * clicks.keyBy((c) => c.uid).process(new SessionCounter());
+ */
+export class KeyedStream<T, K> extends DataStream<T> {
+  constructor(
+    input: DataStream<T>,
+    readonly keySelector: KeySelector<T, K>,
+  ) {
+    const t = new Transformation('partition', 'Hash', [input.transformation]);
+    t.partitioning = { kind: 'hash', keySelector: keySelector as KeySelector<any, unknown> };
+    super(input.environment, t);
+  }
+
+  /** Runs a KeyedProcessFunction: keyed state and key-bound timers. */
+  override process<R>(fn: KeyedProcessFunction<K, T, R>, name = 'KeyedProcess'): DataStream<R> {
+    if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
+      throw new ConfigurationError(`process() needs an object with a processElement method`);
+    }
+    return this.transform<R>(name, () => new KeyedProcessOperator(fn));
+  }
+
+  /** A rolling reduce: emits the reduced value of the record's key after every record. */
+  reduce(fn: ReduceFunction<T>, name = 'Keyed Reduce'): DataStream<T> {
+    if (typeof fn !== 'function') throw new ConfigurationError('reduce() needs a function');
+    return this.transform<T>(name, () => new StreamGroupedReduce(fn));
+  }
+
+  /** Applies a custom keyed operator: it gets a keyed state backend and timer services. */
+  override transform<R>(name: string, factory: () => OneInputStreamOperator<T, R>): DataStream<R> {
+    const t = new Transformation('operator', name, [this.transformation]);
+    t.operatorFactory = factory;
+    t.keySelectors = [this.keySelector as KeySelector<any, unknown>];
+    return new DataStream<R>(this.environment, t);
+  }
+
+  override name(_name: string): this {
+    throw new ConfigurationError('name() applies to an operator; a keyed stream is a partitioning, not an operator');
+  }
+
+  override uid(_uid: string): this {
+    throw new ConfigurationError('uid() applies to an operator; a keyed stream is a partitioning, not an operator');
+  }
+
+  override setParallelism(_parallelism: number): this {
+    throw new ConfigurationError(
+      'setParallelism() applies to an operator; set it on the operator after keyBy (e.g. .process(...).setParallelism(n))',
+    );
+  }
+}
+
+DataStream.keyedStreamFactory = (input, selector) => new KeyedStream(input, selector);

@@ -1,0 +1,180 @@
+// StreamExecutionEnvironment: where a job is defined (sources, settings) and executed.
+import { ConnectedStreams } from './connected-streams.ts';
+import { DataStream } from './data-stream.ts';
+import { ConfigurationError } from './errors.ts';
+import './keyed-stream.ts';
+import { CollectionSource } from '../connectors/collection-source.ts';
+import type { Source } from '../connectors/source.ts';
+import { StreamGraph } from '../graph/stream-graph.ts';
+import { Transformation } from '../graph/transformation.ts';
+import { JobRuntime, type OperatorMetrics } from '../runtime/job-runtime.ts';
+import type { JobSnapshot } from '../runtime/job-snapshot.ts';
+import { SourceOperator } from '../runtime/operators/source-operator.ts';
+import { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../runtime/operators/timestamps-and-watermarks.ts';
+import { checkParallelism, DEFAULT_MAX_PARALLELISM } from '../state/key-group-range.ts';
+import { SystemClock, type ProcessingTimeClock } from '../time/clock.ts';
+import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
+
+/** Settings of an environment; all optional. */
+export interface EnvironmentOptions {
+  /** Default parallelism of every operator (default 1). */
+  parallelism?: number;
+  /** Number of key groups (default 128): the upper bound of any keyed operator's parallelism. */
+  maxParallelism?: number;
+  /** Interval of periodic watermark emission in ms (default 200; 0 disables periodic emission). */
+  autoWatermarkInterval?: number;
+  /** The processing-time clock (default: the system clock). Tests pass a ManualClock. */
+  clock?: ProcessingTimeClock;
+}
+
+/** What `execute()` resolves to. */
+export interface JobExecutionResult {
+  readonly jobName: string;
+  /** Wall-clock run time in milliseconds. */
+  readonly netRuntimeMs: number;
+  /** Records in and out per operator. */
+  readonly metrics: OperatorMetrics[];
+}
+
+/**
+ * The entry point of every job, as Flink's StreamExecutionEnvironment: create sources, transform streams, then
+ * `execute()`.
+ *
+ * @example
+ * const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+ * env.fromElements('a', 'b', 'a').keyBy((w) => w).reduce((a, b) => a + b).print();
+ * await env.execute('words');
+ */
+export class StreamExecutionEnvironment {
+  private parallelism = 1;
+  private maxParallelism = DEFAULT_MAX_PARALLELISM;
+  private watermarkInterval = DEFAULT_AUTO_WATERMARK_INTERVAL;
+  private clock: ProcessingTimeClock;
+  private readonly sinks: Transformation[] = [];
+
+  private constructor(options: EnvironmentOptions) {
+    this.clock = options.clock ?? new SystemClock();
+    if (options.maxParallelism !== undefined) this.setMaxParallelism(options.maxParallelism);
+    if (options.parallelism !== undefined) this.setParallelism(options.parallelism);
+    if (options.autoWatermarkInterval !== undefined) this.setAutoWatermarkInterval(options.autoWatermarkInterval);
+  }
+
+  static create(options: EnvironmentOptions = {}): StreamExecutionEnvironment {
+    return new StreamExecutionEnvironment(options);
+  }
+
+  /** Flink's name for {@link create}. */
+  static getExecutionEnvironment(options: EnvironmentOptions = {}): StreamExecutionEnvironment {
+    return new StreamExecutionEnvironment(options);
+  }
+
+  setParallelism(parallelism: number): this {
+    checkParallelism('environment default', parallelism, this.maxParallelism);
+    this.parallelism = parallelism;
+    return this;
+  }
+
+  getParallelism(): number {
+    return this.parallelism;
+  }
+
+  setMaxParallelism(maxParallelism: number): this {
+    checkParallelism('environment default', 1, maxParallelism);
+    this.maxParallelism = maxParallelism;
+    return this;
+  }
+
+  getMaxParallelism(): number {
+    return this.maxParallelism;
+  }
+
+  setAutoWatermarkInterval(intervalMs: number): this {
+    if (!(intervalMs >= 0) || !Number.isFinite(intervalMs)) {
+      throw new ConfigurationError(`The auto-watermark interval must be >= 0 ms, got ${intervalMs}`);
+    }
+    this.watermarkInterval = intervalMs;
+    return this;
+  }
+
+  get autoWatermarkInterval(): number {
+    return this.watermarkInterval;
+  }
+
+  /** The processing-time clock jobs of this environment run on. */
+  getClock(): ProcessingTimeClock {
+    return this.clock;
+  }
+
+  /** A bounded stream of the given elements, in order, without timestamps (parallelism 1). */
+  fromElements<T>(...elements: T[]): DataStream<T> {
+    return this.fromCollection(elements, 'Elements');
+  }
+
+  /** A bounded stream over an iterable (read lazily, parallelism 1). */
+  fromCollection<T>(elements: Iterable<T>, name = 'Collection'): DataStream<T> {
+    const stream = this.fromSource(new CollectionSource(elements), undefined, name);
+    stream.transformation.forceSingleParallelism = true;
+    return stream;
+  }
+
+  /**
+   * A stream from a source. With a WatermarkStrategy, timestamps and watermarks are assigned in the source
+   * subtasks, as Flink's `fromSource(source, strategy, name)`.
+   */
+  fromSource<T>(source: Source<T>, watermarkStrategy: WatermarkStrategy<T> | undefined, name = 'Source'): DataStream<T> {
+    if (source === null || typeof source !== 'object' || typeof source.createReader !== 'function') {
+      throw new ConfigurationError(`fromSource() needs a Source (an object with createReader), got ${String(source)}`);
+    }
+    const t = new Transformation('source', name, []);
+    t.source = source;
+    t.watermarkStrategy = watermarkStrategy;
+    const interval = this.watermarkInterval;
+    t.operatorFactory = () => new SourceOperator(source, watermarkStrategy, interval);
+    return new DataStream<T>(this, t);
+  }
+
+  /** @internal Registers a sink; `execute` runs every registered sink's pipeline. */
+  addSink(t: Transformation): void {
+    this.sinks.push(t);
+  }
+
+  /** @internal */
+  connectStreams<A, B>(a: DataStream<A>, b: DataStream<B>): ConnectedStreams<A, B> {
+    return new ConnectedStreams(a, b);
+  }
+
+  /** Builds the physical plan without running it (validates the job). */
+  buildGraph(extraSinks: readonly Transformation[] = []): StreamGraph {
+    const sinks = [...this.sinks, ...extraSinks];
+    if (sinks.length === 0) {
+      throw new ConfigurationError('No sinks defined in the job: add one with print(), sinkTo() or executeAndCollect()');
+    }
+    return new StreamGraph(sinks, { defaultParallelism: this.parallelism, maxParallelism: this.maxParallelism });
+  }
+
+  /**
+   * Runs every pipeline that ends in a sink, until all bounded sources are exhausted. Rejects with a
+   * JobExecutionError naming the operator, subtask and record when a user function fails. The registered
+   * pipelines are cleared, so the environment can define and run another job.
+   */
+  async execute(jobName = 'Weir Job', options: { restoreFrom?: JobSnapshot; allowNonRestoredState?: boolean } = {}): Promise<JobExecutionResult> {
+    const graph = this.buildGraph();
+    this.sinks.length = 0;
+    const started = Date.now();
+    const runtime = new JobRuntime(graph, { clock: this.clock, ...options });
+    let failure: unknown = undefined;
+    try {
+      await runtime.open();
+      await runtime.runSources();
+    } catch (error) {
+      failure = error;
+    }
+    try {
+      await runtime.close();
+    } catch (error) {
+      failure ??= error;
+    }
+    if (failure !== undefined) throw failure;
+    return { jobName, netRuntimeMs: Date.now() - started, metrics: runtime.metrics() };
+  }
+}

@@ -1,0 +1,60 @@
+// Transformation: one node of the logical job graph the DataStream API records, before it is made physical.
+import type { KeySelector } from '../api/functions.ts';
+import type { OutputTag } from '../api/output-tag.ts';
+import type { Sink } from '../connectors/sink.ts';
+import type { Source } from '../connectors/source.ts';
+import type { AbstractStreamOperator } from '../runtime/stream-operator.ts';
+import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
+
+/**
+ * How records travel from a producer's subtasks to a consumer's: `forward` keeps subtask i → subtask i (same
+ * parallelism, the edge chains), `hash` routes by key group, `rebalance` round-robin, `broadcast` to all,
+ * `global` to subtask 0; `auto` is forward when parallelisms match and rebalance otherwise, as in Flink.
+ */
+export type PartitionerKind = 'auto' | 'forward' | 'hash' | 'rebalance' | 'broadcast' | 'global';
+
+export interface Partitioning {
+  readonly kind: PartitionerKind;
+  readonly keySelector?: KeySelector<any, unknown>;
+}
+
+export type TransformationKind = 'source' | 'operator' | 'sink' | 'partition' | 'side-output' | 'union';
+
+let nextId = 1;
+
+/**
+ * A logical node. Physical kinds (source, operator, sink) become subtasks; virtual kinds (partition, side-output,
+ * union) only shape the edges of their consumers, as Flink's PartitionTransformation / SideOutputTransformation /
+ * UnionTransformation do.
+ */
+export class Transformation {
+  readonly id = nextId++;
+  uid: string | undefined = undefined;
+  /** undefined: the environment's default parallelism. */
+  parallelism: number | undefined = undefined;
+  maxParallelism: number | undefined = undefined;
+  /** For operators: the key selector of each input when the operator is keyed. */
+  keySelectors: (KeySelector<any, unknown> | undefined)[] = [];
+  operatorFactory: (() => AbstractStreamOperator<any>) | undefined = undefined;
+  partitioning: Partitioning | undefined = undefined;
+  sideTag: OutputTag<unknown> | undefined = undefined;
+  source: Source<any> | undefined = undefined;
+  watermarkStrategy: WatermarkStrategy<any> | undefined = undefined;
+  sink: Sink<any> | undefined = undefined;
+  /** Operators that must run with parallelism 1 (non-keyed windowAll, the harness sink). */
+  forceSingleParallelism = false;
+
+  constructor(
+    readonly kind: TransformationKind,
+    public name: string,
+    readonly inputs: readonly Transformation[],
+  ) {}
+
+  get isKeyed(): boolean {
+    return this.keySelectors.some((k) => k !== undefined);
+  }
+
+  get isVirtual(): boolean {
+    return this.kind === 'partition' || this.kind === 'side-output' || this.kind === 'union';
+  }
+}

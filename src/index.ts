@@ -1,0 +1,90 @@
+// weir: the public entry point. Everything a job needs is exported here by name; internals stay internal.
+
+// ── Environment and streams ──────────────────────────────────────────────────
+export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
+export type { EnvironmentOptions, JobExecutionResult } from './api/stream-execution-environment.ts';
+export { DataStream, DataStreamSink } from './api/data-stream.ts';
+export { KeyedStream } from './api/keyed-stream.ts';
+export { ConnectedStreams } from './api/connected-streams.ts';
+export type { CoMapFunction } from './api/connected-streams.ts';
+
+// ── User functions ───────────────────────────────────────────────────────────
+export type {
+  KeySelector,
+  MapFunction,
+  FilterFunction,
+  FlatMapFunction,
+  Collector,
+  TimerService,
+  ProcessContext,
+  OnTimerContext,
+  ProcessFunction,
+  KeyedProcessContext,
+  KeyedOnTimerContext,
+  KeyedProcessFunction,
+  CoProcessFunction,
+  KeyedCoProcessFunction,
+} from './api/functions.ts';
+export type { RuntimeContext, RichFunction } from './api/runtime-context.ts';
+export type { AggregateFunction, ReduceFunction } from './state/aggregate-function.ts';
+
+// ── Side outputs ─────────────────────────────────────────────────────────────
+export { OutputTag } from './api/output-tag.ts';
+
+// ── Time and watermarks ──────────────────────────────────────────────────────
+export { Time } from './time/time.ts';
+export { WatermarkStrategy } from './time/watermark-strategy.ts';
+export type { TimestampAssigner, WatermarkGeneratorContext } from './time/watermark-strategy.ts';
+export { BoundedOutOfOrdernessWatermarks } from './time/watermark-generator.ts';
+export type { WatermarkGenerator, WatermarkOutput } from './time/watermark-generator.ts';
+export type { TimeDomain } from './time/time-domain.ts';
+export { MIN_WATERMARK, MAX_WATERMARK } from './time/time-domain.ts';
+export { SystemClock, ManualClock } from './time/clock.ts';
+export type { ProcessingTimeClock, ScheduledCallback } from './time/clock.ts';
+
+// ── Keyed state ──────────────────────────────────────────────────────────────
+export type {
+  State,
+  ValueState,
+  ListState,
+  MapState,
+  ReducingState,
+  AggregatingState,
+  AppendingState,
+} from './state/state.ts';
+export {
+  StateDescriptor,
+  ValueStateDescriptor,
+  ListStateDescriptor,
+  MapStateDescriptor,
+  ReducingStateDescriptor,
+  AggregatingStateDescriptor,
+} from './state/state-descriptor.ts';
+export type { StateDescriptorOptions } from './state/state-descriptor.ts';
+export { StateTtlConfig } from './state/state-ttl-config.ts';
+export type { TypeSerializer } from './state/type-serializer.ts';
+export { DEFAULT_MAX_PARALLELISM } from './state/key-group-range.ts';
+
+// ── Sources and sinks ────────────────────────────────────────────────────────
+export type { Source, SourceReader, SourceReaderContext, ReaderOutput, PollResult } from './connectors/source.ts';
+export type { Sink, SinkWriter, SinkWriterContext } from './connectors/sink.ts';
+export { CollectionSource } from './connectors/collection-source.ts';
+export { CollectSink } from './connectors/collect-sink.ts';
+export type { CollectedRecord } from './connectors/collect-sink.ts';
+export { PrintSink } from './connectors/print-sink.ts';
+
+// ── Custom operators ─────────────────────────────────────────────────────────
+export { AbstractStreamOperator } from './runtime/stream-operator.ts';
+export type { OneInputStreamOperator, TwoInputStreamOperator, OperatorContext } from './runtime/stream-operator.ts';
+export type { Output } from './runtime/output.ts';
+export type { JobSnapshot, OperatorSnapshot } from './runtime/job-snapshot.ts';
+
+// ── Errors ───────────────────────────────────────────────────────────────────
+export {
+  WeirError,
+  ConfigurationError,
+  IllegalStateError,
+  JobExecutionError,
+  MalformedRecordError,
+} from './api/errors.ts';
+export type { FailureLocation } from './api/errors.ts';

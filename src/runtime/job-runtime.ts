@@ -1,0 +1,283 @@
+// JobRuntime: makes a StreamGraph physical (subtasks, routers, channels) and runs it to completion.
+import { ConfigurationError, JobExecutionError, WeirError } from '../api/errors.ts';
+import type { StreamEdge, StreamGraph, StreamNode } from '../graph/stream-graph.ts';
+import type { ProcessingTimeClock } from '../time/clock.ts';
+import { MAX_WATERMARK } from '../time/time-domain.ts';
+import type { JobSnapshot, OperatorSnapshot } from './job-snapshot.ts';
+import { SourceOperator } from './operators/source-operator.ts';
+import {
+  BroadcastRouter,
+  ForwardRouter,
+  GlobalRouter,
+  HashRouter,
+  RebalanceRouter,
+  type RecordRouter,
+} from './record-router.ts';
+import type { TwoInputStreamOperator, OneInputStreamOperator } from './stream-operator.ts';
+import { Subtask, type JobServices } from './subtask.ts';
+import { SubtaskInput } from './subtask-input.ts';
+import type { SideOutputTap } from './subtask-output.ts';
+
+export interface JobRuntimeOptions {
+  readonly clock: ProcessingTimeClock;
+  readonly restoreFrom?: JobSnapshot;
+  /** With restoreFrom: whether snapshot state for operators missing from this job may be ignored. */
+  readonly allowNonRestoredState?: boolean;
+  readonly sideTap?: SideOutputTap;
+}
+
+/** Per-operator counts reported when a job ends. */
+export interface OperatorMetrics {
+  readonly name: string;
+  readonly parallelism: number;
+  readonly recordsIn: number;
+  readonly recordsOut: number;
+}
+
+/**
+ * Owns every subtask of a job. Life cycle: construct (wire + restore), `open` (user `open`s, downstream first so
+ * consumers are ready), `runSources` (until every bounded source ended, or failure), `close`. A failure anywhere
+ * (a record, a timer, an async source) is recorded once; sources stop at their next batch and `runSources`
+ * rejects with it.
+ */
+export class JobRuntime implements JobServices {
+  readonly subtasks = new Map<StreamNode, Subtask[]>();
+  private failure: unknown = undefined;
+  private failed = false;
+  private failureListeners: ((error: unknown) => void)[] = [];
+
+  constructor(
+    readonly graph: StreamGraph,
+    private readonly options: JobRuntimeOptions,
+  ) {
+    for (const node of graph.nodes) {
+      const list: Subtask[] = [];
+      for (let i = 0; i < node.parallelism; i++) list.push(new Subtask(node, i, this));
+      this.subtasks.set(node, list);
+    }
+    for (const node of graph.nodes) this.wireInputs(node);
+    for (const node of graph.nodes) this.wireOutputs(node);
+    if (options.sideTap !== undefined) {
+      for (const list of this.subtasks.values()) for (const s of list) s.output.sideTap = options.sideTap;
+    }
+    if (options.restoreFrom !== undefined) this.restore(options.restoreFrom);
+  }
+
+  get clock(): ProcessingTimeClock {
+    return this.options.clock;
+  }
+
+  subtasksOf(node: StreamNode): Subtask[] {
+    return this.subtasks.get(node)!;
+  }
+
+  fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.failure = error;
+    for (const listener of this.failureListeners) listener(error);
+  }
+
+  get hasFailed(): boolean {
+    return this.failed;
+  }
+
+  get failureCause(): unknown {
+    return this.failure;
+  }
+
+  /** Opens every operator, consumers before producers. */
+  async open(): Promise<void> {
+    const nodes = [...this.graph.nodes].reverse();
+    for (const node of nodes) {
+      for (const subtask of this.subtasksOf(node)) {
+        try {
+          await subtask.operator.open();
+        } catch (error) {
+          throw subtask.failure(error, undefined, 'open()');
+        }
+      }
+    }
+  }
+
+  /** Drives every source subtask until all bounded sources have ended. Rejects with the job's failure. */
+  async runSources(): Promise<void> {
+    const drivers: Promise<void>[] = [];
+    const failure = new Promise<never>((_, reject) => this.failureListeners.push(reject));
+    failure.catch(() => {});
+    for (const node of this.graph.nodes) {
+      if (node.transformation.kind !== 'source') continue;
+      for (const subtask of this.subtasksOf(node)) drivers.push(this.driveSource(subtask));
+    }
+    try {
+      await Promise.race([Promise.all(drivers), failure]);
+    } catch (error) {
+      this.fail(error);
+    }
+    if (this.failed) throw this.failure;
+  }
+
+  /** Closes every operator (sources first) and stops timers; the first close failure is reported. */
+  async close(): Promise<void> {
+    let firstError: unknown = undefined;
+    for (const node of this.graph.nodes) {
+      for (const subtask of this.subtasksOf(node)) {
+        subtask.timers?.stop();
+        try {
+          await subtask.operator.close();
+        } catch (error) {
+          firstError ??= subtask.failure(error, undefined, 'close()');
+        }
+      }
+    }
+    if (firstError !== undefined) throw firstError;
+  }
+
+  metrics(): OperatorMetrics[] {
+    return this.graph.nodes.map((node) => {
+      let recordsIn = 0;
+      let recordsOut = 0;
+      for (const s of this.subtasksOf(node)) {
+        for (const input of s.inputs) recordsIn += input.recordsIn;
+        recordsOut += s.output.recordsOut;
+      }
+      return { name: node.name, parallelism: node.parallelism, recordsIn, recordsOut };
+    });
+  }
+
+  snapshot(): JobSnapshot {
+    const operators: Record<string, OperatorSnapshot> = {};
+    for (const node of this.graph.nodes) {
+      const subtasks = this.subtasksOf(node);
+      operators[node.uid] = {
+        parallelism: node.parallelism,
+        keyedState: subtasks.flatMap((s) => s.backend?.snapshot() ?? []),
+        timers: subtasks.flatMap((s) => s.timers?.snapshot(node.maxParallelism) ?? []),
+        operatorState: subtasks.map((s) => s.operator.snapshotOperatorState()),
+      };
+    }
+    return { version: 1, operators };
+  }
+
+  private restore(snapshot: JobSnapshot): void {
+    if (snapshot?.version !== 1 || typeof snapshot.operators !== 'object') {
+      throw new ConfigurationError('Not a Weir job snapshot (missing version 1 marker)');
+    }
+    const known = new Set(this.graph.nodes.map((n) => n.uid));
+    const unknown = Object.keys(snapshot.operators).filter((uid) => !known.has(uid));
+    const orphaned = unknown.filter((uid) => {
+      const op = snapshot.operators[uid]!;
+      return op.keyedState.length > 0 || op.timers.length > 0 || op.operatorState.some((s) => s !== undefined);
+    });
+    if (orphaned.length > 0 && this.options.allowNonRestoredState !== true) {
+      throw new ConfigurationError(
+        `The snapshot holds state for operator uid(s) ${orphaned.map((u) => `'${u}'`).join(', ')} that this job does not have; set uids to match or allow non-restored state`,
+      );
+    }
+    for (const node of this.graph.nodes) {
+      const op = snapshot.operators[node.uid];
+      if (op === undefined) continue;
+      if ((op.keyedState.length > 0 || op.timers.length > 0) && !node.transformation.isKeyed) {
+        throw new ConfigurationError(
+          `Operator '${node.name}' (uid '${node.uid}') is not keyed, but the snapshot holds keyed state for it`,
+        );
+      }
+      this.subtasksOf(node).forEach((subtask, i) => {
+        subtask.backend?.restore(op.keyedState);
+        subtask.timers?.restore(op.timers);
+        if (i < op.operatorState.length && op.operatorState[i] !== undefined) {
+          subtask.operator.restoreOperatorState(op.operatorState[i]);
+        }
+      });
+    }
+  }
+
+  private async driveSource(subtask: Subtask): Promise<void> {
+    const operator = subtask.operator as SourceOperator<unknown>;
+    try {
+      for (;;) {
+        if (this.failed) return;
+        const polled = operator.pollNext();
+        const result = typeof polled === 'string' ? polled : await polled;
+        if (result === 'end') break;
+        // Let timers, other sources and I/O run between batches.
+        await yieldToEventLoop();
+      }
+      if (this.failed) return;
+      operator.stopWatermarks();
+      if (operator.bounded) subtask.output.emitWatermark(MAX_WATERMARK);
+      subtask.finish();
+    } catch (error) {
+      this.fail(error instanceof WeirError ? error : subtask.failure(error));
+    }
+  }
+
+  private wireInputs(node: StreamNode): void {
+    const backendOf = (s: Subtask) => s.backend;
+    for (const subtask of this.subtasksOf(node)) {
+      const op = subtask.operator as Partial<OneInputStreamOperator<unknown, unknown> & TwoInputStreamOperator<unknown, unknown, unknown>>;
+      const inputs = node.transformation.inputs.length;
+      for (let i = 0; i < inputs; i++) {
+        const handler =
+          inputs === 2
+            ? i === 0
+              ? op.processElement1?.bind(op)
+              : op.processElement2?.bind(op)
+            : op.processElement?.bind(op);
+        if (handler === undefined) {
+          throw new ConfigurationError(`Operator '${node.name}' cannot take input ${i + 1}`);
+        }
+        subtask.inputs.push(new SubtaskInput(subtask, handler, node.transformation.keySelectors[i], backendOf(subtask)));
+      }
+      let channels = 0;
+      for (const edge of node.inputs) channels += edge.partitioning.kind === 'forward' ? 1 : edge.source.parallelism;
+      subtask.setChannelCount(channels);
+    }
+  }
+
+  private wireOutputs(node: StreamNode): void {
+    const producers = this.subtasksOf(node);
+    for (const edge of node.outputs) {
+      const base = this.channelBase(edge);
+      const targets = this.subtasksOf(edge.target).map((s) => s.inputs[edge.inputIndex]!);
+      producers.forEach((producer, index) => {
+        const router = this.router(edge, targets, base, index);
+        if (edge.sideTag !== undefined) producer.output.addSide(edge.sideTag.id, router);
+        else producer.output.addMain(router);
+      });
+    }
+  }
+
+  /** The first channel index of an edge at its target: edges are numbered in the target's input order. */
+  private channelBase(edge: StreamEdge): number {
+    let base = 0;
+    for (const e of edge.target.inputs) {
+      if (e === edge) return base;
+      base += e.partitioning.kind === 'forward' ? 1 : e.source.parallelism;
+    }
+    throw new Error('edge not found at its target');
+  }
+
+  private router(edge: StreamEdge, targets: SubtaskInput[], base: number, index: number): RecordRouter {
+    const p = edge.partitioning;
+    switch (p.kind) {
+      case 'forward':
+        return new ForwardRouter(targets, base, index);
+      case 'hash':
+        return new HashRouter(targets, base + index, p.keySelector!, edge.target.maxParallelism);
+      case 'broadcast':
+        return new BroadcastRouter(targets, base + index);
+      case 'global':
+        return new GlobalRouter(targets, base + index);
+      default:
+        return new RebalanceRouter(targets, base + index, index);
+    }
+  }
+}
+
+/** Resolves on the next turn of the event loop (after I/O and timers), so a long source cannot starve them. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+export { JobExecutionError };

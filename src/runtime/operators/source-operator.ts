@@ -1,0 +1,91 @@
+// SourceOperator: one subtask of a source: polls its reader and applies the watermark strategy.
+import { describeRecord, JobExecutionError } from '../../api/errors.ts';
+import type { OutputTag } from '../../api/output-tag.ts';
+import type { PollResult, ReaderOutput, Source, SourceReader } from '../../connectors/source.ts';
+import { NO_TIMESTAMP } from '../../time/time-domain.ts';
+import type { WatermarkStrategy } from '../../time/watermark-strategy.ts';
+import { AbstractStreamOperator } from '../stream-operator.ts';
+import { TimestampsAndWatermarks } from './timestamps-and-watermarks.ts';
+
+/**
+ * The runtime's source driver calls `pollNext` in a loop. Records pass the strategy's timestamp assigner and
+ * watermark generator before leaving; a failure there names the source and the record.
+ */
+export class SourceOperator<T> extends AbstractStreamOperator<T> implements ReaderOutput<T> {
+  private reader!: SourceReader<T>;
+  private watermarks: TimestampsAndWatermarks<T> | undefined;
+  private restoredPosition: unknown = undefined;
+  private hasRestoredPosition = false;
+
+  constructor(
+    readonly source: Source<T>,
+    private readonly strategy: WatermarkStrategy<T> | undefined,
+    private readonly intervalMs: number,
+  ) {
+    super();
+  }
+
+  get bounded(): boolean {
+    return this.source.boundedness === 'bounded';
+  }
+
+  override open(): void {
+    this.reader = this.source.createReader({
+      subtaskIndex: this.context.subtaskIndex,
+      parallelism: this.context.parallelism,
+      sourceName: this.context.operatorName,
+    });
+    if (this.hasRestoredPosition) this.reader.restorePosition?.(this.restoredPosition);
+    if (this.strategy !== undefined) {
+      this.watermarks = new TimestampsAndWatermarks(this.strategy, this.context, this.output, this.intervalMs);
+      this.watermarks.startPeriodicEmission();
+    }
+  }
+
+  pollNext(): PollResult | Promise<PollResult> {
+    return this.reader.pollNext(this);
+  }
+
+  collect(value: T, timestamp?: number): void {
+    let ts = timestamp ?? NO_TIMESTAMP;
+    if (this.watermarks !== undefined) {
+      try {
+        ts = this.watermarks.onRecord(value, ts);
+      } catch (error) {
+        throw new JobExecutionError(
+          {
+            operator: this.context.operatorName,
+            subtask: this.context.subtaskIndex,
+            parallelism: this.context.parallelism,
+            record: describeRecord(value),
+          },
+          error,
+        );
+      }
+    }
+    this.output.collect(value, ts);
+  }
+
+  collectSide<X>(tag: OutputTag<X>, value: X): void {
+    this.output.collectSide(tag, value, NO_TIMESTAMP);
+  }
+
+  /** Stops periodic watermarks; the driver then emits the final watermark for a bounded source. */
+  stopWatermarks(): void {
+    this.watermarks?.stop();
+  }
+
+  override snapshotOperatorState(): unknown {
+    return this.reader?.snapshotPosition?.();
+  }
+
+  override restoreOperatorState(state: unknown): void {
+    this.restoredPosition = state;
+    this.hasRestoredPosition = state !== undefined;
+  }
+
+  override close(): void | Promise<void> {
+    this.watermarks?.stop();
+    return this.reader?.close?.();
+  }
+}

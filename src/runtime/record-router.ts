@@ -1,0 +1,99 @@
+// Routers: how one producer subtask hands records, watermarks and end-of-input to consumer subtasks, per partitioner.
+import type { KeySelector } from '../api/functions.ts';
+import { keyGroupFor, normalizeKey } from '../state/key-hash.ts';
+import type { SubtaskInput } from './subtask-input.ts';
+
+/**
+ * Delivers a producer subtask's output along one edge. Every call is synchronous: with all subtasks on one event
+ * loop an exchange is a direct call, and backpressure is the call stack itself (the producer continues only when
+ * the consumer returned). The interface is the seam where a buffered, cross-thread exchange can slot in.
+ */
+export abstract class RecordRouter {
+  constructor(
+    /** The consumer subtasks' inputs on this edge, by subtask index. */
+    protected readonly targets: readonly SubtaskInput[],
+    /** This producer's channel index at each connected target. */
+    protected readonly channel: number,
+  ) {}
+
+  abstract route(value: unknown, timestamp: number): void;
+
+  /** The targets this producer is connected to (forward: one; otherwise all). */
+  protected connected(): readonly SubtaskInput[] {
+    return this.targets;
+  }
+
+  watermark(watermark: number): void {
+    for (const target of this.connected()) target.subtask.processWatermark(this.channel, watermark);
+  }
+
+  status(idle: boolean): void {
+    for (const target of this.connected()) target.subtask.processWatermarkStatus(this.channel, idle);
+  }
+
+  endOfInput(): void {
+    for (const target of this.connected()) target.subtask.endOfInput(this.channel);
+  }
+}
+
+/** Subtask i → subtask i: the chained case. */
+export class ForwardRouter extends RecordRouter {
+  private readonly target: SubtaskInput;
+  private readonly only: readonly SubtaskInput[];
+  constructor(targets: readonly SubtaskInput[], channel: number, producerIndex: number) {
+    super(targets, channel);
+    this.target = targets[producerIndex]!;
+    this.only = [this.target];
+  }
+  route(value: unknown, timestamp: number): void {
+    this.target.process(value, timestamp);
+  }
+  protected override connected(): readonly SubtaskInput[] {
+    return this.only;
+  }
+}
+
+/** By key group: the key selects a key group, the key group a subtask (`floor(kg * p / maxP)`). */
+export class HashRouter extends RecordRouter {
+  constructor(
+    targets: readonly SubtaskInput[],
+    channel: number,
+    private readonly keySelector: KeySelector<any, unknown>,
+    private readonly maxParallelism: number,
+  ) {
+    super(targets, channel);
+  }
+  route(value: unknown, timestamp: number): void {
+    const keyGroup = keyGroupFor(normalizeKey(this.keySelector(value)), this.maxParallelism);
+    const index = Math.floor((keyGroup * this.targets.length) / this.maxParallelism);
+    this.targets[index]!.process(value, timestamp);
+  }
+}
+
+/** Round-robin, starting at the producer's own index so runs are deterministic. */
+export class RebalanceRouter extends RecordRouter {
+  private next: number;
+  constructor(targets: readonly SubtaskInput[], channel: number, producerIndex: number) {
+    super(targets, channel);
+    this.next = producerIndex % targets.length;
+  }
+  route(value: unknown, timestamp: number): void {
+    const target = this.targets[this.next]!;
+    this.next = this.next + 1 === this.targets.length ? 0 : this.next + 1;
+    target.process(value, timestamp);
+  }
+}
+
+/** Every record to every consumer subtask. */
+export class BroadcastRouter extends RecordRouter {
+  route(value: unknown, timestamp: number): void {
+    for (const target of this.targets) target.process(value, timestamp);
+  }
+}
+
+/** Every record to consumer subtask 0; watermarks still reach all. */
+export class GlobalRouter extends RecordRouter {
+  route(value: unknown, timestamp: number): void {
+    this.targets[0]!.process(value, timestamp);
+  }
+}

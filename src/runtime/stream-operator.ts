@@ -1,0 +1,89 @@
+// The operator contract every transformation compiles to: one or two inputs, an Output, and an OperatorContext.
+import type { RuntimeContext } from '../api/runtime-context.ts';
+import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
+import type { NamespaceSerializer } from '../state/namespace.ts';
+import type { ProcessingTimeClock } from '../time/clock.ts';
+import type { InternalTimerService, Triggerable } from '../time/internal-timer-service.ts';
+import type { Output } from './output.ts';
+
+/** What the runtime gives an operator subtask. */
+export interface OperatorContext {
+  readonly operatorName: string;
+  readonly uid: string;
+  readonly subtaskIndex: number;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly clock: ProcessingTimeClock;
+  /** The keyed state of this subtask; undefined when the operator is not keyed. */
+  readonly keyedStateBackend: KeyedStateBackend | undefined;
+  /** The combined watermark of this operator's inputs. */
+  currentWatermark(): number;
+  /**
+   * The timer service of the given name, created on first use (Flink: `getInternalTimerService`). Throws an
+   * IllegalStateError naming the operator when the operator is not keyed.
+   */
+  getInternalTimerService<K, N>(
+    name: string,
+    namespaceSerializer: NamespaceSerializer<N>,
+    triggerable: Triggerable<K, N>,
+  ): InternalTimerService<N>;
+  /** The context handed to user functions' `open`. */
+  readonly runtimeContext: RuntimeContext;
+}
+
+/**
+ * The base of every operator. The runtime calls `setup`, then `open`, then for each input element
+ * `processElement` (one-input) or `processElement1/2` (two-input), `processWatermark` with the combined watermark
+ * of all inputs, `endInput` once every input ended, and `close`. For keyed operators the current key is set
+ * before each `processElement` and each timer callback.
+ */
+export abstract class AbstractStreamOperator<OUT> {
+  protected output!: Output<OUT>;
+  protected context!: OperatorContext;
+  /** Set by the runtime: fires due event-time timers of every timer service of this operator. */
+  advanceTimers: ((watermark: number) => void) | undefined = undefined;
+
+  setup(context: OperatorContext, output: Output<OUT>): void {
+    this.context = context;
+    this.output = output;
+  }
+
+  open(): void | Promise<void> {}
+
+  /**
+   * Called with the operator's new combined input watermark. The default fires due event-time timers, then forwards
+   * the watermark, as Flink's AbstractStreamOperator does.
+   */
+  processWatermark(watermark: number): void {
+    this.advanceTimers?.(watermark);
+    this.output.emitWatermark(watermark);
+  }
+
+  /** Called when all inputs became idle (true) or one became active again (false). */
+  processWatermarkStatus(idle: boolean): void {
+    this.output.emitWatermarkStatus(idle);
+  }
+
+  /** Called once after every input has ended (after the final watermark). */
+  endInput(): void {}
+
+  close(): void | Promise<void> {}
+
+  /** Operator state that is not keyed (e.g. a source's position); keyed state and timers are snapshotted for you. */
+  snapshotOperatorState(): unknown {
+    return undefined;
+  }
+
+  restoreOperatorState(_state: unknown): void {}
+}
+
+/** An operator with one input. */
+export interface OneInputStreamOperator<IN, OUT> extends AbstractStreamOperator<OUT> {
+  processElement(value: IN, timestamp: number): void;
+}
+
+/** An operator with two inputs (connected streams). */
+export interface TwoInputStreamOperator<IN1, IN2, OUT> extends AbstractStreamOperator<OUT> {
+  processElement1(value: IN1, timestamp: number): void;
+  processElement2(value: IN2, timestamp: number): void;
+}

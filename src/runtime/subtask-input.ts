@@ -1,0 +1,32 @@
+// SubtaskInput: one input of one subtask: sets the key context, calls the operator, and names the record on failure.
+import type { KeySelector } from '../api/functions.ts';
+import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
+import type { Subtask } from './subtask.ts';
+
+/** The record-processing entry points of an operator, by input. */
+type ElementHandler = (value: unknown, timestamp: number) => void;
+
+/**
+ * The record path into an operator. For a keyed input the runtime sets the current key before the operator sees
+ * the record (Flink's setKeyContextElement). A failure is wrapped once, at the innermost operator, into a
+ * JobExecutionError naming operator, subtask and record; operators upstream pass it on untouched.
+ */
+export class SubtaskInput {
+  recordsIn = 0;
+  constructor(
+    readonly subtask: Subtask,
+    private readonly handler: ElementHandler,
+    private readonly keySelector: KeySelector<any, unknown> | undefined,
+    private readonly backend: KeyedStateBackend | undefined,
+  ) {}
+
+  process(value: unknown, timestamp: number): void {
+    this.recordsIn++;
+    try {
+      if (this.keySelector !== undefined) this.backend!.setCurrentKey(this.keySelector(value));
+      this.handler(value, timestamp);
+    } catch (error) {
+      throw this.subtask.failure(error, { value, timestamp });
+    }
+  }
+}

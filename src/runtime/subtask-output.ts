@@ -1,0 +1,65 @@
+// SubtaskOutput: the Output of one operator subtask, fanning records out to main and side-output edges.
+import type { OutputTag } from '../api/output-tag.ts';
+import type { Output } from './output.ts';
+import type { RecordRouter } from './record-router.ts';
+
+/** Observes every side-output record of a job (the test harness uses it to expose `sideOutput(tag)`). */
+export type SideOutputTap = (tagId: string, value: unknown, timestamp: number) => void;
+
+/**
+ * Main records go to every main edge; side-output records only to the edges of their tag (a direct route, where
+ * Flink broadcasts to all outputs and filters by tag). Watermarks, idleness and end-of-input go to every edge.
+ * Records of a tag nobody consumes are dropped, as in Flink.
+ */
+export class SubtaskOutput<T> implements Output<T> {
+  private readonly main: RecordRouter[] = [];
+  private single: RecordRouter | undefined = undefined;
+  private readonly side = new Map<string, RecordRouter[]>();
+  private readonly all: RecordRouter[] = [];
+  sideTap: SideOutputTap | undefined = undefined;
+  /** Counts for metrics: records emitted on the main output. */
+  recordsOut = 0;
+
+  addMain(router: RecordRouter): void {
+    this.main.push(router);
+    this.all.push(router);
+    this.single = this.main.length === 1 ? router : undefined;
+  }
+
+  addSide(tagId: string, router: RecordRouter): void {
+    let list = this.side.get(tagId);
+    if (list === undefined) this.side.set(tagId, (list = []));
+    list.push(router);
+    this.all.push(router);
+  }
+
+  collect(value: T, timestamp: number): void {
+    this.recordsOut++;
+    const single = this.single;
+    if (single !== undefined) {
+      single.route(value, timestamp);
+      return;
+    }
+    const main = this.main;
+    for (let i = 0; i < main.length; i++) main[i]!.route(value, timestamp);
+  }
+
+  collectSide<X>(tag: OutputTag<X>, value: X, timestamp: number): void {
+    this.sideTap?.(tag.id, value, timestamp);
+    const routers = this.side.get(tag.id);
+    if (routers === undefined) return;
+    for (let i = 0; i < routers.length; i++) routers[i]!.route(value, timestamp);
+  }
+
+  emitWatermark(watermark: number): void {
+    for (const router of this.all) router.watermark(watermark);
+  }
+
+  emitWatermarkStatus(idle: boolean): void {
+    for (const router of this.all) router.status(idle);
+  }
+
+  endOfInput(): void {
+    for (const router of this.all) router.endOfInput();
+  }
+}

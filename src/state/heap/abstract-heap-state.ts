@@ -1,0 +1,102 @@
+// The shared part of every heap state handle: current key and namespace, TTL, and access to the StateTable.
+import type { NamespaceSerializer } from '../namespace.ts';
+import type { StateDescriptor } from '../state-descriptor.ts';
+import type { NormalizedKey } from '../key-hash.ts';
+import { StateTable } from './state-table.ts';
+
+/** What a heap state needs from its backend: the current key and the clock that TTL reads. */
+export interface HeapStateHost {
+  currentNormalizedKey(): NormalizedKey;
+  now(): number;
+}
+
+/** A value stored with the time it was last written (or read, for `OnReadAndWrite`), when the state has a TTL. */
+export interface TtlValue<V> {
+  value: V;
+  lastAccess: number;
+}
+
+/**
+ * Keeps the current namespace and its inner Map cached, so a read or write on the hot path is one Map operation.
+ * TTL wrapping is decided once per state, not per record.
+ */
+export abstract class AbstractHeapState<N, V> {
+  readonly table = new StateTable<V | TtlValue<V>>();
+  protected nsKey: string | number;
+  protected namespace: N;
+  protected readonly ttlMs: number;
+  protected readonly refreshOnRead: boolean;
+
+  constructor(
+    protected readonly host: HeapStateHost,
+    readonly descriptor: StateDescriptor<any, any>,
+    readonly namespaceSerializer: NamespaceSerializer<N>,
+    initialNamespace: N,
+  ) {
+    this.namespace = initialNamespace;
+    this.nsKey = namespaceSerializer.key(initialNamespace);
+    this.ttlMs = descriptor.ttl?.ttlMs ?? 0;
+    this.refreshOnRead = descriptor.ttl?.updateType === 'OnReadAndWrite';
+  }
+
+  setCurrentNamespace(namespace: N): void {
+    this.namespace = namespace;
+    this.nsKey = this.namespaceSerializer.key(namespace);
+  }
+
+  /** The raw stored value of the current (key, namespace), undefined when absent or expired. */
+  protected getRaw(): V | undefined {
+    const inner = this.table.entriesOf(this.nsKey);
+    if (inner === undefined) return undefined;
+    const key = this.host.currentNormalizedKey();
+    const stored = inner.get(key);
+    if (stored === undefined || this.ttlMs === 0) return stored as V | undefined;
+    const wrapped = stored as TtlValue<V>;
+    const now = this.host.now();
+    if (now - wrapped.lastAccess >= this.ttlMs) {
+      this.table.remove(this.nsKey, key);
+      return undefined;
+    }
+    if (this.refreshOnRead) wrapped.lastAccess = now;
+    return wrapped.value;
+  }
+
+  protected putRaw(value: V): void {
+    const inner = this.table.entriesForWrite(this.nsKey, this.namespace);
+    inner.set(this.host.currentNormalizedKey(), this.ttlMs === 0 ? value : { value, lastAccess: this.host.now() });
+  }
+
+  /** Reads the entry of another namespace of the current key (merging), honouring TTL. */
+  protected getRawIn(nsKey: string | number): V | undefined {
+    const saved = this.nsKey;
+    this.nsKey = nsKey;
+    try {
+      return this.getRaw();
+    } finally {
+      this.nsKey = saved;
+    }
+  }
+
+  protected removeIn(nsKey: string | number): void {
+    this.table.remove(nsKey, this.host.currentNormalizedKey());
+  }
+
+  clear(): void {
+    this.table.remove(this.nsKey, this.host.currentNormalizedKey());
+  }
+
+  /** Whether a stored entry has expired at `now` (snapshots skip expired entries). */
+  isExpired(stored: V | TtlValue<V>, now: number): boolean {
+    return this.ttlMs !== 0 && now - (stored as TtlValue<V>).lastAccess >= this.ttlMs;
+  }
+
+  /** Unwraps a stored entry for a snapshot. */
+  unwrap(stored: V | TtlValue<V>): V {
+    return this.ttlMs === 0 ? (stored as V) : (stored as TtlValue<V>).value;
+  }
+
+  /** Wraps a restored value. */
+  wrap(value: V, now: number): V | TtlValue<V> {
+    return this.ttlMs === 0 ? value : { value, lastAccess: now };
+  }
+}

@@ -1,0 +1,54 @@
+// StateTable: one keyed state's entries in the heap backend, indexed namespace → key → value.
+import type { NormalizedKey } from '../key-hash.ts';
+
+/**
+ * Entries of one state, by namespace then key. The outer level is small (one entry for plain keyed state, one per
+ * live window for window state) and the inner Map is what a record touches, so a lookup costs two Map reads and
+ * the current namespace's inner Map is cached by the state handle. Empty inner Maps are dropped at once, so a
+ * closed window leaves nothing behind.
+ */
+export class StateTable<V> {
+  readonly byNamespace = new Map<string | number, Map<NormalizedKey, V>>();
+  /** The namespace object of each namespace key, for snapshots. */
+  readonly namespaces = new Map<string | number, unknown>();
+
+  /** The inner Map of a namespace, or undefined when it holds nothing. */
+  entriesOf(nsKey: string | number): Map<NormalizedKey, V> | undefined {
+    return this.byNamespace.get(nsKey);
+  }
+
+  /** The inner Map of a namespace, created when missing. */
+  entriesForWrite(nsKey: string | number, namespace: unknown): Map<NormalizedKey, V> {
+    let inner = this.byNamespace.get(nsKey);
+    if (inner === undefined) {
+      inner = new Map();
+      this.byNamespace.set(nsKey, inner);
+      this.namespaces.set(nsKey, namespace);
+    }
+    return inner;
+  }
+
+  /** Removes one entry; drops the namespace when it becomes empty. Returns whether the inner Map was dropped. */
+  remove(nsKey: string | number, key: NormalizedKey): boolean {
+    const inner = this.byNamespace.get(nsKey);
+    if (inner === undefined) return false;
+    inner.delete(key);
+    if (inner.size === 0) {
+      this.byNamespace.delete(nsKey);
+      this.namespaces.delete(nsKey);
+      return true;
+    }
+    return false;
+  }
+
+  size(): number {
+    let n = 0;
+    for (const inner of this.byNamespace.values()) n += inner.size;
+    return n;
+  }
+
+  clear(): void {
+    this.byNamespace.clear();
+    this.namespaces.clear();
+  }
+}

@@ -1,0 +1,79 @@
+// The processing-time clock the runtime owns: the system clock when running, a manual clock under test.
+
+/** A scheduled processing-time callback that can be cancelled. */
+export interface ScheduledCallback {
+  cancel(): void;
+}
+
+/**
+ * The source of processing time and the scheduler of processing-time callbacks (Flink's ProcessingTimeService).
+ * Only the runtime registers callbacks: one per timer service, for its earliest processing-time timer.
+ */
+export interface ProcessingTimeClock {
+  now(): number;
+  /** Calls `callback(time)` once the clock reaches `time` (at once, asynchronously, if it already has). */
+  schedule(time: number, callback: (time: number) => void): ScheduledCallback;
+}
+
+/** The system clock: `Date.now()` and `setTimeout`. Callbacks run on the event loop between record batches. */
+export class SystemClock implements ProcessingTimeClock {
+  now(): number {
+    return Date.now();
+  }
+
+  schedule(time: number, callback: (time: number) => void): ScheduledCallback {
+    const handle = setTimeout(
+      () => callback(Math.max(time, Date.now())),
+      Math.max(0, Math.min(time - Date.now(), 2_147_483_647)),
+    );
+    return { cancel: () => clearTimeout(handle) };
+  }
+}
+
+/**
+ * A clock that moves only when told to. `advanceTo` runs every due callback synchronously, in time order, so
+ * processing-time behaviour under test is deterministic.
+ */
+export class ManualClock implements ProcessingTimeClock {
+  private current: number;
+  private readonly pending: { time: number; seq: number; callback: (time: number) => void; cancelled: boolean }[] = [];
+  private seq = 0;
+
+  constructor(start = 0) {
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  schedule(time: number, callback: (time: number) => void): ScheduledCallback {
+    const entry = { time, seq: this.seq++, callback, cancelled: false };
+    this.pending.push(entry);
+    return { cancel: () => void (entry.cancelled = true) };
+  }
+
+  /** Moves the clock to `time` (never backwards) and runs every callback due by then, earliest first. */
+  advanceTo(time: number): void {
+    if (time < this.current) throw new RangeError(`The manual clock cannot go back from ${this.current} to ${time}`);
+    this.current = time;
+    for (;;) {
+      let next = -1;
+      for (let i = 0; i < this.pending.length; i++) {
+        const e = this.pending[i]!;
+        if (e.cancelled || e.time > time) continue;
+        const best = next < 0 ? undefined : this.pending[next]!;
+        if (!best || e.time < best.time || (e.time === best.time && e.seq < best.seq)) next = i;
+      }
+      if (next < 0) break;
+      const [entry] = this.pending.splice(next, 1);
+      entry!.callback(this.current);
+    }
+    for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]!.cancelled) this.pending.splice(i, 1);
+  }
+
+  /** The number of callbacks not yet run nor cancelled. */
+  pendingCount(): number {
+    return this.pending.filter((e) => !e.cancelled).length;
+  }
+}

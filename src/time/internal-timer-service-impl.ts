@@ -1,0 +1,119 @@
+// The timer service of one operator: event-time and processing-time TimerHeaps bound to the keyed backend's key.
+import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
+import type { NamespaceSerializer } from '../state/namespace.ts';
+import type { ProcessingTimeClock, ScheduledCallback } from './clock.ts';
+import type { InternalTimerService, Triggerable } from './internal-timer-service.ts';
+import { TimerHeap, type HeapTimer } from './timer-heap.ts';
+import { MIN_WATERMARK } from './time-domain.ts';
+
+/**
+ * Flink's InternalTimerServiceImpl. A timer registered now belongs to the current key. Only the earliest
+ * processing-time timer is scheduled with the clock; when it fires, every due timer fires in order and the next
+ * earliest is scheduled. On a watermark every event-time timer at or before it fires, each with its own key set.
+ */
+export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
+  readonly eventTimers = new TimerHeap<N>();
+  readonly processingTimers = new TimerHeap<N>();
+  private scheduled: ScheduledCallback | undefined = undefined;
+  private scheduledTime = Number.POSITIVE_INFINITY;
+  private watermark = MIN_WATERMARK;
+  /** Set by the runtime: runs a processing-time firing inside the task's error handling. */
+  guard: (fire: () => void) => void = (fire) => fire();
+
+  constructor(
+    readonly name: string,
+    private readonly backend: KeyedStateBackend,
+    private readonly clock: ProcessingTimeClock,
+    readonly namespaceSerializer: NamespaceSerializer<N>,
+    readonly triggerable: Triggerable<K, N>,
+  ) {}
+
+  currentProcessingTime(): number {
+    return this.clock.now();
+  }
+
+  currentWatermark(): number {
+    return this.watermark;
+  }
+
+  registerEventTimeTimer(namespace: N, time: number): void {
+    this.eventTimers.add(
+      time,
+      this.backend.getCurrentKey(),
+      this.backend.currentNormalizedKey(),
+      namespace,
+      this.namespaceSerializer.key(namespace),
+    );
+  }
+
+  deleteEventTimeTimer(namespace: N, time: number): void {
+    this.eventTimers.remove(time, this.backend.currentNormalizedKey(), this.namespaceSerializer.key(namespace));
+  }
+
+  registerProcessingTimeTimer(namespace: N, time: number): void {
+    const added = this.processingTimers.add(
+      time,
+      this.backend.getCurrentKey(),
+      this.backend.currentNormalizedKey(),
+      namespace,
+      this.namespaceSerializer.key(namespace),
+    );
+    if (added && time < this.scheduledTime) this.schedule(time);
+  }
+
+  deleteProcessingTimeTimer(namespace: N, time: number): void {
+    // The scheduled callback stays: when it runs it finds nothing due and schedules the next head (as Flink).
+    this.processingTimers.remove(time, this.backend.currentNormalizedKey(), this.namespaceSerializer.key(namespace));
+  }
+
+  numEventTimeTimers(): number {
+    return this.eventTimers.size;
+  }
+
+  numProcessingTimeTimers(): number {
+    return this.processingTimers.size;
+  }
+
+  /** Fires every event-time timer with timestamp <= watermark, in timestamp order. */
+  advanceWatermark(watermark: number): void {
+    this.watermark = watermark;
+    const heap = this.eventTimers;
+    let timer: HeapTimer<N> | undefined;
+    while ((timer = heap.peek()) !== undefined && timer.timestamp <= watermark) {
+      heap.poll();
+      this.backend.setCurrentNormalizedKey(timer.normalizedKey, timer.key);
+      this.triggerable.onEventTime(timer as unknown as { timestamp: number; key: K; namespace: N });
+    }
+  }
+
+  /** Schedules the clock callback for the earliest processing-time timer, if any (after a restore). */
+  start(): void {
+    const head = this.processingTimers.peek();
+    if (head !== undefined) this.schedule(head.timestamp);
+  }
+
+  stop(): void {
+    this.scheduled?.cancel();
+    this.scheduled = undefined;
+    this.scheduledTime = Number.POSITIVE_INFINITY;
+  }
+
+  private schedule(time: number): void {
+    this.scheduled?.cancel();
+    this.scheduledTime = time;
+    this.scheduled = this.clock.schedule(time, (now) => this.guard(() => this.onProcessingTime(now)));
+  }
+
+  private onProcessingTime(now: number): void {
+    this.scheduled = undefined;
+    this.scheduledTime = Number.POSITIVE_INFINITY;
+    const heap = this.processingTimers;
+    let timer: HeapTimer<N> | undefined;
+    while ((timer = heap.peek()) !== undefined && timer.timestamp <= now) {
+      heap.poll();
+      this.backend.setCurrentNormalizedKey(timer.normalizedKey, timer.key);
+      this.triggerable.onProcessingTime(timer as unknown as { timestamp: number; key: K; namespace: N });
+    }
+    if (timer !== undefined && this.scheduled === undefined) this.schedule(timer.timestamp);
+  }
+}

@@ -1,0 +1,30 @@
+// The engine-side timer service: (timestamp, key, namespace) timers for operators, as Flink's InternalTimerService.
+
+/** A timer as the runtime keeps it. */
+export interface InternalTimer<K, N> {
+  readonly timestamp: number;
+  readonly key: K;
+  readonly namespace: N;
+}
+
+/** What a timer service calls when a timer fires; the current key is already set to the timer's key. */
+export interface Triggerable<K, N> {
+  onEventTime(timer: InternalTimer<K, N>): void;
+  onProcessingTime(timer: InternalTimer<K, N>): void;
+}
+
+/**
+ * Timers of one operator, scoped to the current key. Registering a timer that exists (same timestamp, key and
+ * namespace) is a no-op; deleting one that does not is a no-op. Event-time timers fire when a watermark reaches
+ * their timestamp, in timestamp order; processing-time timers when the clock does.
+ */
+export interface InternalTimerService<N> {
+  currentProcessingTime(): number;
+  currentWatermark(): number;
+  registerEventTimeTimer(namespace: N, time: number): void;
+  deleteEventTimeTimer(namespace: N, time: number): void;
+  registerProcessingTimeTimer(namespace: N, time: number): void;
+  deleteProcessingTimeTimer(namespace: N, time: number): void;
+  numEventTimeTimers(): number;
+  numProcessingTimeTimers(): number;
+}
