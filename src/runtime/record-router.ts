@@ -64,9 +64,15 @@ export class HashRouter extends RecordRouter {
     super(targets, channel);
   }
   route(value: unknown, timestamp: number): void {
-    const keyGroup = keyGroupFor(normalizeKey(this.keySelector(value)), this.maxParallelism);
+    const key = this.keySelector(value);
+    // The key travels with the record, so a keyed consumer need not extract it a second time.
+    if (this.targets.length === 1) {
+      this.targets[0]!.processKeyed(value, timestamp, key, this.keySelector);
+      return;
+    }
+    const keyGroup = keyGroupFor(normalizeKey(key), this.maxParallelism);
     const index = Math.floor((keyGroup * this.targets.length) / this.maxParallelism);
-    this.targets[index]!.process(value, timestamp);
+    this.targets[index]!.processKeyed(value, timestamp, key, this.keySelector);
   }
 }
 

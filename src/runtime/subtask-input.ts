@@ -20,6 +20,21 @@ export class SubtaskInput {
     private readonly backend: KeyedStateBackend | undefined,
   ) {}
 
+  /** A record whose key the hash exchange already extracted with `selector`. */
+  processKeyed(value: unknown, timestamp: number, key: unknown, selector: KeySelector<any, unknown>): void {
+    if (selector !== this.keySelector) {
+      this.process(value, timestamp);
+      return;
+    }
+    this.recordsIn++;
+    try {
+      this.backend!.setCurrentKey(key);
+      this.handler(value, timestamp);
+    } catch (error) {
+      throw this.subtask.failure(error, { value, timestamp });
+    }
+  }
+
   process(value: unknown, timestamp: number): void {
     this.recordsIn++;
     try {
