@@ -24,6 +24,7 @@ export type {
   KeyedProcessFunction,
   CoProcessFunction,
   KeyedCoProcessFunction,
+  FunctionObject,
 } from './api/functions.ts';
 export type { RuntimeContext, RichFunction } from './api/runtime-context.ts';
 export type { AggregateFunction, ReduceFunction } from './state/aggregate-function.ts';
@@ -72,6 +73,22 @@ export { CollectionSource } from './connectors/collection-source.ts';
 export { CollectSink } from './connectors/collect-sink.ts';
 export type { CollectedRecord } from './connectors/collect-sink.ts';
 export { PrintSink } from './connectors/print-sink.ts';
+export { GeneratorSource } from './connectors/generator-source.ts';
+export type { GeneratorFunction, GeneratorSourceOptions } from './connectors/generator-source.ts';
+export { SeededRandom } from './connectors/seeded-random.ts';
+export { RateLimiter } from './connectors/rate-limiter.ts';
+export { FileSource } from './connectors/file-source.ts';
+export type {
+  FileSourceOptions,
+  JsonLinesSourceOptions,
+  CsvSourceOptions,
+  FileSourcePosition,
+} from './connectors/file-source.ts';
+export type { JsonLinesDecoding } from './connectors/json-lines-format.ts';
+export type { CsvDecoding } from './connectors/csv-format.ts';
+export type { MalformedRecord } from './connectors/malformed-record.ts';
+export { FileSink } from './connectors/file-sink.ts';
+export type { FileSinkOptions } from './connectors/file-sink.ts';
 
 // ── Custom operators ─────────────────────────────────────────────────────────
 export { AbstractStreamOperator } from './runtime/stream-operator.ts';

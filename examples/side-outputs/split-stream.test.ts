@@ -1,7 +1,7 @@
 // Tests of the side-output job: each record reaches exactly the consumers of its output.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CollectSink, ConfigurationError, OutputTag, StreamExecutionEnvironment } from '../../src/index.ts';
+import { CollectSink, ConfigurationError, OutputTag, StreamExecutionEnvironment, type DataStream } from '../../src/index.ts';
 import { TestHarness } from '../../src/testing/index.ts';
 import { largeTag, negativeTag, splitStream } from './split-stream.ts';
 
@@ -22,7 +22,7 @@ describe('side outputs', () => {
   });
 
   it('keeps the record timestamp on side outputs and routes only to the consumers of the tag', async () => {
-    const h = await TestHarness.create((input) => {
+    const h = await TestHarness.create((input: DataStream<number>) => {
       const { main, large } = splitStream(input);
       return main.union(large.map((s) => s.length));
     });

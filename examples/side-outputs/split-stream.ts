@@ -10,7 +10,7 @@ export function splitStream(numbers: DataStream<number>): {
   negative: DataStream<number>;
   large: DataStream<string>;
 } {
-  const main = numbers.process(
+  const main = numbers.process<number>(
     {
       processElement(n, ctx, out) {
         if (n < 0) ctx.output(negativeTag, n);

@@ -1,6 +1,6 @@
 // ConnectedStreams: two streams processed together by one two-input operator, sharing state when keyed.
 import { ConfigurationError } from './errors.ts';
-import type { CoProcessFunction, KeyedCoProcessFunction, KeySelector } from './functions.ts';
+import type { CoProcessFunction, FunctionObject, KeyedCoProcessFunction, KeySelector } from './functions.ts';
 import { DataStream } from './data-stream.ts';
 import { Transformation } from '../graph/transformation.ts';
 import { CoProcessOperator } from '../runtime/operators/co-process-operator.ts';
@@ -40,7 +40,7 @@ export class ConnectedStreams<IN1, IN2, K = never> {
 
   /** Runs a CoProcessFunction, or a KeyedCoProcessFunction when the streams are keyed. */
   process<OUT>(
-    fn: [K] extends [never] ? CoProcessFunction<IN1, IN2, OUT> : KeyedCoProcessFunction<K, IN1, IN2, OUT>,
+    fn: FunctionObject<[K] extends [never] ? CoProcessFunction<IN1, IN2, OUT> : KeyedCoProcessFunction<K, IN1, IN2, OUT>>,
     name = this.isKeyed ? 'KeyedCoProcess' : 'CoProcess',
   ): DataStream<OUT> {
     const f = fn as CoProcessFunction<IN1, IN2, OUT>;

@@ -6,6 +6,7 @@ import type {
   KeySelector,
   MapFunction,
   ProcessFunction,
+  FunctionObject,
 } from './functions.ts';
 import type { OutputTag } from './output-tag.ts';
 import type { KeyedStream } from './keyed-stream.ts';
@@ -65,7 +66,7 @@ export class DataStream<T> {
    * Runs a ProcessFunction (side outputs, current watermark and processing time). Keyed state and timers need a
    * keyed stream: use `keyBy(...).process(...)`.
    */
-  process<R>(fn: ProcessFunction<T, R>, name = 'Process'): DataStream<R> {
+  process<R>(fn: FunctionObject<ProcessFunction<T, R>>, name = 'Process'): DataStream<R> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
       throw new ConfigurationError(`process() needs an object with a processElement method`);
     }

@@ -81,3 +81,16 @@ export interface KeyedCoProcessFunction<K, IN1, IN2, OUT> extends RichFunction {
   processElement2(value: IN2, ctx: KeyedProcessContext<K>, out: Collector<OUT>): void;
   onTimer?(timestamp: number, ctx: KeyedOnTimerContext<K>, out: Collector<OUT>): void;
 }
+
+/**
+ * A rich function passed as a plain object may carry fields of its own (state handles set in `open`, counters);
+ * inside its methods `this` is that object. Class instances are accepted as they are.
+ *
+ * @example
+ * stream.keyBy((e) => e.user).process<string>({
+ *   count: undefined as unknown as ValueState<number>,
+ *   open(ctx) { this.count = ctx.getState(new ValueStateDescriptor<number>('n', { defaultValue: 0 })); },
+ *   processElement(e, ctx, out) { this.count.update(this.count.value()! + 1); out.collect(`${e.user}`); },
+ * });
+ */
+export type FunctionObject<F> = F & ThisType<any> & Record<string, any>;

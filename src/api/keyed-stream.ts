@@ -1,7 +1,7 @@
 // KeyedStream: a stream partitioned by key, on which state and timers are scoped to the current key.
 import { DataStream } from './data-stream.ts';
 import { ConfigurationError } from './errors.ts';
-import type { KeyedProcessFunction, KeySelector } from './functions.ts';
+import type { FunctionObject, KeyedProcessFunction, KeySelector } from './functions.ts';
 import { Transformation } from '../graph/transformation.ts';
 import { KeyedProcessOperator } from '../runtime/operators/keyed-process-operator.ts';
 import { StreamGroupedReduce } from '../runtime/operators/stream-grouped-reduce.ts';
@@ -26,7 +26,7 @@ export class KeyedStream<T, K> extends DataStream<T> {
   }
 
   /** Runs a KeyedProcessFunction: keyed state and key-bound timers. */
-  override process<R>(fn: KeyedProcessFunction<K, T, R>, name = 'KeyedProcess'): DataStream<R> {
+  override process<R>(fn: FunctionObject<KeyedProcessFunction<K, T, R>>, name = 'KeyedProcess'): DataStream<R> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
       throw new ConfigurationError(`process() needs an object with a processElement method`);
     }
