@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/flink/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/flink/**', 'bench/results/**', '.weir-tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

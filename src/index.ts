@@ -66,6 +66,12 @@ export { StateTtlConfig } from './state/state-ttl-config.ts';
 export type { TypeSerializer } from './state/type-serializer.ts';
 export { DEFAULT_MAX_PARALLELISM } from './state/key-group-range.ts';
 
+// ── Windows ──────────────────────────────────────────────────────────────────
+export * from './windowing/index.ts';
+
+// ── Complex event processing ─────────────────────────────────────────────────
+export * from './cep/index.ts';
+
 // ── Sources and sinks ────────────────────────────────────────────────────────
 export type { Source, SourceReader, SourceReaderContext, ReaderOutput, PollResult } from './connectors/source.ts';
 export type { Sink, SinkWriter, SinkWriterContext } from './connectors/sink.ts';

@@ -23,6 +23,10 @@ import { StreamMap } from '../runtime/operators/stream-map.ts';
 import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks-operator.ts';
 import type { OneInputStreamOperator } from '../runtime/stream-operator.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
+import { AllWindowedStream, countWindowAll } from '../windowing/all-windowed-stream.ts';
+import type { WindowAssigner } from '../windowing/window-assigner.ts';
+import type { Window } from '../windowing/window.ts';
+import type { GlobalWindow } from '../windowing/global-window.ts';
 
 /**
  * A stream of `T`. Every transformation returns a new stream and records a node of the job graph; nothing runs
@@ -112,6 +116,21 @@ export class DataStream<T> {
     const t = new Transformation('side-output', `Side output ${tag.id}`, [this.transformation]);
     t.sideTag = tag as OutputTag<unknown>;
     return new DataStream<X>(this.environment, t);
+  }
+
+  /**
+   * Windows over the whole stream (not keyed): the window operator runs in a single subtask, as in Flink.
+   *
+   * @example
+   * events.windowAll(TumblingEventTimeWindows.of(Time.seconds(10))).reduce((a, b) => a + b);
+   */
+  windowAll<W extends Window>(assigner: WindowAssigner<NoInfer<T>, W>): AllWindowedStream<T, W> {
+    return new AllWindowedStream<T, W>(this, assigner);
+  }
+
+  /** Windows of `size` records over the whole stream, sliding by `slide` records when given. */
+  countWindowAll(size: number, slide?: number): AllWindowedStream<T, GlobalWindow> {
+    return countWindowAll(this, size, slide);
   }
 
   /** Distributes records round-robin to the next operator's subtasks. */

@@ -7,6 +7,10 @@ import { KeyedProcessOperator } from '../runtime/operators/keyed-process-operato
 import { StreamGroupedReduce } from '../runtime/operators/stream-grouped-reduce.ts';
 import type { OneInputStreamOperator } from '../runtime/stream-operator.ts';
 import type { ReduceFunction } from '../state/aggregate-function.ts';
+import { WindowedStream, countWindow } from '../windowing/windowed-stream.ts';
+import type { WindowAssigner } from '../windowing/window-assigner.ts';
+import type { Window } from '../windowing/window.ts';
+import type { GlobalWindow } from '../windowing/global-window.ts';
 
 /**
  * The result of `keyBy`. The next operator is keyed: records reach it grouped by key group, and the runtime sets
@@ -37,6 +41,22 @@ export class KeyedStream<T, K> extends DataStream<T> {
   reduce(fn: ReduceFunction<T>, name = 'Keyed Reduce'): DataStream<T> {
     if (typeof fn !== 'function') throw new ConfigurationError('reduce() needs a function');
     return this.transform<T>(name, () => new StreamGroupedReduce(fn));
+  }
+
+  /**
+   * Cuts each key's records into windows. Configure a trigger, evictor, allowed lateness and late-data side
+   * output on the result, then apply `reduce`, `aggregate` or `process`. See docs/windows.md.
+   *
+   * @example
+   * clicks.keyBy((c) => c.uid).window(TumblingEventTimeWindows.of(Time.minutes(1))).aggregate(countClicks);
+   */
+  window<W extends Window>(assigner: WindowAssigner<NoInfer<T>, W>): WindowedStream<T, K, W> {
+    return new WindowedStream<T, K, W>(this, assigner);
+  }
+
+  /** Windows of `size` records per key, sliding by `slide` records when given (Flink's countWindow). */
+  countWindow(size: number, slide?: number): WindowedStream<T, K, GlobalWindow> {
+    return countWindow(this, size, slide);
   }
 
   /** Applies a custom keyed operator: it gets a keyed state backend and timer services. */

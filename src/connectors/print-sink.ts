@@ -1,6 +1,8 @@
 // PrintSink: writes records to standard output (or error), as Flink's print().
-import { format } from 'node:util';
+import { inspect } from 'node:util';
 import type { Sink, SinkWriter, SinkWriterContext } from './sink.ts';
+
+const INSPECT = { breakLength: Infinity, depth: 6, compact: true } as const;
 
 /**
  * Prints each record on its own line. With parallelism above 1 each line is prefixed with the subtask
@@ -9,7 +11,7 @@ import type { Sink, SinkWriter, SinkWriterContext } from './sink.ts';
 export class PrintSink<T> implements Sink<T> {
   constructor(
     private readonly prefix?: string,
-    private readonly stream: NodeJS.WritableStream = process.stdout,
+    private readonly stream: { write(text: string): unknown } = process.stdout,
   ) {}
 
   createWriter(context: SinkWriterContext): SinkWriter<T> {
@@ -24,9 +26,11 @@ export class PrintSink<T> implements Sink<T> {
     };
     return {
       write(value) {
-        buffer += tag + (typeof value === 'string' ? value : format('%o', value).replace(/\s*\n\s*/g, ' ')) + '\n';
+        buffer += tag + (typeof value === 'string' ? value : inspect(value, INSPECT)) + '\n';
         if (buffer.length > 65_536) flush();
       },
+      // Flushing on watermarks keeps output timely on slow or unbounded streams without a write per record.
+      writeWatermark: flush,
       close: flush,
     };
   }

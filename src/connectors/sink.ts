@@ -5,6 +5,12 @@ export interface SinkWriterContext {
   readonly subtaskIndex: number;
   readonly parallelism: number;
   readonly sinkName: string;
+  /** The writer state this subtask snapshotted in the checkpoint the job was restored from. */
+  readonly restoredState?: unknown;
+  /** The checkpoint the job was restored from; a two-phase-commit writer commits what it covers. */
+  readonly restoredCheckpointId?: number | undefined;
+  /** Whether the job checkpoints periodically (otherwise a two-phase-commit writer commits at end of input). */
+  readonly checkpointingEnabled?: boolean;
 }
 
 /**
@@ -16,6 +22,15 @@ export interface SinkWriter<T> {
   /** Receives the sink's input watermark (most sinks ignore it). */
   writeWatermark?(watermark: number): void;
   close?(): void | Promise<void>;
+  /**
+   * Two-phase commit, phase one: called at a checkpoint barrier. Make everything written so far durable but not
+   * yet visible, and return the writer's state (structured-cloneable) for the checkpoint.
+   */
+  snapshotState?(checkpointId: number): unknown;
+  /** Phase two: checkpoint `checkpointId` is durable; make what it covers visible. Must be idempotent. */
+  notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
+  /** Every input ended (called before close, on success only). */
+  endOfInput?(): void | Promise<void>;
 }
 
 /** A destination for records. */

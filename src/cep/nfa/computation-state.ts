@@ -1,0 +1,59 @@
+// ComputationState: one partial match — the NFA state it waits in and where its events sit in the shared buffer.
+import { deweyEquals, START_VERSION, type DeweyNumber } from './dewey-number.ts';
+import { compareEventIds, eventIdEquals, nodeIdEquals, type EventId, type NodeId } from './shared-buffer/event-id.ts';
+
+/**
+ * A partial match (Flink's `ComputationState`): the name of the NFA state it is in, its Dewey version, the last
+ * shared-buffer entry it took (its events are read back from there), the timestamps of its first and latest event
+ * and the id of its first event. Plain data, so the NFA state can live in keyed state and be snapshotted.
+ */
+export interface ComputationState {
+  readonly currentStateName: string;
+  readonly version: DeweyNumber;
+  readonly previousBufferEntry: NodeId | null;
+  /** Timestamp of the first event, or -1 for a start state. */
+  readonly startTimestamp: number;
+  /** Timestamp of the latest taken event, or -1 (used by `within(..., PREVIOUS_AND_CURRENT)`). */
+  readonly previousTimestamp: number;
+  readonly startEventId: EventId | null;
+}
+
+export function createStartState(name: string, version: DeweyNumber = START_VERSION): ComputationState {
+  return { currentStateName: name, version, previousBufferEntry: null, startTimestamp: -1, previousTimestamp: -1, startEventId: null };
+}
+
+export function createState(
+  name: string,
+  previousEntry: NodeId | null,
+  version: DeweyNumber,
+  startTimestamp: number,
+  previousTimestamp: number,
+  startEventId: EventId | null,
+): ComputationState {
+  return { currentStateName: name, version, previousBufferEntry: previousEntry, startTimestamp, previousTimestamp, startEventId };
+}
+
+/** Field-wise equality, as Flink's `ComputationState.equals`. */
+export function computationStateEquals(a: ComputationState, b: ComputationState): boolean {
+  return (
+    a === b ||
+    (a.currentStateName === b.currentStateName &&
+      a.startTimestamp === b.startTimestamp &&
+      a.previousTimestamp === b.previousTimestamp &&
+      deweyEquals(a.version, b.version) &&
+      nodeIdEquals(a.previousBufferEntry, b.previousBufferEntry) &&
+      eventIdEquals(a.startEventId, b.startEventId))
+  );
+}
+
+/**
+ * Orders partial matches by their first event; start states (no first event) last (Flink's
+ * `NFAState.COMPUTATION_STATE_COMPARATOR`). Ties are left to the heap, as in Flink.
+ */
+export function compareComputationStates(a: ComputationState, b: ComputationState): number {
+  const x = a.startEventId;
+  const y = b.startEventId;
+  if (x === null) return y === null ? 0 : 1;
+  if (y === null) return -1;
+  return compareEventIds(x, y);
+}

@@ -1,0 +1,161 @@
+// Tests of GeneratorSource: determinism at any parallelism, positions, rate limiting on a manual and the wall clock.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigurationError } from '../api/errors.ts';
+import type { OutputTag } from '../api/output-tag.ts';
+import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
+import { ManualClock } from '../time/clock.ts';
+import { GeneratorSource } from './generator-source.ts';
+import type { PollResult, ReaderOutput, SourceReader } from './source.ts';
+
+interface Event {
+  id: number;
+  user: number;
+  amount: number;
+}
+
+const makeEvent = (i: number, r: { nextInt(b: number): number; next(): number }): Event => ({
+  id: i,
+  user: r.nextInt(100),
+  amount: Math.round(r.next() * 1000),
+});
+
+/** A ReaderOutput that keeps what it gets. */
+class ListOutput<T> implements ReaderOutput<T> {
+  readonly values: T[] = [];
+  collect(value: T): void {
+    this.values.push(value);
+  }
+  collectSide<X>(_tag: OutputTag<X>, _value: X): void {
+    throw new Error('no side outputs expected');
+  }
+}
+
+async function drain<T>(reader: SourceReader<T>, output: ListOutput<T>, maxPolls = Infinity): Promise<PollResult> {
+  let result: PollResult = 'more';
+  for (let i = 0; i < maxPolls && result === 'more'; i++) result = await reader.pollNext(output);
+  return result;
+}
+
+const byId = (a: Event, b: Event) => a.id - b.id;
+
+describe('GeneratorSource', () => {
+  it('generates count records from their index', async () => {
+    const env = StreamExecutionEnvironment.create();
+    const squares = await env.fromSource(GeneratorSource.of(5, (i) => i * i), undefined, 'squares').executeAndCollect();
+    assert.deepEqual(squares, [0, 1, 4, 9, 16]);
+  });
+
+  it('gives the same records for the same seed at parallelism 1 and 3, different for another seed', async () => {
+    const run = async (parallelism: number, seed: number) => {
+      const env = StreamExecutionEnvironment.create({ parallelism });
+      const values = await env.fromSource(GeneratorSource.of(10_000, makeEvent, { seed }), undefined).executeAndCollect();
+      return values.sort(byId);
+    };
+    const one = await run(1, 42);
+    const three = await run(3, 42);
+    assert.equal(one.length, 10_000);
+    assert.deepEqual(three, one);
+    assert.deepEqual(one.map((e) => e.id), Array.from({ length: 10_000 }, (_, i) => i));
+    const other = await run(1, 43);
+    assert.notDeepEqual(other, one);
+    assert.deepEqual(await run(2, 42), one);
+  });
+
+  it('splits indices by stride: subtask s of p takes s, s + p, ...', async () => {
+    const source = GeneratorSource.of(10, (i) => i);
+    const out = new ListOutput<number>();
+    await drain(source.createReader({ subtaskIndex: 1, parallelism: 3, sourceName: 'g' }), out);
+    assert.deepEqual(out.values, [1, 4, 7]);
+  });
+
+  it('emits batches of batchSize records per poll', async () => {
+    const reader = GeneratorSource.of(2_500, (i) => i).createReader({ subtaskIndex: 0, parallelism: 1, sourceName: 'g' });
+    const out = new ListOutput<number>();
+    assert.equal(await reader.pollNext(out), 'more');
+    assert.equal(out.values.length, 1000);
+    assert.equal(await reader.pollNext(out), 'more');
+    assert.equal(await reader.pollNext(out), 'end');
+    assert.equal(out.values.length, 2500);
+  });
+
+  it('resumes from a snapshot position with every record exactly once', async () => {
+    const source = GeneratorSource.of(5_000, makeEvent, { seed: 9, batchSize: 700 });
+    const context = { subtaskIndex: 1, parallelism: 2, sourceName: 'g' };
+    const first = source.createReader(context);
+    const before = new ListOutput<Event>();
+    await drain(first, before, 2);
+    const position = structuredClone(first.snapshotPosition!());
+    const second = source.createReader(context);
+    second.restorePosition!(position);
+    const after = new ListOutput<Event>();
+    assert.equal(await drain(second, after), 'end');
+    const all = [...before.values, ...after.values];
+    const full = new ListOutput<Event>();
+    await drain(source.createReader(context), full);
+    assert.deepEqual(all, full.values);
+    assert.equal(new Set(all.map((e) => e.id)).size, 2500);
+  });
+
+  it('rejects a position from another parallelism and invalid options', () => {
+    const reader = GeneratorSource.of(10, (i) => i).createReader({ subtaskIndex: 0, parallelism: 2, sourceName: 'g' });
+    assert.throws(() => reader.restorePosition!(3), /restore at the parallelism of the snapshot/);
+    assert.throws(() => GeneratorSource.of(-1, (i) => i), ConfigurationError);
+    assert.throws(() => GeneratorSource.of(1.5, (i) => i), /non-negative integer or Infinity/);
+    assert.throws(() => GeneratorSource.of(1, (i) => i, { ratePerSecond: 0 }), /ratePerSecond/);
+    assert.equal(GeneratorSource.of(Infinity, (i) => i).boundedness, 'unbounded');
+  });
+
+  it('paces a rate-limited source on a manual clock', async () => {
+    const clock = new ManualClock(0);
+    // 2,000/s over 2 subtasks: 1,000/s each, in batches of 10 every 10 ms.
+    const source = GeneratorSource.of(Infinity, (i) => i, { ratePerSecond: 2_000, clock });
+    const reader = source.createReader({ subtaskIndex: 0, parallelism: 2, sourceName: 'g' });
+    const out = new ListOutput<number>();
+    assert.equal(reader.pollNext(out), 'more'); // the first batch goes at once
+    assert.equal(out.values.length, 10);
+    const waiting = reader.pollNext(out);
+    assert.ok(waiting instanceof Promise);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(out.values.length, 10, 'nothing before the clock moves');
+    clock.advanceTo(9);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(out.values.length, 10);
+    clock.advanceTo(10);
+    assert.equal(await waiting, 'more');
+    assert.equal(out.values.length, 20);
+    // After a long pause there is no burst: one batch now, the next 10 ms later.
+    clock.advanceTo(1_000);
+    assert.equal(reader.pollNext(out), 'more');
+    assert.ok(reader.pollNext(out) instanceof Promise);
+    assert.deepEqual(out.values.slice(0, 30), Array.from({ length: 30 }, (_, i) => 2 * i));
+    await reader.close!();
+  });
+
+  it('close() ends a pending wait', async () => {
+    const clock = new ManualClock(0);
+    const reader = GeneratorSource.of(100, (i) => i, { ratePerSecond: 100, clock }).createReader({
+      subtaskIndex: 0,
+      parallelism: 1,
+      sourceName: 'g',
+    });
+    const out = new ListOutput<number>();
+    reader.pollNext(out);
+    const waiting = reader.pollNext(out);
+    await reader.close!();
+    assert.equal(await waiting, 'end');
+    assert.equal(out.values.length, 1);
+  });
+
+  it('keeps the rate on the wall clock: 500 records at 2,000/s take about 250 ms', async () => {
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const started = performance.now();
+    const values = await env
+      .fromSource(GeneratorSource.of(500, (i) => i, { ratePerSecond: 2_000 }), undefined)
+      .executeAndCollect();
+    const elapsed = performance.now() - started;
+    assert.equal(values.length, 500);
+    assert.ok(elapsed >= 200, `took ${elapsed} ms`);
+    assert.ok(elapsed < 2_000, `took ${elapsed} ms`);
+  });
+});

@@ -1,0 +1,117 @@
+// LineReader: splits a file's bytes into lines, tracking each line's number and the byte offset after it.
+import { FileChunks } from './file-chunks.ts';
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Reads a file line by line. `nextLine()` is synchronous and succeeds while the current chunk holds a complete
+ * line; when it fails, `await fill()` reads the next chunk. This split keeps the per-line path free of Promises:
+ * one await per 64 KiB chunk, not per line.
+ *
+ * Lines end at `\n`; a `\r` before it is dropped, as is a UTF-8 byte-order mark at the start of the file. Lines are
+ * decoded whole, so a multi-byte character split between chunks is never corrupted. `line` is 1-based; `offset`
+ * is the byte offset just past the current line's terminator, i.e. where reading resumes after it.
+ *
+ * @example
+ * const lines = LineReader.open('data.jsonl');
+ * for (;;) {
+ *   if (lines.nextLine()) handle(lines.text, lines.line);
+ *   else if (!(await lines.fill())) break;
+ * }
+ * lines.close();
+ */
+export class LineReader {
+  /** The current line, without its terminator. */
+  text = '';
+  /** The current line's 1-based number (0 before the first line). */
+  line: number;
+  /** The byte offset just past the current line. */
+  offset: number;
+  private chunk: Buffer = EMPTY;
+  private position = 0;
+  /** The start of a line whose end is in a later chunk. */
+  private carry: Buffer = EMPTY;
+  private ended = false;
+
+  private constructor(
+    private readonly chunks: FileChunks,
+    offset: number,
+    line: number,
+  ) {
+    this.offset = offset;
+    this.line = line;
+  }
+
+  /**
+   * Opens `path` to resume after a position: `offset` bytes into the file, where `line` lines have been read.
+   */
+  static open(path: string, offset = 0, line = 0): LineReader {
+    return new LineReader(FileChunks.open(path, offset), offset, line);
+  }
+
+  /** Advances to the next complete line if one is buffered; false when `fill()` must be awaited first. */
+  nextLine(): boolean {
+    const chunk = this.chunk;
+    const start = this.position;
+    const newline = chunk.indexOf(NEWLINE, start);
+    if (newline < 0) return this.ended ? this.lastLine() : false;
+    let end = newline;
+    if (end > start && chunk[end - 1] === CARRIAGE_RETURN) end--;
+    if (this.carry.length === 0) {
+      this.text = chunk.toString('utf8', start, end);
+      this.offset += newline + 1 - start;
+    } else {
+      // Rare (one line per chunk): the line began in an earlier chunk.
+      const whole = Buffer.concat([this.carry, chunk.subarray(start, newline + 1)]);
+      const length = whole.length - 1 - (whole.length > 1 && whole[whole.length - 2] === CARRIAGE_RETURN ? 1 : 0);
+      this.text = whole.toString('utf8', 0, length);
+      this.offset += whole.length;
+      this.carry = EMPTY;
+    }
+    this.position = newline + 1;
+    this.completeLine();
+    return true;
+  }
+
+  /** Reads the next chunk. Resolves false once the file is exhausted and every line has been returned. */
+  async fill(): Promise<boolean> {
+    if (this.ended) return false;
+    const rest = this.chunk.subarray(this.position);
+    if (rest.length > 0) this.carry = this.carry.length === 0 ? Buffer.from(rest) : Buffer.concat([this.carry, rest]);
+    this.chunk = EMPTY;
+    this.position = 0;
+    const next = await this.chunks.next();
+    if (next === undefined) {
+      this.ended = true;
+      return this.carry.length > 0;
+    }
+    this.chunk = next;
+    return true;
+  }
+
+  close(): void {
+    this.chunks.close();
+  }
+
+  /** The final line of a file that does not end with a newline. */
+  private lastLine(): boolean {
+    if (this.carry.length === 0 && this.position >= this.chunk.length) return false;
+    const rest = this.carry.length > 0 ? this.carry : this.chunk.subarray(this.position);
+    const end = rest.length > 0 && rest[rest.length - 1] === CARRIAGE_RETURN ? rest.length - 1 : rest.length;
+    this.text = rest.toString('utf8', 0, end);
+    this.offset += rest.length;
+    this.carry = EMPTY;
+    this.chunk = EMPTY;
+    this.position = 0;
+    this.completeLine();
+    return true;
+  }
+
+  private completeLine(): void {
+    this.line++;
+    // A byte-order mark is only meaningful at the very start of the file.
+    if (this.line === 1 && this.text.charCodeAt(0) === 0xfeff) this.text = this.text.slice(1);
+  }
+}

@@ -1,0 +1,134 @@
+// Window assigners and TimeWindow, as Flink's *WindowsTest and TimeWindowTest.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigurationError, IllegalStateError } from '../../api/errors.ts';
+import { GlobalWindow, globalWindowSerializer } from '../global-window.ts';
+import { fixedSizeTimeWindowSerializer, TimeWindow, timeWindowSerializer } from '../time-window.ts';
+import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
+import { NeverTrigger } from '../triggers/never-trigger.ts';
+import { ProcessingTimeTrigger } from '../triggers/processing-time-trigger.ts';
+import type { WindowAssignerContext } from '../window-assigner.ts';
+import { DynamicEventTimeSessionWindows } from './dynamic-event-time-session-windows.ts';
+import { EventTimeSessionWindows } from './event-time-session-windows.ts';
+import { GlobalWindows } from './global-windows.ts';
+import { ProcessingTimeSessionWindows } from './processing-time-session-windows.ts';
+import { SlidingEventTimeWindows } from './sliding-event-time-windows.ts';
+import { SlidingProcessingTimeWindows } from './sliding-processing-time-windows.ts';
+import { TumblingEventTimeWindows } from './tumbling-event-time-windows.ts';
+import { TumblingProcessingTimeWindows } from './tumbling-processing-time-windows.ts';
+
+const ctx = (now = 0): WindowAssignerContext => ({ getCurrentProcessingTime: () => now });
+const w = (start: number, end: number) => new TimeWindow(start, end);
+const bounds = (windows: readonly TimeWindow[]) => windows.map((x) => [x.start, x.end]);
+
+describe('TimeWindow', () => {
+  it('getWindowStartWithOffset handles offsets and negative timestamps', () => {
+    assert.equal(TimeWindow.getWindowStartWithOffset(1, 0, 7), 0);
+    assert.equal(TimeWindow.getWindowStartWithOffset(7, 0, 7), 7);
+    assert.equal(TimeWindow.getWindowStartWithOffset(-1, 0, 7), -7);
+    assert.equal(TimeWindow.getWindowStartWithOffset(-7, 0, 7), -7);
+    assert.equal(TimeWindow.getWindowStartWithOffset(1, 1, 7), 1);
+    assert.equal(TimeWindow.getWindowStartWithOffset(0, 1, 7), -6);
+    assert.equal(TimeWindow.getWindowStartWithOffset(-1, -1, 7), -1);
+  });
+
+  it('intersects (touching counts), cover, maxTimestamp, equality of keys', () => {
+    assert.ok(w(0, 5).intersects(w(5, 10)));
+    assert.ok(!w(0, 5).intersects(w(6, 10)));
+    assert.deepEqual(bounds([w(0, 5).cover(w(3, 12))]), [[0, 12]]);
+    assert.equal(w(0, 1000).maxTimestamp(), 999);
+    assert.equal(timeWindowSerializer.key(w(1, 2)), timeWindowSerializer.key(w(1, 2)));
+    assert.notEqual(timeWindowSerializer.key(w(1, 2)), timeWindowSerializer.key(w(1, 3)));
+    assert.equal(String(w(0, 3)), 'TimeWindow{start=0, end=3}');
+  });
+
+  it('serializes to bytes and back', () => {
+    for (const s of [timeWindowSerializer, fixedSizeTimeWindowSerializer]) {
+      const back = s.serializer.deserialize(s.serializer.serialize(w(-5, 1e12)));
+      assert.ok(back instanceof TimeWindow && back.equals(w(-5, 1e12)));
+    }
+    assert.equal(globalWindowSerializer.serializer.deserialize(globalWindowSerializer.serializer.serialize(GlobalWindow.get())), GlobalWindow.get());
+  });
+
+  it('mergeWindows groups overlapping windows after sorting by start', () => {
+    const calls: [number[][], number[]][] = [];
+    TimeWindow.mergeWindows([w(10, 15), w(0, 3), w(2, 5), w(20, 25), w(14, 18), w(30, 31)], (merged, result) =>
+      calls.push([bounds(merged), [result.start, result.end]]),
+    );
+    assert.deepEqual(calls, [
+      [[[0, 3], [2, 5]], [0, 5]],
+      [[[10, 15], [14, 18]], [10, 18]],
+    ]);
+  });
+});
+
+describe('assigners', () => {
+  it('TumblingEventTimeWindows', () => {
+    const a = TumblingEventTimeWindows.of(5000);
+    assert.deepEqual(bounds(a.assignWindows(null, 0, ctx())), [[0, 5000]]);
+    assert.deepEqual(bounds(a.assignWindows(null, 4999, ctx())), [[0, 5000]]);
+    assert.deepEqual(bounds(a.assignWindows(null, 5000, ctx())), [[5000, 10000]]);
+    assert.deepEqual(bounds(a.assignWindows(null, -1, ctx())), [[-5000, 0]]);
+    const o = TumblingEventTimeWindows.of(5000, 100);
+    assert.deepEqual(bounds(o.assignWindows(null, 100, ctx())), [[100, 5100]]);
+    assert.deepEqual(bounds(o.assignWindows(null, 5099, ctx())), [[100, 5100]]);
+    assert.deepEqual(bounds(o.assignWindows(null, 5100, ctx())), [[5100, 10100]]);
+    assert.ok(a.isEventTime());
+    assert.equal(a.getDefaultTrigger(), EventTimeTrigger.create());
+    assert.equal(String(a), 'TumblingEventTimeWindows(5000)');
+    // Consecutive elements of one window share the cached array (no allocation per element).
+    assert.equal(a.assignWindows(null, 1, ctx()), a.assignWindows(null, 2, ctx()));
+    assert.throws(() => a.assignWindows(null, Number.NaN, ctx()), IllegalStateError);
+  });
+
+  it('rejects invalid parameters when the job is built', () => {
+    assert.throws(() => TumblingEventTimeWindows.of(-1), ConfigurationError);
+    assert.throws(() => TumblingEventTimeWindows.of(10000, 20000), /abs\(offset\) < size/);
+    assert.throws(() => TumblingEventTimeWindows.of(10000, -11000), ConfigurationError);
+    assert.throws(() => TumblingProcessingTimeWindows.of(0), ConfigurationError);
+    assert.throws(() => SlidingEventTimeWindows.of(-2, 1), /size > 0/);
+    assert.throws(() => SlidingEventTimeWindows.of(2000, 1000, 1000), /abs\(offset\) < slide/);
+    assert.throws(() => SlidingProcessingTimeWindows.of(2000, -1), ConfigurationError);
+    assert.throws(() => EventTimeSessionWindows.withGap(0), /0 < size/);
+    assert.throws(() => ProcessingTimeSessionWindows.withGap(-1), ConfigurationError);
+  });
+
+  it('SlidingEventTimeWindows lists windows latest start first', () => {
+    const a = SlidingEventTimeWindows.of(5000, 1000);
+    assert.deepEqual(bounds(a.assignWindows(null, 0, ctx())), [[0, 5000], [-1000, 4000], [-2000, 3000], [-3000, 2000], [-4000, 1000]]);
+    assert.deepEqual(bounds(a.assignWindows(null, 4999, ctx())), [[4000, 9000], [3000, 8000], [2000, 7000], [1000, 6000], [0, 5000]]);
+    assert.deepEqual(bounds(a.assignWindows(null, 5000, ctx())), [[5000, 10000], [4000, 9000], [3000, 8000], [2000, 7000], [1000, 6000]]);
+    const o = SlidingEventTimeWindows.of(5000, 1000, 100);
+    assert.deepEqual(bounds(o.assignWindows(null, 100, ctx())), [[100, 5100], [-900, 4100], [-1900, 3100], [-2900, 2100], [-3900, 1100]]);
+    // A size that is not a multiple of the slide: the count depends on where in the slide the element is.
+    const odd = SlidingEventTimeWindows.of(5, 3);
+    assert.deepEqual(bounds(odd.assignWindows(null, 3, ctx())), [[3, 8], [0, 5]]);
+    assert.deepEqual(bounds(odd.assignWindows(null, 5, ctx())), [[3, 8]]);
+  });
+
+  it('processing-time assigners use the clock, not the timestamp', () => {
+    assert.deepEqual(bounds(TumblingProcessingTimeWindows.of(1000).assignWindows(null, 99_999, ctx(1500))), [[1000, 2000]]);
+    assert.deepEqual(bounds(SlidingProcessingTimeWindows.of(2000, 1000).assignWindows(null, 0, ctx(1500))), [[1000, 3000], [0, 2000]]);
+    assert.deepEqual(bounds(ProcessingTimeSessionWindows.withGap(300).assignWindows(null, 0, ctx(1500))), [[1500, 1800]]);
+    assert.equal(TumblingProcessingTimeWindows.of(1000).getDefaultTrigger(), ProcessingTimeTrigger.create());
+    assert.ok(!ProcessingTimeSessionWindows.withGap(1).isEventTime());
+  });
+
+  it('session windows, static and dynamic gaps', () => {
+    const a = EventTimeSessionWindows.withGap(5000);
+    assert.deepEqual(bounds(a.assignWindows(null, 0, ctx())), [[0, 5000]]);
+    assert.deepEqual(bounds(a.assignWindows(null, 4999, ctx())), [[4999, 9999]]);
+    const d = DynamicEventTimeSessionWindows.withDynamicGap((n: number) => n);
+    assert.deepEqual(bounds(d.assignWindows(7, 10, ctx())), [[10, 17]]);
+    assert.throws(() => d.assignWindows(0, 10, ctx()), /0 < gap/);
+    assert.ok(EventTimeSessionWindows.withDynamicGap((n: number) => n) instanceof DynamicEventTimeSessionWindows);
+  });
+
+  it('GlobalWindows', () => {
+    const a = GlobalWindows.create();
+    assert.deepEqual(a.assignWindows(null, 5, ctx()), [GlobalWindow.get()]);
+    assert.ok(a.getDefaultTrigger() instanceof NeverTrigger);
+    assert.ok(!a.isEventTime());
+    assert.equal(GlobalWindow.get().maxTimestamp(), Infinity);
+  });
+});

@@ -1,0 +1,115 @@
+// Evictors inside the window operator: before and after the window function, by count, time and delta.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AggregateFunction } from '../../state/aggregate-function.ts';
+import { GlobalWindows } from '../assigners/global-windows.ts';
+import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
+import type { Evictor, TimestampedValue } from '../evictor.ts';
+import {
+  AggregateApplyWindowFunction,
+  IterableWindowFunction,
+  PassThroughWindowFunction,
+  ReduceApplyWindowFunction,
+  type InternalWindowFunction,
+} from '../operator/internal-window-function.ts';
+import { WindowOperator } from '../operator/window-operator.ts';
+import { KeyedOperatorHarness } from '../testing/keyed-operator-harness.ts';
+import type { Trigger } from '../trigger.ts';
+import { CountTrigger } from '../triggers/count-trigger.ts';
+import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
+import type { Window } from '../window.ts';
+import type { WindowAssigner } from '../window-assigner.ts';
+import { evictingState } from '../windowed-stream.ts';
+import { CountEvictor } from './count-evictor.ts';
+import { DeltaEvictor } from './delta-evictor.ts';
+import { TimeEvictor } from './time-evictor.ts';
+
+function evicting<OUT>(
+  assigner: WindowAssigner<any, any>,
+  trigger: Trigger<any, any>,
+  evictor: Evictor<number, any>,
+  fn: InternalWindowFunction<readonly number[], OUT, string, Window> = new IterableWindowFunction<number, any, string, Window>((_k, _w, v, out) => out.collect([...v])),
+) {
+  return new KeyedOperatorHarness<number, OUT>(
+    () =>
+      new WindowOperator<string, number, any, OUT, Window>({
+        assigner,
+        trigger,
+        windowStateDescriptor: evictingState<number>(),
+        windowFunction: fn as InternalWindowFunction<any, OUT, string, Window>,
+        allowedLateness: 0,
+        lateDataOutputTag: undefined,
+        evictor,
+      }),
+    () => 'k',
+  );
+}
+
+const values = <T>(h: KeyedOperatorHarness<number, T>) => h.records().map((r) => r.value);
+
+describe('evictors', () => {
+  it('CountEvictor before: the function sees the last n elements', () => {
+    const h = evicting(GlobalWindows.create(), CountTrigger.of(2), CountEvictor.of(3));
+    for (let i = 1; i <= 6; i++) h.processElement(i, i);
+    assert.deepEqual(values(h), [[1, 2], [2, 3, 4], [4, 5, 6]]);
+  });
+
+  it('CountEvictor after: the function sees everything, then only the last n stay', () => {
+    const h = evicting(GlobalWindows.create(), CountTrigger.of(3), CountEvictor.of(2, true));
+    for (let i = 1; i <= 6; i++) h.processElement(i, i);
+    assert.deepEqual(values(h), [[1, 2, 3], [2, 3, 4, 5, 6]]);
+  });
+
+  it('TimeEvictor keeps elements newer than max timestamp - size (exclusive cut-off)', () => {
+    const h = evicting(GlobalWindows.create(), CountTrigger.of(5), TimeEvictor.of(3000));
+    for (const ts of [0, 1000, 2000, 2001, 5000]) h.processElement(ts, ts);
+    // max 5000, cut-off 2000: 2000 itself goes, 2001 stays
+    assert.deepEqual(values(h), [[2001, 5000]]);
+  });
+
+  it('TimeEvictor never evicts elements without timestamps', () => {
+    const h = evicting(GlobalWindows.create(), CountTrigger.of(2), TimeEvictor.of(1));
+    h.processElement(1, Number.NaN);
+    h.processElement(2, Number.NaN);
+    assert.deepEqual(values(h), [[1, 2]]);
+  });
+
+  it('DeltaEvictor removes elements at least the threshold away from the last one', () => {
+    const h = evicting(GlobalWindows.create(), CountTrigger.of(4), DeltaEvictor.of(2, (a: number, b: number) => Math.abs(a - b)));
+    for (const v of [1, 5, 6, 7]) h.processElement(v, 0);
+    assert.deepEqual(values(h), [[6, 7]]);
+  });
+
+  it('reduce and aggregate over the remaining elements', () => {
+    const sum = (a: number, b: number) => a + b;
+    const r = evicting(GlobalWindows.create(), CountTrigger.of(2), CountEvictor.of(3), new ReduceApplyWindowFunction(sum, new PassThroughWindowFunction<number>() as any));
+    for (let i = 1; i <= 6; i++) r.processElement(i, i);
+    assert.deepEqual(values(r), [3, 9, 15]);
+
+    const avg: AggregateFunction<number, [number, number], number> = {
+      createAccumulator: () => [0, 0],
+      add: (v, [s, n]) => [s + v, n + 1],
+      getResult: ([s, n]) => (n === 0 ? 0 : s / n),
+      merge: ([s1, n1], [s2, n2]) => [s1 + s2, n1 + n2],
+    };
+    // As in Flink, a window whose elements were all evicted still yields a fresh accumulator's result.
+    const a = evicting(GlobalWindows.create(), CountTrigger.of(2), CountEvictor.of(0), new AggregateApplyWindowFunction(avg, new PassThroughWindowFunction<number>() as any));
+    for (let i = 1; i <= 4; i++) a.processElement(i, i);
+    assert.deepEqual(values(a), [0, 0]);
+  });
+
+  it('works with merging (session) windows and cleans up', () => {
+    const h = evicting(EventTimeSessionWindows.withGap(1000), EventTimeTrigger.create(), CountEvictor.of(2));
+    for (const ts of [0, 500, 1200, 5000]) h.processElement(ts, ts);
+    h.processWatermark(10_000);
+    assert.deepEqual(values(h), [[500, 1200], [5000]]);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    assert.equal(h.numEventTimeTimers(), 0);
+  });
+
+  it('evictors remove in place and keep order', () => {
+    const elements: TimestampedValue<number>[] = [1, 2, 3, 4, 5].map((v) => ({ value: v, timestamp: v }));
+    TimeEvictor.of(2).evictBefore(elements, elements.length, undefined as never, undefined as never);
+    assert.deepEqual(elements.map((e) => e.value), [4, 5]);
+  });
+});

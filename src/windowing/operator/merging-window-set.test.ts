@@ -1,0 +1,84 @@
+// MergingWindowSet: in-flight windows, state windows and merge callbacks, as Flink's MergingWindowSetTest.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HeapKeyedStateBackend } from '../../state/heap/heap-keyed-state-backend.ts';
+import type { InternalValueState } from '../../state/internal-state.ts';
+import { KeyGroupRange } from '../../state/key-group-range.ts';
+import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts';
+import { ValueStateDescriptor } from '../../state/state-descriptor.ts';
+import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
+import { TimeWindow, timeWindowSerializer } from '../time-window.ts';
+import { mergingWindowPairsSerializer, MergingWindowSet, type MergingWindowPairs } from './merging-window-set.ts';
+
+const w = (start: number, end: number) => new TimeWindow(start, end);
+const b = (x: TimeWindow | undefined) => (x === undefined ? undefined : [x.start, x.end]);
+
+function newSet() {
+  const backend = new HeapKeyedStateBackend(128, new KeyGroupRange(0, 127), () => 0);
+  backend.setCurrentKey('k');
+  const state = backend.getOrCreateKeyedState(
+    new ValueStateDescriptor<MergingWindowPairs<TimeWindow>>('merging-window-set', { serializer: mergingWindowPairsSerializer(timeWindowSerializer) }),
+    voidNamespaceSerializer,
+  ) as InternalValueState<VoidNamespace, MergingWindowPairs<TimeWindow>>;
+  state.setCurrentNamespace(VoidNamespace);
+  return { backend, set: new MergingWindowSet(EventTimeSessionWindows.withGap(3), state, timeWindowSerializer).load() };
+}
+
+describe('MergingWindowSet', () => {
+  it('adds, merges incrementally and keeps the first state window', () => {
+    const { set } = newSet();
+    const merges: unknown[] = [];
+    const record = (result: TimeWindow, merged: readonly TimeWindow[], stateResult: TimeWindow, mergedState: readonly TimeWindow[]) =>
+      merges.push([b(result), merged.map(b), b(stateResult), mergedState.map(b)]);
+
+    assert.deepEqual(b(set.addWindow(w(0, 1), record)), [0, 1]);
+    assert.deepEqual(b(set.addWindow(w(2, 3), record)), [2, 3]);
+    assert.deepEqual(merges, []);
+    // [1, 2] touches both: all three merge into [0, 3]; the new window is not among the merged ones.
+    assert.deepEqual(b(set.addWindow(w(1, 2), record)), [0, 3]);
+    assert.deepEqual(merges, [[[0, 3], [[0, 1], [2, 3]], [0, 1], [[2, 3]]]]);
+    assert.deepEqual(b(set.getStateWindow(w(0, 3))), [0, 1]);
+    assert.equal(set.getStateWindow(w(0, 1)), undefined);
+
+    // A window inside an existing one: no merge callback, the result is the existing window.
+    merges.length = 0;
+    assert.deepEqual(b(set.addWindow(w(1, 2), record)), [0, 3]);
+    assert.deepEqual(merges, []);
+
+    // Extending: the state window stays.
+    assert.deepEqual(b(set.addWindow(w(3, 6), record)), [0, 6]);
+    assert.deepEqual(merges, [[[0, 6], [[0, 3]], [0, 1], []]]);
+    assert.deepEqual(b(set.getStateWindow(w(0, 6))), [0, 1]);
+  });
+
+  it('an equal window is not a merge and keeps its state window', () => {
+    const { set } = newSet();
+    const noMerge = () => assert.fail('no merge expected');
+    set.addWindow(w(0, 3), noMerge);
+    set.addWindow(w(0, 3), noMerge);
+    assert.deepEqual(set.inFlight().map(b), [[0, 3]]);
+  });
+
+  it('retires windows, persists to keyed state (removing the entry when empty) and reloads', () => {
+    const { backend, set } = newSet();
+    set.addWindow(w(0, 3), () => {});
+    set.addWindow(w(10, 13), () => {});
+    set.persist();
+    assert.equal(backend.numStateEntries(), 1);
+    const restored = new HeapKeyedStateBackend(128, new KeyGroupRange(0, 127), () => 0);
+    restored.restore(backend.snapshot());
+    restored.setCurrentKey('k');
+    const state = restored.getOrCreateKeyedState(
+      new ValueStateDescriptor<MergingWindowPairs<TimeWindow>>('merging-window-set', { serializer: mergingWindowPairsSerializer(timeWindowSerializer) }),
+      voidNamespaceSerializer,
+    ) as InternalValueState<VoidNamespace, MergingWindowPairs<TimeWindow>>;
+    state.setCurrentNamespace(VoidNamespace);
+    const reloaded = new MergingWindowSet(EventTimeSessionWindows.withGap(3), state, timeWindowSerializer).load();
+    assert.ok(reloaded.getStateWindow(w(10, 13)) instanceof TimeWindow, 'windows come back as TimeWindow');
+    reloaded.retireWindow(w(0, 3));
+    reloaded.retireWindow(w(10, 13));
+    assert.throws(() => reloaded.retireWindow(w(10, 13)), /not in in-flight window set/);
+    reloaded.persist();
+    assert.equal(restored.numStateEntries(), 0);
+  });
+});

@@ -1,0 +1,176 @@
+// MergingWindowSet: the in-flight windows of one key of a merging assigner, and the state window each keeps data in.
+import { IllegalStateError } from '../../api/errors.ts';
+import type { InternalValueState } from '../../state/internal-state.ts';
+import type { NamespaceSerializer, VoidNamespace } from '../../state/namespace.ts';
+import type { TypeSerializer } from '../../state/type-serializer.ts';
+import { deserialize, serialize } from 'node:v8';
+import type { MergingWindowAssigner } from '../window-assigner.ts';
+import type { Window } from '../window.ts';
+
+/** Called when windows merge: the merged window, the windows it swallowed, and their state windows. */
+export type MergeFunction<W> = (
+  mergeResult: W,
+  mergedWindows: readonly W[],
+  stateWindowResult: W,
+  mergedStateWindows: readonly W[],
+) => void;
+
+/** The persisted form: [window, state window] pairs. */
+export type MergingWindowPairs<W> = [W, W][];
+
+/**
+ * Flink's `MergingWindowSet`. When windows merge, one of the original windows stays the *state window* — the
+ * namespace that holds the pane's contents — so merging never copies the accumulated contents of the bigger
+ * side; only the smaller sides are merged into it. The set maps each in-flight window to its state window and is
+ * kept in keyed state ("merging-window-set", one entry per key), so it is snapshotted and restored with the key.
+ *
+ * One instance per operator is re-loaded for the current key before use ({@link load}) and written back with
+ * {@link persist}, which writes only when something changed.
+ */
+export class MergingWindowSet<W extends Window> {
+  private readonly windows: W[] = [];
+  private readonly stateWindows: W[] = [];
+  private changed = false;
+
+  constructor(
+    private readonly assigner: MergingWindowAssigner<any, W>,
+    private readonly state: InternalValueState<VoidNamespace, MergingWindowPairs<W>>,
+    private readonly windowSerializer: NamespaceSerializer<W>,
+  ) {}
+
+  /** Reads the current key's windows from state. */
+  load(): this {
+    this.windows.length = 0;
+    this.stateWindows.length = 0;
+    this.changed = false;
+    const pairs = this.state.value();
+    if (pairs !== undefined) {
+      for (const [window, stateWindow] of pairs) {
+        this.windows.push(window);
+        this.stateWindows.push(stateWindow);
+      }
+    }
+    return this;
+  }
+
+  /** Writes the windows back to state if they changed; an empty set removes the key's entry. */
+  persist(): void {
+    if (!this.changed) return;
+    this.changed = false;
+    if (this.windows.length === 0) {
+      this.state.clear();
+      return;
+    }
+    const pairs: MergingWindowPairs<W> = [];
+    for (let i = 0; i < this.windows.length; i++) pairs.push([this.windows[i]!, this.stateWindows[i]!]);
+    this.state.update(pairs);
+  }
+
+  /** The window holding the state of in-flight `window`, or undefined if it is not in flight. */
+  getStateWindow(window: W): W | undefined {
+    const i = this.indexOf(window);
+    return i < 0 ? undefined : this.stateWindows[i];
+  }
+
+  /** Removes a window from the in-flight set (it was purged for good or is late). */
+  retireWindow(window: W): void {
+    const i = this.indexOf(window);
+    if (i < 0) throw new IllegalStateError(`Window ${String(window)} is not in in-flight window set.`);
+    this.removeAt(i);
+  }
+
+  /** The in-flight windows (for tests and debugging). */
+  inFlight(): readonly W[] {
+    return this.windows;
+  }
+
+  /**
+   * Adds a window, merging it with in-flight windows when the assigner says so, and returns the window it ended
+   * up in: the new window itself, or the merged window that now contains it. `mergeFunction` is called for each
+   * merge that involves windows that already had state (never with the new window among the merged ones).
+   */
+  addWindow(newWindow: W, mergeFunction: MergeFunction<W>): W {
+    const candidates = this.windows.slice();
+    candidates.push(newWindow);
+    const results: { mergeResult: W; merged: W[] }[] = [];
+    this.assigner.mergeWindows(candidates, (toBeMerged, mergeResult) => {
+      results.push({ mergeResult, merged: this.distinct(toBeMerged) });
+    });
+
+    let resultWindow = newWindow;
+    let mergedNewWindow = false;
+    for (const { mergeResult, merged } of results) {
+      // Flink keeps these as Sets of equal-by-value windows; a "merge" of one distinct window is no merge.
+      if (merged.length < 2) continue;
+      const newIndex = merged.findIndex((w) => this.same(w, newWindow));
+      if (newIndex >= 0) {
+        merged.splice(newIndex, 1);
+        mergedNewWindow = true;
+        resultWindow = mergeResult;
+      }
+      // Keep the state window of one of the merged windows as the state window of the result.
+      const mergedStateWindow = this.getStateWindow(merged[0]!)!;
+      const mergedStateWindows: W[] = [];
+      for (const w of merged) {
+        const i = this.indexOf(w);
+        if (i >= 0) {
+          const stateWindow = this.stateWindows[i]!;
+          this.removeAt(i);
+          if (!this.same(stateWindow, mergedStateWindow)) mergedStateWindows.push(stateWindow);
+        }
+      }
+      this.put(mergeResult, mergedStateWindow);
+      // The new window merely fell inside an existing one: no state moves and the trigger need not know.
+      const onlyItself = merged.length === 1 && this.same(merged[0]!, mergeResult);
+      if (!onlyItself) mergeFunction(mergeResult, merged, mergedStateWindow, mergedStateWindows);
+    }
+
+    // The new window is self-contained. (Flink would also re-map an equal in-flight window to itself here and
+    // lose track of its state window; keeping an existing mapping avoids that.)
+    if ((results.length === 0 || (this.same(resultWindow, newWindow) && !mergedNewWindow)) && this.indexOf(resultWindow) < 0) {
+      this.put(resultWindow, resultWindow);
+    }
+    return resultWindow;
+  }
+
+  private distinct(windows: readonly W[]): W[] {
+    const out: W[] = [];
+    for (const w of windows) if (!out.some((o) => this.same(o, w))) out.push(w);
+    return out;
+  }
+
+  private same(a: W, b: W): boolean {
+    return a === b || this.windowSerializer.key(a) === this.windowSerializer.key(b);
+  }
+
+  private indexOf(window: W): number {
+    for (let i = 0; i < this.windows.length; i++) if (this.same(this.windows[i]!, window)) return i;
+    return -1;
+  }
+
+  private put(window: W, stateWindow: W): void {
+    const i = this.indexOf(window);
+    if (i >= 0) this.stateWindows[i] = stateWindow;
+    else {
+      this.windows.push(window);
+      this.stateWindows.push(stateWindow);
+    }
+    this.changed = true;
+  }
+
+  private removeAt(i: number): void {
+    this.windows.splice(i, 1);
+    this.stateWindows.splice(i, 1);
+    this.changed = true;
+  }
+}
+
+/** Serializes the window pairs with the window serializer, so windows come back as their class on restore. */
+export function mergingWindowPairsSerializer<W>(windowSerializer: NamespaceSerializer<W>): TypeSerializer<MergingWindowPairs<W>> {
+  const ws = windowSerializer.serializer;
+  return {
+    serialize: (pairs) => new Uint8Array(serialize(pairs.map(([w, s]) => [ws.serialize(w), ws.serialize(s)]))),
+    deserialize: (bytes) =>
+      (deserialize(bytes) as [Uint8Array, Uint8Array][]).map(([w, s]) => [ws.deserialize(w), ws.deserialize(s)]),
+  };
+}

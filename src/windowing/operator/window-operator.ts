@@ -1,0 +1,403 @@
+// WindowOperator: Flink's window operator — assigns elements to panes, asks the trigger, fires, purges, cleans up.
+import { IllegalStateError } from '../../api/errors.ts';
+import type { OutputTag } from '../../api/output-tag.ts';
+import { TimestampedCollector } from '../../runtime/operators/timestamped-collector.ts';
+import { AbstractStreamOperator, type OneInputStreamOperator } from '../../runtime/stream-operator.ts';
+import type { InternalListState, InternalMergingState, InternalValueState } from '../../state/internal-state.ts';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
+import { VoidNamespace, voidNamespaceSerializer, type NamespaceSerializer } from '../../state/namespace.ts';
+import type { AppendingState } from '../../state/state.ts';
+import {
+  ValueStateDescriptor,
+  type AggregatingStateDescriptor,
+  type ListStateDescriptor,
+  type ReducingStateDescriptor,
+} from '../../state/state-descriptor.ts';
+import type { InternalTimer, InternalTimerService, Triggerable } from '../../time/internal-timer-service.ts';
+import { MAX_WATERMARK } from '../../time/time-domain.ts';
+import type { Evictor, EvictorContext, TimestampedValue } from '../evictor.ts';
+import type { Trigger } from '../trigger.ts';
+import { TriggerResult } from '../trigger-result.ts';
+import { MergingWindowAssigner, type WindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
+import type { Window } from '../window.ts';
+import type { InternalWindowFunction } from './internal-window-function.ts';
+import {
+  mergingWindowPairsSerializer,
+  MergingWindowSet,
+  type MergeFunction,
+  type MergingWindowPairs,
+} from './merging-window-set.ts';
+import { WindowProcessContext } from './window-process-context.ts';
+import { WindowTriggerContext } from './window-trigger-context.ts';
+
+/** The state a pane's contents live in: incremental (reducing, aggregating) or every element (list). */
+export type WindowStateDescriptor<IN, ACC> =
+  | ReducingStateDescriptor<IN>
+  | AggregatingStateDescriptor<IN, any, ACC>
+  | ListStateDescriptor<IN>
+  | ListStateDescriptor<TimestampedValue<IN>>;
+
+/** Everything a window operator is built from; the WindowedStream fills it in. */
+export interface WindowOperatorConfig<K, IN, ACC, OUT, W extends Window> {
+  readonly assigner: WindowAssigner<IN, W>;
+  readonly trigger: Trigger<IN, W>;
+  /** Named "window-contents", as in Flink; with an evictor, a list of {@link TimestampedValue}s. */
+  readonly windowStateDescriptor: WindowStateDescriptor<IN, ACC>;
+  readonly windowFunction: InternalWindowFunction<ACC, OUT, K, W>;
+  readonly allowedLateness: number;
+  readonly lateDataOutputTag: OutputTag<IN> | undefined;
+  /** With an evictor the contents are a list of every element with its timestamp (Flink's EvictingWindowOperator). */
+  readonly evictor?: Evictor<IN, W> | undefined;
+}
+
+type PaneState<ACC> = AppendingState<any, any> & InternalMergingState<any> & { get(): ACC | undefined };
+
+/**
+ * Flink's `WindowOperator` and `EvictingWindowOperator` in one class (the evictor only changes what a pane
+ * stores and how it is emitted).
+ *
+ * **Life of an element.** The assigner names its windows. For a merging assigner each window is first added to
+ * the key's {@link MergingWindowSet}, which may merge it with in-flight windows (merging their contents via
+ * `mergeNamespaces`, calling the trigger's `onMerge`, and clearing the trigger state and cleanup timers of the
+ * swallowed windows); the element then goes to the merged window. A window that is already late (its cleanup
+ * time `maxTimestamp + allowedLateness` is at or behind the watermark) is skipped. Otherwise the element is added
+ * to the pane's state, the trigger's `onElement` decides: FIRE evaluates the window function on the contents and
+ * emits with the window's max timestamp; PURGE clears the contents; and a cleanup timer is registered. An element
+ * that landed in no window and is itself late (`timestamp + allowedLateness <= watermark`) goes to the late-data
+ * side output, or is counted in {@link numLateRecordsDropped}.
+ *
+ * **Timers.** Trigger timers and cleanup timers share one timer service ("window-timers"), namespaced by window.
+ * When one fires the trigger decides as above; if it is the cleanup timer (event time, `maxTimestamp +
+ * allowedLateness`; processing time, `maxTimestamp`) every trace of the window is removed: contents, trigger
+ * state (`trigger.clear`), per-window state (`ProcessWindowFunction.clear`), and its merging-set entry. This is
+ * what keeps state bounded: after the watermark passes every window, no entries and no timers remain.
+ *
+ * **Hot path.** For a tumbling event-time window with an aggregate the assigner returns a cached array, the
+ * pane state is one accumulator, and the trigger and cleanup timers are de-duplicated by the timer heap: nothing
+ * is allocated per element once a window exists.
+ */
+export class WindowOperator<K, IN, ACC, OUT, W extends Window>
+  extends AbstractStreamOperator<OUT>
+  implements OneInputStreamOperator<IN, OUT>, Triggerable<K, W>, WindowAssignerContext, EvictorContext
+{
+  /** Elements dropped because they were late and no late-data side output was set (Flink's numLateRecordsDropped). */
+  numLateRecordsDropped = 0;
+
+  protected readonly assigner: WindowAssigner<IN, W>;
+  protected readonly mergingAssigner: MergingWindowAssigner<IN, W> | undefined;
+  protected readonly trigger: Trigger<IN, W>;
+  protected readonly windowFunction: InternalWindowFunction<ACC, OUT, K, W>;
+  protected readonly allowedLateness: number;
+  protected readonly lateDataOutputTag: OutputTag<IN> | undefined;
+  protected readonly evictor: Evictor<IN, W> | undefined;
+  protected readonly isEventTime: boolean;
+  protected readonly windowSerializer: NamespaceSerializer<W>;
+  /** Flink's heap list state returns null when empty; ours returns [], which must count as "no contents". */
+  private readonly listContents: boolean;
+
+  protected backend!: KeyedStateBackend;
+  protected timerService!: InternalTimerService<W>;
+  protected windowState!: PaneState<ACC>;
+  protected triggerContext!: WindowTriggerContext<K, W>;
+  protected processContext!: WindowProcessContext<W>;
+  protected mergingWindows: MergingWindowSet<W> | undefined = undefined;
+  private collector!: TimestampedCollector<OUT>;
+  private currentMergeKey: K = undefined as K;
+  private readonly mergeFunction: MergeFunction<W>;
+
+  constructor(private readonly config: WindowOperatorConfig<K, IN, ACC, OUT, W>) {
+    super();
+    this.assigner = config.assigner;
+    this.mergingAssigner = config.assigner instanceof MergingWindowAssigner ? config.assigner : undefined;
+    this.trigger = config.trigger;
+    this.windowFunction = config.windowFunction;
+    if (!(config.allowedLateness >= 0)) {
+      throw new IllegalStateError(`The allowed lateness cannot be negative, got ${config.allowedLateness}`);
+    }
+    this.allowedLateness = config.allowedLateness;
+    this.lateDataOutputTag = config.lateDataOutputTag;
+    this.evictor = config.evictor;
+    this.isEventTime = config.assigner.isEventTime();
+    this.windowSerializer = config.assigner.getWindowSerializer();
+    this.listContents = config.windowStateDescriptor.kind === 'list';
+    this.mergeFunction = (mergeResult, mergedWindows, stateWindowResult, mergedStateWindows) =>
+      this.onWindowsMerged(mergeResult, mergedWindows, stateWindowResult, mergedStateWindows);
+  }
+
+  override open(): void | Promise<void> {
+    const backend = this.context.keyedStateBackend;
+    if (backend === undefined) {
+      throw new IllegalStateError(
+        `Operator '${this.context.operatorName}': a window operator needs a keyed stream (use keyBy(...).window(...) or windowAll(...))`,
+      );
+    }
+    this.backend = backend;
+    this.collector = new TimestampedCollector(this.output);
+    this.timerService = this.context.getInternalTimerService<K, W>('window-timers', this.windowSerializer, this);
+    this.triggerContext = new WindowTriggerContext(backend, this.timerService, this.windowSerializer, this.trigger);
+    this.processContext = new WindowProcessContext(
+      this.output as never,
+      this.timerService,
+      this.context.runtimeContext,
+      backend,
+      this.windowSerializer,
+      this.mergingAssigner !== undefined,
+      this.context.operatorName,
+    );
+    this.windowState = backend.getOrCreateKeyedState(
+      this.config.windowStateDescriptor,
+      this.windowSerializer,
+    ) as unknown as PaneState<ACC>;
+    if (this.mergingAssigner !== undefined) {
+      const setState = backend.getOrCreateKeyedState(
+        new ValueStateDescriptor<MergingWindowPairs<W>>('merging-window-set', {
+          serializer: mergingWindowPairsSerializer(this.windowSerializer),
+        }),
+        voidNamespaceSerializer,
+      ) as InternalValueState<VoidNamespace, MergingWindowPairs<W>>;
+      setState.setCurrentNamespace(VoidNamespace);
+      this.mergingWindows = new MergingWindowSet(this.mergingAssigner, setState, this.windowSerializer);
+    }
+    return this.windowFunction.open(this.context.runtimeContext);
+  }
+
+  override close(): void | Promise<void> {
+    return this.windowFunction.close();
+  }
+
+  // WindowAssignerContext and EvictorContext: processing-time assigners and evictors read the clock here.
+  getCurrentProcessingTime(): number {
+    return this.timerService.currentProcessingTime();
+  }
+
+  getCurrentWatermark(): number {
+    return this.timerService.currentWatermark();
+  }
+
+  processElement(value: IN, timestamp: number): void {
+    const windows = this.assigner.assignWindows(value, timestamp, this);
+    const key = this.backend.getCurrentKey() as K;
+    const skipped =
+      this.mergingWindows === undefined
+        ? this.processInWindows(value, timestamp, key, windows)
+        : this.processInMergingWindows(value, timestamp, key, windows, this.mergingWindows);
+    // An element no window took is late only if the element itself is behind the watermark (Flink's rule), so a
+    // session that fails to merge with an expired window does not reroute a fresh element.
+    if (skipped && this.isElementLate(timestamp)) {
+      if (this.lateDataOutputTag !== undefined) this.output.collectSide(this.lateDataOutputTag, value, timestamp);
+      else this.numLateRecordsDropped++;
+    }
+  }
+
+  /** Non-merging windows; returns true when every window was late (the element was skipped). */
+  private processInWindows(value: IN, timestamp: number, key: K, windows: readonly W[]): boolean {
+    const windowState = this.windowState;
+    const triggerContext = this.triggerContext;
+    let skipped = true;
+    for (let i = 0; i < windows.length; i++) {
+      const window = windows[i]!;
+      if (this.isWindowLate(window)) continue;
+      skipped = false;
+      windowState.setCurrentNamespace(window);
+      this.addToPane(value, timestamp);
+      triggerContext.key = key;
+      triggerContext.window = window;
+      const result = triggerContext.onElement(value, timestamp);
+      if ((result & TriggerResult.FIRE) !== 0) {
+        const contents = windowState.get();
+        if (this.isEmpty(contents)) continue;
+        this.emitWindowContents(window, contents!);
+      }
+      if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
+      this.registerCleanupTimer(window);
+    }
+    return skipped;
+  }
+
+  private processInMergingWindows(
+    value: IN,
+    timestamp: number,
+    key: K,
+    windows: readonly W[],
+    mergingWindows: MergingWindowSet<W>,
+  ): boolean {
+    mergingWindows.load();
+    const windowState = this.windowState;
+    const triggerContext = this.triggerContext;
+    let skipped = true;
+    for (const window of windows) {
+      // Adding the window may merge it with in-flight windows; we then work with the merged window.
+      this.currentMergeKey = key;
+      const actualWindow = mergingWindows.addWindow(window, this.mergeFunction);
+      if (this.isWindowLate(actualWindow)) {
+        mergingWindows.retireWindow(actualWindow);
+        continue;
+      }
+      skipped = false;
+      const stateWindow = mergingWindows.getStateWindow(actualWindow);
+      if (stateWindow === undefined) throw new IllegalStateError(`Window ${String(window)} is not in in-flight window set.`);
+      windowState.setCurrentNamespace(stateWindow);
+      this.addToPane(value, timestamp);
+      triggerContext.key = key;
+      triggerContext.window = actualWindow;
+      const result = triggerContext.onElement(value, timestamp);
+      if ((result & TriggerResult.FIRE) !== 0) {
+        const contents = windowState.get();
+        if (this.isEmpty(contents)) continue;
+        this.emitWindowContents(actualWindow, contents!);
+      }
+      if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
+      this.registerCleanupTimer(actualWindow);
+    }
+    mergingWindows.persist();
+    return skipped;
+  }
+
+  /** Flink's MergeFunction of WindowOperator.processElement. */
+  private onWindowsMerged(mergeResult: W, mergedWindows: readonly W[], stateWindowResult: W, mergedStateWindows: readonly W[]): void {
+    if (this.isEventTime && mergeResult.maxTimestamp() + this.allowedLateness <= this.timerService.currentWatermark()) {
+      throw new IllegalStateError(
+        `The end timestamp of an event-time window cannot become earlier than the current watermark by merging. ` +
+          `Current watermark: ${this.timerService.currentWatermark()} window: ${String(mergeResult)}`,
+      );
+    } else if (!this.isEventTime && mergeResult.maxTimestamp() <= this.timerService.currentProcessingTime()) {
+      throw new IllegalStateError(
+        `The end timestamp of a processing-time window cannot become earlier than the current processing time by merging. ` +
+          `Current processing time: ${this.timerService.currentProcessingTime()} window: ${String(mergeResult)}`,
+      );
+    }
+    const triggerContext = this.triggerContext;
+    triggerContext.key = this.currentMergeKey;
+    triggerContext.window = mergeResult;
+    triggerContext.onMerge(mergedWindows);
+    for (const merged of mergedWindows) {
+      triggerContext.window = merged;
+      triggerContext.clear();
+      this.deleteCleanupTimer(merged);
+    }
+    // Merge the contents of the swallowed state windows into the one that stays.
+    this.windowState.mergeNamespaces(stateWindowResult, mergedStateWindows);
+  }
+
+  onEventTime(timer: InternalTimer<K, W>): void {
+    this.onTimer(timer, true);
+  }
+
+  onProcessingTime(timer: InternalTimer<K, W>): void {
+    this.onTimer(timer, false);
+  }
+
+  /** Flink's onEventTime / onProcessingTime, which differ only in the trigger callback and the cleanup domain. */
+  private onTimer(timer: InternalTimer<K, W>, eventTime: boolean): void {
+    const triggerContext = this.triggerContext;
+    triggerContext.key = timer.key;
+    triggerContext.window = timer.namespace;
+    const mergingWindows = this.mergingWindows;
+    if (mergingWindows !== undefined) {
+      const stateWindow = mergingWindows.load().getStateWindow(timer.namespace);
+      // A timer for a window no longer in flight: a trigger did not clean up its timers, and the window's state
+      // (including the trigger's) is gone already, so there is nothing to do.
+      if (stateWindow === undefined) return;
+      this.windowState.setCurrentNamespace(stateWindow);
+    } else {
+      this.windowState.setCurrentNamespace(timer.namespace);
+    }
+
+    const result = eventTime ? triggerContext.onEventTime(timer.timestamp) : triggerContext.onProcessingTime(timer.timestamp);
+    if ((result & TriggerResult.FIRE) !== 0) {
+      const contents = this.windowState.get();
+      if (!this.isEmpty(contents)) this.emitWindowContents(timer.namespace, contents!);
+    }
+    if ((result & TriggerResult.PURGE) !== 0) this.windowState.clear();
+    if (this.isEventTime === eventTime && this.isCleanupTime(timer.namespace, timer.timestamp)) {
+      this.clearAllState(timer.namespace, mergingWindows);
+    }
+    mergingWindows?.persist();
+  }
+
+  /** Removes everything of a window: contents, trigger state, per-window user state, merging-set entry. */
+  private clearAllState(window: W, mergingWindows: MergingWindowSet<W> | undefined): void {
+    this.windowState.clear();
+    this.triggerContext.window = window;
+    this.triggerContext.clear();
+    this.processContext.window = window;
+    this.windowFunction.clear(window, this.processContext);
+    if (mergingWindows !== undefined) mergingWindows.retireWindow(window);
+  }
+
+  private addToPane(value: IN, timestamp: number): void {
+    if (this.evictor === undefined) this.windowState.add(value);
+    else this.windowState.add({ value, timestamp } satisfies TimestampedValue<IN>);
+  }
+
+  private isEmpty(contents: ACC | undefined): boolean {
+    return contents === undefined || (this.listContents && (contents as unknown as readonly unknown[]).length === 0);
+  }
+
+  /** Evaluates the window function; results carry the window's max timestamp. */
+  private emitWindowContents(window: W, contents: ACC): void {
+    this.collector.timestamp = window.maxTimestamp();
+    this.processContext.window = window;
+    if (this.evictor === undefined) {
+      this.windowFunction.process(this.triggerContext.key, window, this.processContext, contents, this.collector);
+    } else {
+      this.emitEvicting(window, contents as unknown as readonly TimestampedValue<IN>[]);
+    }
+  }
+
+  /**
+   * Flink's EvictingWindowOperator.emitWindowContents: evict before, evaluate the remaining values, evict after,
+   * and store what is left (the evictors remove elements from the array in place).
+   */
+  private emitEvicting(window: W, contents: readonly TimestampedValue<IN>[]): void {
+    const evictor = this.evictor!;
+    const records = contents.slice();
+    evictor.evictBefore(records, records.length, window, this);
+    const values = records.map((r) => r.value);
+    (this.windowFunction as unknown as InternalWindowFunction<readonly IN[], OUT, K, W>).process(
+      this.triggerContext.key,
+      window,
+      this.processContext,
+      values,
+      this.collector,
+    );
+    evictor.evictAfter(records, records.length, window, this);
+    (this.windowState as unknown as InternalListState<unknown, TimestampedValue<IN>>).update(records);
+  }
+
+  /** A window is late when its cleanup time has passed (event time only). */
+  protected isWindowLate(window: W): boolean {
+    return this.isEventTime && this.cleanupTime(window) <= this.timerService.currentWatermark();
+  }
+
+  protected isElementLate(timestamp: number): boolean {
+    return this.isEventTime && timestamp + this.allowedLateness <= this.timerService.currentWatermark();
+  }
+
+  private registerCleanupTimer(window: W): void {
+    const cleanupTime = this.cleanupTime(window);
+    // No cleanup timer for "end of time" (global windows).
+    if (cleanupTime === MAX_WATERMARK) return;
+    if (this.isEventTime) this.timerService.registerEventTimeTimer(window, cleanupTime);
+    else this.timerService.registerProcessingTimeTimer(window, cleanupTime);
+  }
+
+  private deleteCleanupTimer(window: W): void {
+    const cleanupTime = this.cleanupTime(window);
+    if (cleanupTime === MAX_WATERMARK) return;
+    if (this.isEventTime) this.timerService.deleteEventTimeTimer(window, cleanupTime);
+    else this.timerService.deleteProcessingTimeTimer(window, cleanupTime);
+  }
+
+  /**
+   * When a window's state is removed: `maxTimestamp + allowedLateness` in event time, `maxTimestamp` in
+   * processing time (allowed lateness is meaningless there), as Flink's `cleanupTime`.
+   */
+  private cleanupTime(window: W): number {
+    return this.isEventTime ? window.maxTimestamp() + this.allowedLateness : window.maxTimestamp();
+  }
+
+  private isCleanupTime(window: W, time: number): boolean {
+    return time === this.cleanupTime(window);
+  }
+}

@@ -1,0 +1,125 @@
+// TimeWindow: the [start, end) interval windows of tumbling, sliding and session assigners, and its serializers.
+import type { NamespaceSerializer } from '../state/namespace.ts';
+import type { TypeSerializer } from '../state/type-serializer.ts';
+import type { Window } from './window.ts';
+
+/**
+ * A window covering the half-open interval `[start, end)` of milliseconds, as Flink's `TimeWindow`.
+ * Instances are immutable values: two windows with equal start and end are the same window (the same state
+ * namespace, the same timers).
+ *
+ * @example
+ * const w = new TimeWindow(1000, 2000);
+ * w.maxTimestamp();                      // 1999
+ * w.intersects(new TimeWindow(2000, 3000)); // true: touching windows merge (sessions)
+ * TimeWindow.getWindowStartWithOffset(1500, 0, 1000); // 1000
+ */
+export class TimeWindow implements Window {
+  /** Memoised namespace key (`start:end`), built on first use so a cached window costs one string, ever. */
+  private keyString: string | undefined = undefined;
+
+  constructor(
+    readonly start: number,
+    readonly end: number,
+  ) {}
+
+  /** `end - 1`: the last millisecond inside the window. */
+  maxTimestamp(): number {
+    return this.end - 1;
+  }
+
+  /** Whether the windows overlap or touch (Flink: `start <= other.end && end >= other.start`). */
+  intersects(other: TimeWindow): boolean {
+    return this.start <= other.end && this.end >= other.start;
+  }
+
+  /** The smallest window covering both. */
+  cover(other: TimeWindow): TimeWindow {
+    return new TimeWindow(Math.min(this.start, other.start), Math.max(this.end, other.end));
+  }
+
+  equals(other: unknown): boolean {
+    return other instanceof TimeWindow && other.start === this.start && other.end === this.end;
+  }
+
+  /** A string unique to (start, end), memoised on the instance. */
+  key(): string {
+    return (this.keyString ??= `${this.start}:${this.end}`);
+  }
+
+  toString(): string {
+    return `TimeWindow{start=${this.start}, end=${this.end}}`;
+  }
+
+  /**
+   * The start of the window of `windowSize` (shifted by `offset`) that contains `timestamp`; correct for negative
+   * timestamps too, as Flink's `TimeWindow.getWindowStartWithOffset`.
+   */
+  static getWindowStartWithOffset(timestamp: number, offset: number, windowSize: number): number {
+    const remainder = (timestamp - offset) % windowSize;
+    // JS `%` keeps the sign of the dividend, as Java's does: shift negative remainders into [0, size).
+    return remainder < 0 ? timestamp - (remainder + windowSize) : timestamp - remainder;
+  }
+
+  /**
+   * Merges overlapping windows, as Flink's `TimeWindow.mergeWindows`: sorts by start, sweeps, and calls
+   * `callback(toBeMerged, mergeResult)` once per group of more than one window.
+   */
+  static mergeWindows(
+    windows: readonly TimeWindow[],
+    callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void,
+  ): void {
+    const sorted = windows.slice().sort((a, b) => a.start - b.start);
+    let current: TimeWindow | undefined;
+    let group: TimeWindow[] = [];
+    for (const candidate of sorted) {
+      if (current === undefined) {
+        current = candidate;
+        group = [candidate];
+      } else if (current.intersects(candidate)) {
+        current = current.cover(candidate);
+        group.push(candidate);
+      } else {
+        if (group.length > 1) callback(group, current);
+        current = candidate;
+        group = [candidate];
+      }
+    }
+    if (current !== undefined && group.length > 1) callback(group, current);
+  }
+}
+
+/** TimeWindow as bytes: start and end as two float64 (16 bytes). */
+export const timeWindowTypeSerializer: TypeSerializer<TimeWindow> = {
+  serialize(window: TimeWindow): Uint8Array {
+    const bytes = new Uint8Array(16);
+    const view = new DataView(bytes.buffer);
+    view.setFloat64(0, window.start);
+    view.setFloat64(8, window.end);
+    return bytes;
+  },
+  deserialize(bytes: Uint8Array): TimeWindow {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return new TimeWindow(view.getFloat64(0), view.getFloat64(8));
+  },
+};
+
+/**
+ * The namespace serializer for time windows of any shape (sessions): the key is the memoised `start:end`
+ * string of the window object.
+ */
+export const timeWindowSerializer: NamespaceSerializer<TimeWindow> = {
+  // The heap backend asks for the key of its initial (undefined) namespace once, before any window is set.
+  key: (window) => (window === undefined ? '' : window.key()),
+  serializer: timeWindowTypeSerializer,
+};
+
+/**
+ * The namespace serializer for assigners whose windows all have one size (tumbling, sliding): there the start
+ * alone identifies a window, so the key is a number and costs no allocation on the hot path. Do not use it for
+ * windows of varying size.
+ */
+export const fixedSizeTimeWindowSerializer: NamespaceSerializer<TimeWindow> = {
+  key: (window) => (window === undefined ? Number.NaN : window.start),
+  serializer: timeWindowTypeSerializer,
+};
