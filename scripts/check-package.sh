@@ -23,7 +23,7 @@ const env = StreamExecutionEnvironment.create({ parallelism: 2 });
 const words: string[] = await env
   .fromElements('a', 'b', 'a')
   .keyBy((w) => w)
-  .process({
+  .process<string>({
     count: undefined as unknown as ValueState<number>,
     open(ctx) {
       this.count = ctx.getState(new ValueStateDescriptor<number>('count', { defaultValue: 0 }));
