@@ -44,7 +44,8 @@ class JsonLinesCursor<T> implements FileCursor<T> {
       try {
         value = map === undefined ? (JSON.parse(text) as T) : map(JSON.parse(text));
       } catch (error) {
-        handler.malformed(lines.line, text, error);
+        // A copy: the line is a slice of its 64 KiB chunk's string and would keep all of it alive.
+        handler.malformed(lines.line, Buffer.from(text).toString(), error);
         continue;
       }
       handler.record(value);
