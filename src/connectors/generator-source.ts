@@ -97,7 +97,7 @@ export class GeneratorSource<T> implements Source<T> {
     let batch = this.batchSize;
     if (this.ratePerSecond !== undefined) {
       const rate = this.ratePerSecond / parallelism;
-      limiter = new RateLimiter(rate, this.options.clock ?? new SystemClock());
+      limiter = new RateLimiter(rate, this.options.clock ?? context.clock ?? new SystemClock());
       batch = Math.max(1, Math.min(batch, Math.floor(rate / THROTTLED_BATCHES_PER_SECOND)));
     }
     return new GeneratorReader(this.generator, this.count, this.seed, subtaskIndex, parallelism, batch, limiter);

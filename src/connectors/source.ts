@@ -1,5 +1,6 @@
 // The source contract: readers that push records in batches, with replayable positions for checkpoints.
 import type { OutputTag } from '../api/output-tag.ts';
+import type { ProcessingTimeClock } from '../time/clock.ts';
 
 /** Where a reader emits. `timestamp` is the record's own time, if the source knows one (e.g. a Kafka timestamp). */
 export interface ReaderOutput<T> {
@@ -13,6 +14,8 @@ export interface SourceReaderContext {
   readonly subtaskIndex: number;
   readonly parallelism: number;
   readonly sourceName: string;
+  /** The job's processing-time clock (a ManualClock under test), for sources that pace or time out. */
+  readonly clock?: ProcessingTimeClock;
 }
 
 /** The result of one poll: more records may follow, or the input is exhausted. */

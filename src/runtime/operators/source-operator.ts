@@ -34,6 +34,7 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
       subtaskIndex: this.context.subtaskIndex,
       parallelism: this.context.parallelism,
       sourceName: this.context.operatorName,
+      clock: this.context.clock,
     });
     if (this.hasRestoredPosition) this.reader.restorePosition?.(this.restoredPosition);
     if (this.strategy !== undefined) {
