@@ -1,0 +1,186 @@
+// Entry point of the Flink comparison: runs the seven workloads on a local MiniCluster and prints one JSON
+// line per run (events/s, output count, checksum) for bench/run.ts to read.
+//
+// Run (after `mvn -q package` in bench/flink):
+//   java -cp "target/classes:$(cat target/classpath.txt)" dev.weir.bench.Main --events 2000000 --runs 5 \
+//        --warmup 1 --parallelism 1,2 [--workloads stateless,cep] [--seed 42] [--probe]
+//        [--budget-seconds 20] [--object-reuse]
+// --budget-seconds: when the warm-up (over a fifth of the events) shows the timed runs would take longer
+// than this together, they use fewer events (a multiple of 10,000), as bench/runner/measure.ts does.
+package dev.weir.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+public final class Main {
+  private Main() {}
+
+  private static final List<Workload> WORKLOADS = List.of(
+      new StatelessWorkload(), new RollingCountWorkload(), new TumblingWindowWorkload(), new HotItemsWorkload(),
+      new SessionWindowWorkload(), new CepWorkload(), new BatchingTimerWorkload());
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> opts = parse(args);
+    int events = Integer.parseInt(opts.getOrDefault("events", "1000000"));
+    int runs = Integer.parseInt(opts.getOrDefault("runs", "5"));
+    int warmup = Integer.parseInt(opts.getOrDefault("warmup", "1"));
+    int seed = Integer.parseInt(opts.getOrDefault("seed", "42"));
+    boolean probe = opts.containsKey("probe");
+    double budgetSeconds = Double.parseDouble(opts.getOrDefault("budget-seconds", "Infinity"));
+    objectReuse = opts.containsKey("object-reuse");
+    List<Integer> parallelisms = new ArrayList<>();
+    for (String s : opts.getOrDefault("parallelism", "1").split(",")) parallelisms.add(Integer.parseInt(s.trim()));
+    List<String> only = opts.containsKey("workloads") ? List.of(opts.get("workloads").split(",")) : null;
+
+    // Warm the JVM once over every selected workload (class loading, JIT of Flink's runtime), so the first
+    // cell measured is not the one that pays for it; per-cell warm-ups then only settle that job's code.
+    Params jvmWarmup = new Params(Math.max(1, Math.min(events / 10, 100_000)), seed, parallelisms.get(0));
+    for (Workload w : WORKLOADS) {
+      if (only == null || only.contains(w.id())) runOnce(w, jvmWarmup, -2, true, false);
+    }
+
+    for (int parallelism : parallelisms) {
+      for (Workload w : WORKLOADS) {
+        if (only != null && !only.contains(w.id())) continue;
+        resetPeaks();
+        Params p = new Params(events, seed, parallelism);
+        Params warm = new Params(Math.max(1, events / 5), seed, parallelism);
+        double warmupNetMillis = 0;
+        for (int i = 0; i < warmup; i++) warmupNetMillis = runOnce(w, warm, -1, true, false);
+        if (warmupNetMillis > 0 && Double.isFinite(budgetSeconds)) {
+          double rate = warm.events / (warmupNetMillis / 1000.0);
+          long affordable = (long) (rate * budgetSeconds / Math.max(1, runs) / 10_000) * 10_000;
+          // The JVM's first job is cold, so the estimate is low: never go below a quarter of the input,
+          // or task deployment (fixed, ~0.3 s) would dominate the net runtime.
+          affordable = Math.max(affordable, Math.max(10_000, events / 4 / 10_000 * 10_000));
+          if (affordable < events) p = new Params((int) affordable, seed, parallelism);
+        }
+        for (int i = 0; i < runs; i++) runOnce(w, p, i, false, false);
+        if (probe && w.stateKeys(p) > 0) runOnce(w, p, runs, false, true);
+        emit(Map.of("type", "memory", "workload", w.id(), "parallelism", parallelism,
+            "rssPeakBytes", rssPeakBytes(), "heapPeakBytes", heapPeakBytes()));
+      }
+    }
+  }
+
+  private static boolean objectReuse;
+
+  /** Runs one job and prints its line; returns the job's net runtime in milliseconds. */
+  private static double runOnce(Workload w, Params p, int run, boolean warmup, boolean probe) throws Exception {
+    Configuration conf = new Configuration();
+    conf.set(StateBackendOptions.STATE_BACKEND, "hashmap"); // the heap state backend
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(p.parallelism);
+    // Off by default in Flink, so chained operators copy each record; --object-reuse is the tuned setting.
+    if (objectReuse) env.getConfig().enableObjectReuse();
+    w.build(env, p);
+    if (probe) {
+      Thread.sleep(2_000); // let the previous job's MiniCluster finish shutting down before the baseline
+      MemoryProbe.usedAfterGc();
+      MemoryProbe.arm(0, p.events / 2);
+    }
+    long start = System.nanoTime();
+    JobExecutionResult result = env.execute("weir-bench-" + w.id());
+    long wallNanos = System.nanoTime() - start;
+    MemoryProbe.disarm();
+    long count = result.<Long>getAccumulatorResult(ChecksumCollector.COUNT) == null ? 0L
+        : result.<Long>getAccumulatorResult(ChecksumCollector.COUNT);
+    Long sum = result.<Long>getAccumulatorResult(ChecksumCollector.SUM);
+    long checksum = sum == null ? 0L : sum & 0xFFFFFFFFL;
+    long netMillis = result.getNetRuntime();
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("type", probe ? "probe" : "run");
+    line.put("system", "flink-p" + p.parallelism);
+    line.put("parallelism", p.parallelism);
+    line.put("workload", w.id());
+    line.put("run", run);
+    line.put("objectReuse", objectReuse);
+    line.put("warmup", warmup);
+    line.put("events", p.events);
+    line.put("count", count);
+    line.put("checksum", checksum);
+    line.put("wallMs", wallNanos / 1e6);
+    line.put("netMs", netMillis);
+    // Throughput over the job's net runtime: excludes submitting the job to the MiniCluster, includes
+    // deploying the tasks; wallMs has the whole execute() call.
+    line.put("eventsPerSecond", p.events / (Math.max(netMillis, 1) / 1000.0));
+    if (probe) {
+      line.put("stateKeys", w.stateKeys(p));
+      line.put("baselineHeapBytes", MemoryProbe.baselineHeap);
+      line.put("measureHeapBytes", MemoryProbe.measureHeap);
+      line.put("stateBytesPerKey", (MemoryProbe.measureHeap - MemoryProbe.baselineHeap) / (double) w.stateKeys(p));
+    }
+    emit(line);
+    return netMillis;
+  }
+
+  /** Resets the JVM heap pools' peaks and the kernel's peak RSS (VmHWM) of this process. */
+  private static void resetPeaks() {
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) pool.resetPeakUsage();
+    try {
+      Files.writeString(Path.of("/proc/self/clear_refs"), "5");
+    } catch (Exception ignored) {
+      // Not Linux or not permitted: the RSS peak then covers the whole process.
+    }
+  }
+
+  private static long heapPeakBytes() {
+    long total = 0;
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) total += pool.getPeakUsage().getUsed();
+    }
+    return total;
+  }
+
+  private static long rssPeakBytes() {
+    try {
+      for (String l : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8)) {
+        if (l.startsWith("VmHWM:")) return Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024L;
+      }
+    } catch (Exception ignored) {
+      // fall through
+    }
+    return -1;
+  }
+
+  private static Map<String, String> parse(String[] args) {
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (!args[i].startsWith("--")) throw new IllegalArgumentException("unexpected argument " + args[i]);
+      String name = args[i].substring(2);
+      if (i + 1 < args.length && !args[i + 1].startsWith("--")) opts.put(name, args[++i]);
+      else opts.put(name, "true");
+    }
+    return opts;
+  }
+
+  /** One JSON object per line on stdout; everything else Flink prints goes to stderr. */
+  private static void emit(Map<String, ?> fields) {
+    StringBuilder sb = new StringBuilder("{");
+    boolean first = true;
+    for (Map.Entry<String, ?> e : fields.entrySet()) {
+      if (!first) sb.append(',');
+      first = false;
+      sb.append('"').append(e.getKey()).append("\":");
+      Object v = e.getValue();
+      if (v instanceof String) sb.append('"').append(v).append('"');
+      else if (v instanceof Double d) sb.append(String.format(Locale.ROOT, "%.3f", d));
+      else sb.append(v);
+    }
+    System.out.println(sb.append('}'));
+    System.out.flush();
+  }
+}

@@ -1,0 +1,47 @@
+// One benchmark workload: adds its pipeline, from generated source to ChecksumCollector, to an environment.
+package dev.weir.bench;
+
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+
+public interface Workload {
+  /** The id used by bench/run.ts (bench/workloads/params.ts WORKLOAD_IDS). */
+  String id();
+
+  /** Distinct keys that hold state, for bytes per key. */
+  int stateKeys(Params p);
+
+  void build(StreamExecutionEnvironment env, Params p);
+
+  /**
+   * The generic events as one ordered stream: the source runs at parallelism 1 (like one Kafka partition)
+   * so per-key arrival order, and with it every result, is the same at any operator parallelism.
+   * Bounded out-of-orderness watermarks, periodic (every 200 ms, Flink's default).
+   */
+  static DataStream<Event> events(StreamExecutionEnvironment env, Params p) {
+    DataGeneratorSource<Event> source =
+        new DataGeneratorSource<>(new Generators.EventGenerator(p), p.events, TypeInformation.of(Event.class));
+    WatermarkStrategy<Event> watermarks = WatermarkStrategy.<Event>forBoundedOutOfOrderness(Duration.ofMillis(p.outOfOrdernessMs))
+        .withTimestampAssigner((e, previous) -> e.ts);
+    return env.fromSource(source, watermarks, "events").setParallelism(1);
+  }
+
+  /** The bids as one ordered stream, like events(). */
+  static DataStream<Bid> bids(StreamExecutionEnvironment env, Params p) {
+    DataGeneratorSource<Bid> source =
+        new DataGeneratorSource<>(new Generators.BidGenerator(p), p.events, TypeInformation.of(Bid.class));
+    WatermarkStrategy<Bid> watermarks = WatermarkStrategy.<Bid>forBoundedOutOfOrderness(Duration.ofMillis(p.bidOutOfOrdernessMs))
+        .withTimestampAssigner((b, previous) -> b.ts);
+    return env.fromSource(source, watermarks, "bids").setParallelism(1);
+  }
+
+  /** Ends a pipeline: checksum the records, then discard them. */
+  static <T> void collect(DataStream<T> results, ChecksumCollector.RecordHasher<T> hasher) {
+    results.process(new ChecksumCollector<>(hasher)).name("checksum").sinkTo(new DiscardingSink<>()).name("discard");
+  }
+}

@@ -1,0 +1,269 @@
+// The benchmark runner behind `npm run bench` (quick suite), `npm run bench -- --smoke` (CI: tiny sizes, every
+// Node system and workload once, never Java) and `npm run bench:all` (= --with-flink). It measures each
+// (system, workload) cell, verifies every output against the limit loop BEFORE reporting, and writes
+// bench/results/latest.{json,md,svg}. Method and definitions: docs/performance.md.
+//
+// Options: --events N  --cell-budget SECONDS (timed runs per cell; default 6 unless --events is given)
+//          --runs N  --warmup N  --system limit,rxjs,weir  --workload id,id  --seed N
+//          --parallelism N (passed to Node systems)  --in-process  --no-micro  --out DIR
+//          --with-flink  --flink-events N  --flink-parallelism 1,2  --flink-runs N
+//          --flink-cell-budget SECONDS (default 20 unless --flink-events is given)  --flink-object-reuse
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MICRO_KEYS } from './micro/value-state-bytes.ts';
+import { buildFlink, detectToolchain, flinkVersion, runFlink } from './runner/flink-runner.ts';
+import type { Measurement } from './runner/measurement.ts';
+import type { CellSpec } from './runner/measure.ts';
+import { runCellInChild, runCellInProcess } from './runner/node-runner.ts';
+import { type MicroResult, type ReportMeta, renderMarkdown } from './runner/report-markdown.ts';
+import { renderSvg } from './runner/report-svg.ts';
+import { NODE_SYSTEM_NAMES } from './runner/systems.ts';
+import { computeReference, findMismatches } from './runner/verify.ts';
+import { WORKLOAD_IDS, type WorkloadId } from './workloads/params.ts';
+
+interface Options {
+  smoke: boolean;
+  events: number;
+  runs: number;
+  warmup: number;
+  systems: string[];
+  workloads: WorkloadId[];
+  seed: number;
+  parallelism: number;
+  inProcess: boolean;
+  micro: boolean;
+  microKeys: number;
+  out: string;
+  withFlink: boolean;
+  flinkEvents: number;
+  flinkParallelism: number[];
+  flinkRuns: number;
+  budgetSeconds: number;
+  flinkBudgetSeconds: number;
+  flinkObjectReuse: boolean;
+}
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+
+function parseOptions(argv: readonly string[]): Options {
+  const has = (name: string): boolean => argv.includes(`--${name}`);
+  const value = (name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const num = (name: string, fallback: number): number => {
+    const raw = value(name);
+    const parsed = raw === undefined ? fallback : Number(raw);
+    if (Number.isNaN(parsed)) throw new Error(`--${name} needs a number, got ${raw}`);
+    return parsed;
+  };
+  const list = (name: string, fallback: readonly string[]): string[] =>
+    value(name)?.split(',') ?? [...fallback];
+  const smoke = has('smoke');
+  const workloads = list('workload', WORKLOAD_IDS) as WorkloadId[];
+  for (const w of workloads)
+    if (!WORKLOAD_IDS.includes(w))
+      throw new Error(`unknown workload ${w}; known: ${WORKLOAD_IDS.join(', ')}`);
+  const withFlink = has('with-flink') && !smoke; // --smoke never needs Java
+  return {
+    smoke,
+    events: num('events', smoke ? 20_000 : 500_000),
+    runs: num('runs', smoke ? 1 : 5),
+    warmup: num('warmup', smoke ? 0 : 1),
+    systems: list('system', NODE_SYSTEM_NAMES),
+    workloads,
+    seed: num('seed', 42),
+    parallelism: num('parallelism', 1),
+    inProcess: smoke || has('in-process'),
+    micro: !has('no-micro'),
+    microKeys: num('micro-keys', smoke ? 10_000 : MICRO_KEYS),
+    out: value('out') ?? (smoke ? mkdtempSync(join(tmpdir(), 'weir-bench-smoke-')) : join(HERE, 'results')),
+    withFlink,
+    flinkEvents: num('flink-events', 2_000_000),
+    flinkParallelism: list('flink-parallelism', ['1', '2']).map(Number),
+    flinkRuns: num('flink-runs', 5),
+    budgetSeconds: num('cell-budget', value('events') === undefined && !smoke ? 6 : Infinity),
+    flinkBudgetSeconds: num('flink-cell-budget', value('flink-events') === undefined ? 20 : Infinity),
+    flinkObjectReuse: has('flink-object-reuse'),
+  };
+}
+
+const log = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+function describe(m: Measurement): string {
+  if (m.status !== 'ok' || m.eventsPerSecond === undefined)
+    return `${m.status}${m.note === undefined ? '' : `: ${m.note}`}`;
+  const r = m.eventsPerSecond;
+  return `${(r.median / 1e6).toFixed(2)} M events/s (min ${(r.min / 1e6).toFixed(2)}, max ${(r.max / 1e6).toFixed(2)}), ${m.runs[0]?.count} outputs`;
+}
+
+async function runMicroInChild(system: string, keys: number): Promise<MicroResult[]> {
+  const script = join(HERE, 'micro', 'value-state-bytes.ts');
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', script, '--keys', String(keys), '--system', system],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on('close', () => {
+      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+      resolve(
+        line === undefined
+          ? [{ system, keys, note: 'failed' }]
+          : (JSON.parse(line.slice(7)) as MicroResult[]),
+      );
+    });
+  });
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const started = performance.now();
+  const loadAverage = loadavg();
+  log(
+    `weir bench${options.smoke ? ' --smoke' : ''}: ${options.events.toLocaleString('en-US')} events, ${options.warmup} warm-up + ${options.runs} runs, ` +
+      `systems ${options.systems.join(', ')}${options.withFlink ? ', flink' : ''}; ${options.inProcess ? 'in-process' : 'one child process per cell'}`,
+  );
+  if (loadAverage[0] !== undefined && loadAverage[0] > cpus().length * 0.5) {
+    log(
+      `warning: load average ${loadAverage[0].toFixed(2)} on ${cpus().length} cores: other work is running, expect noisy numbers`,
+    );
+  }
+
+  const measurements: Measurement[] = [];
+  for (const workload of options.workloads) {
+    for (const system of options.systems) {
+      const spec: CellSpec = {
+        system,
+        workload,
+        events: options.events,
+        seed: options.seed,
+        parallelism: options.parallelism,
+        warmup: options.warmup,
+        runs: options.runs,
+        probe: true,
+        budgetSeconds: options.budgetSeconds,
+      };
+      const m = options.inProcess ? await runCellInProcess(spec) : await runCellInChild(spec);
+      measurements.push(m);
+      log(`  ${system.padEnd(6)} ${workload.padEnd(16)} ${describe(m)}`);
+    }
+  }
+
+  let flinkMeta: ReportMeta['flink'];
+  let flinkSkipped: string | undefined;
+  if (options.withFlink) {
+    const toolchain = detectToolchain();
+    if (typeof toolchain === 'string') {
+      flinkSkipped = toolchain;
+      log(`FLINK SKIPPED: ${toolchain}`);
+    } else {
+      log(`flink: ${toolchain.java}; ${toolchain.maven}; building bench/flink`);
+      const build = buildFlink(log);
+      log(
+        `flink: Maven build took ${build.seconds.toFixed(1)} s${build.fetched ? ' (fetched dependencies)' : ' (offline)'}`,
+      );
+      const flink = await runFlink(
+        {
+          events: options.flinkEvents,
+          seed: options.seed,
+          runs: options.flinkRuns,
+          warmup: 1,
+          parallelisms: options.flinkParallelism,
+          workloads: options.workloads,
+          probe: true,
+          budgetSeconds: options.flinkBudgetSeconds,
+          objectReuse: options.flinkObjectReuse,
+        },
+        log,
+      );
+      measurements.push(...flink);
+      flinkMeta = {
+        version: flinkVersion(),
+        events: options.flinkEvents,
+        buildSeconds: build.seconds,
+        fetched: build.fetched,
+        java: toolchain.java,
+      };
+    }
+  } else if (!options.smoke) {
+    flinkSkipped = 'not run (use npm run bench:all to add Flink)';
+  }
+
+  // Verify before reporting anything.
+  const reference = await computeReference(measurements, options.seed);
+  const mismatches = findMismatches(measurements, reference);
+  if (mismatches.length > 0) {
+    process.stderr.write(
+      `\n!!! CHECKSUM MISMATCH: systems disagree; no results written !!!\n${mismatches.map((m) => `  ${m}`).join('\n')}\n`,
+    );
+    return 1;
+  }
+  log(`verified: every run of every system matches the limit's count and checksum`);
+
+  let micro: MicroResult[] = [];
+  if (options.micro) {
+    for (const system of options.systems) {
+      const results = options.inProcess
+        ? await (await import('./micro/value-state-bytes.ts')).runMicro([system], options.microKeys)
+        : await runMicroInChild(system, options.microKeys);
+      micro = micro.concat(results);
+    }
+    for (const r of micro)
+      log(
+        `  micro ValueState<number> ${r.system}: ${r.bytesPerKey === undefined ? r.note : `${r.bytesPerKey.toFixed(1)} bytes/key`} (${r.keys.toLocaleString('en-US')} keys)`,
+      );
+  }
+
+  const order = [...options.systems, ...options.flinkParallelism.map((p) => `flink-p${p}`)];
+  measurements.sort(
+    (a, b) =>
+      WORKLOAD_IDS.indexOf(a.workload) - WORKLOAD_IDS.indexOf(b.workload) ||
+      order.indexOf(a.system) - order.indexOf(b.system),
+  );
+  const meta: ReportMeta = {
+    date: new Date().toISOString(),
+    node: process.versions.node,
+    cpus: cpus().length,
+    loadAverage,
+    nodeEvents: options.events,
+    runs: options.runs,
+    warmup: options.warmup,
+    childProcesses: !options.inProcess,
+    ...(flinkMeta === undefined ? {} : { flink: flinkMeta }),
+    ...(flinkSkipped === undefined ? {} : { flinkSkipped }),
+  };
+  const markdown = renderMarkdown(meta, measurements, micro);
+  mkdirSync(options.out, { recursive: true });
+  writeFileSync(
+    join(options.out, 'latest.json'),
+    `${JSON.stringify({ meta, measurements, micro }, null, 2)}\n`,
+  );
+  writeFileSync(join(options.out, 'latest.md'), markdown);
+  writeFileSync(join(options.out, 'latest.svg'), renderSvg(measurements));
+  log(`\n${markdown}`);
+  log(
+    `wrote ${join(options.out, 'latest.{json,md,svg}')} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+
+  const broken = measurements.filter((m) => m.status === 'failed' || m.status === 'unavailable');
+  if (broken.length > 0) {
+    process.stderr.write(
+      `\n${broken.length} cell(s) failed:\n${broken.map((m) => `  ${m.system} ${m.workload}: ${m.note}`).join('\n')}\n`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,214 @@
+// Builds and runs the Flink comparison (bench/flink) when Java and Maven are present: `mvn -o package`
+// first (no network once ~/.m2 holds Flink's jars), falling back to an online `mvn package` that fetches
+// them (the first fetch took 30 s here), then one JVM that runs every workload at each parallelism.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WorkloadId } from '../workloads/params.ts';
+import type { Measurement, RunSample } from './measurement.ts';
+import { spread } from './stats.ts';
+
+const FLINK_DIR = fileURLToPath(new URL('../flink/', import.meta.url));
+
+export interface FlinkToolchain {
+  readonly java: string;
+  readonly maven: string;
+}
+
+/** The Java and Maven versions, or a sentence saying which is missing. */
+export function detectToolchain(): FlinkToolchain | string {
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (java.error !== undefined || java.status !== 0)
+    return 'Java is not installed (no `java` on PATH): Flink is skipped.';
+  const maven = spawnSync('mvn', ['-v', '-B'], { encoding: 'utf8' });
+  if (maven.error !== undefined || maven.status !== 0)
+    return 'Maven is not installed (no `mvn` on PATH): Flink is skipped.';
+  return {
+    java: (java.stderr.split('\n')[0] ?? '').trim(),
+    // Maven colours its banner even with -B; drop the ANSI escapes (ESC is char code 27).
+    maven: (maven.stdout.split('\n')[0] ?? '')
+      .split(String.fromCharCode(27))
+      .map((part) => part.replace(/^\[[0-9;]*m/, ''))
+      .join('')
+      .trim(),
+  };
+}
+
+export function flinkVersion(): string {
+  const pom = readFileSync(`${FLINK_DIR}pom.xml`, 'utf8');
+  return /<flink\.version>([^<]+)<\/flink\.version>/.exec(pom)?.[1] ?? 'unknown';
+}
+
+export interface FlinkBuild {
+  readonly seconds: number;
+  /** True when the offline build failed and Maven had to fetch from the registry. */
+  readonly fetched: boolean;
+}
+
+/** Newest modification time under `path` (a file or a folder), in ms. */
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+export function buildFlink(log: (line: string) => void): FlinkBuild {
+  const start = performance.now();
+  // Maven takes 5-25 s even with nothing to do; skip it when the build output is newer than the sources.
+  // (Maven rewrites classpath.txt only when it changes, so compiled classes carry the build time.)
+  const stamp = `${FLINK_DIR}target/classpath.txt`;
+  const classes = `${FLINK_DIR}target/classes`;
+  if (
+    existsSync(stamp) &&
+    existsSync(classes) &&
+    Math.max(statSync(stamp).mtimeMs, newestMtime(classes)) >
+      Math.max(newestMtime(`${FLINK_DIR}src`), newestMtime(`${FLINK_DIR}pom.xml`))
+  ) {
+    log('bench/flink: build is up to date');
+    return { seconds: 0, fetched: false };
+  }
+  const offline = spawnSync('mvn', ['-q', '-B', '-o', 'package'], { cwd: FLINK_DIR, encoding: 'utf8' });
+  if (offline.status === 0) return { seconds: (performance.now() - start) / 1000, fetched: false };
+  log(
+    'bench/flink: offline Maven build failed (first run?), fetching Flink from Maven Central: mvn -q package',
+  );
+  const online = spawnSync('mvn', ['-q', '-B', 'package'], { cwd: FLINK_DIR, encoding: 'utf8' });
+  if (online.status !== 0) {
+    throw new Error(`mvn package failed in bench/flink:\n${online.stdout}\n${online.stderr}`);
+  }
+  return { seconds: (performance.now() - start) / 1000, fetched: true };
+}
+
+export interface FlinkOptions {
+  readonly events: number;
+  readonly seed: number;
+  readonly runs: number;
+  readonly warmup: number;
+  readonly parallelisms: readonly number[];
+  readonly workloads: readonly WorkloadId[];
+  readonly probe: boolean;
+  /** Seconds the timed runs of one cell may take together (see Main.java --budget-seconds). */
+  readonly budgetSeconds: number;
+  readonly objectReuse: boolean;
+}
+
+interface FlinkLine {
+  type: 'run' | 'probe' | 'memory';
+  system?: string;
+  parallelism: number;
+  workload: WorkloadId;
+  warmup?: boolean;
+  events?: number;
+  count?: number;
+  checksum?: number;
+  netMs?: number;
+  wallMs?: number;
+  stateBytesPerKey?: number;
+  stateKeys?: number;
+  rssPeakBytes?: number;
+  heapPeakBytes?: number;
+}
+
+/** Runs bench/flink's Main and turns its JSON lines into one Measurement per (parallelism, workload). */
+export function runFlink(options: FlinkOptions, log: (line: string) => void): Promise<Measurement[]> {
+  const classpath = `${FLINK_DIR}target/classes:${readFileSync(`${FLINK_DIR}target/classpath.txt`, 'utf8').trim()}`;
+  const args = [
+    '-cp',
+    classpath,
+    'dev.weir.bench.Main',
+    '--events',
+    String(options.events),
+    '--seed',
+    String(options.seed),
+    '--runs',
+    String(options.runs),
+    '--warmup',
+    String(options.warmup),
+    '--parallelism',
+    options.parallelisms.join(','),
+    '--workloads',
+    options.workloads.join(','),
+    ...(options.probe ? ['--probe'] : []),
+    ...(Number.isFinite(options.budgetSeconds) ? ['--budget-seconds', String(options.budgetSeconds)] : []),
+    ...(options.objectReuse ? ['--object-reuse'] : []),
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn('java', args, { cwd: FLINK_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: FlinkLine[] = [];
+    let pending = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      let newline: number;
+      while ((newline = pending.indexOf('\n')) >= 0) {
+        const text = pending.slice(0, newline).trim();
+        pending = pending.slice(newline + 1);
+        if (!text.startsWith('{')) continue;
+        const line = JSON.parse(text) as FlinkLine;
+        lines.push(line);
+        if (line.type === 'run') {
+          const rate =
+            line.netMs !== undefined && line.events !== undefined ? line.events / line.netMs / 1000 : NaN;
+          log(
+            `  flink-p${line.parallelism} ${line.workload}${line.warmup === true ? ' (warm-up)' : ''}: ${rate.toFixed(2)} M events/s, net ${line.netMs} ms, wall ${Math.round(line.wallMs ?? 0)} ms`,
+          );
+        }
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-20_000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) {
+        reject(new Error(`Flink exited with ${code}:\n${stderr.split('\n').slice(-30).join('\n')}`));
+        return;
+      }
+      resolve(toMeasurements(lines, options));
+    });
+  });
+}
+
+function toMeasurements(lines: readonly FlinkLine[], options: FlinkOptions): Measurement[] {
+  const out: Measurement[] = [];
+  for (const parallelism of options.parallelisms) {
+    for (const workload of options.workloads) {
+      const mine = lines.filter((l) => l.parallelism === parallelism && l.workload === workload);
+      const runs: RunSample[] = mine
+        .filter((l) => l.type === 'run' && l.warmup !== true)
+        .map((l) => ({
+          ms: l.netMs ?? NaN,
+          count: l.count ?? NaN,
+          checksum: l.checksum ?? NaN,
+          events: l.events ?? NaN,
+        }));
+      const probe = mine.find((l) => l.type === 'probe');
+      const memory = mine.find((l) => l.type === 'memory');
+      const events = runs[0]?.events ?? options.events;
+      out.push({
+        system: `flink-p${parallelism}`,
+        workload,
+        status: 'ok',
+        note:
+          'events/s over the job net runtime (excludes job submission, includes task deployment)' +
+          (events < options.events
+            ? `; reduced to ${events} events to fit the ${options.budgetSeconds} s cell budget`
+            : ''),
+        events,
+        parallelism,
+        runs,
+        eventsPerSecond: spread(runs.map((r) => (r.events / Math.max(r.ms, 1)) * 1000)),
+        ...(memory?.rssPeakBytes === undefined ? {} : { rssPeakBytes: memory.rssPeakBytes }),
+        ...(memory?.heapPeakBytes === undefined ? {} : { heapPeakBytes: memory.heapPeakBytes }),
+        ...(probe?.stateBytesPerKey === undefined
+          ? {}
+          : { stateBytesPerKey: probe.stateBytesPerKey, stateKeys: probe.stateKeys ?? 0 }),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+// The result record of one (system, workload) cell of the benchmark, shared by the Node and Flink runners,
+// the verifier and the reports (bench/results/latest.json holds an array of them).
+
+import type { WorkloadId } from '../workloads/params.ts';
+import type { Spread } from './stats.ts';
+
+export interface RunSample {
+  readonly ms: number;
+  readonly count: number;
+  readonly checksum: number;
+  readonly events: number;
+}
+
+export type CellStatus = 'ok' | 'not-implemented' | 'unavailable' | 'failed';
+
+export interface Measurement {
+  readonly system: string;
+  readonly workload: WorkloadId;
+  readonly status: CellStatus;
+  /** Why the cell has no numbers, or what to know about them. */
+  readonly note?: string;
+  readonly events: number;
+  readonly parallelism: number;
+  readonly runs: readonly RunSample[];
+  readonly eventsPerSecond?: Spread;
+  /** Peak resident set of the process that ran the cell (a child per cell for Node, the JVM for Flink). */
+  readonly rssPeakBytes?: number;
+  /** Node: largest heapUsed seen at the end of a run (garbage included); Flink: peak of the heap pools. */
+  readonly heapPeakBytes?: number;
+  /** Heap growth between the probe's baseline and measure indices, after full GCs, per key holding state. */
+  readonly stateBytesPerKey?: number;
+  readonly stateKeys?: number;
+}

@@ -1,0 +1,102 @@
+// Renders the benchmark results as the Markdown table pasted into docs/performance.md.
+
+import { WORKLOAD_IDS, WORKLOAD_TITLES } from '../workloads/params.ts';
+import type { Measurement } from './measurement.ts';
+
+export interface ReportMeta {
+  readonly date: string;
+  readonly node: string;
+  readonly cpus: number;
+  readonly loadAverage: readonly number[];
+  readonly nodeEvents: number;
+  readonly runs: number;
+  readonly warmup: number;
+  readonly childProcesses: boolean;
+  readonly flink?: {
+    readonly version: string;
+    readonly events: number;
+    readonly buildSeconds: number;
+    readonly fetched: boolean;
+    readonly java: string;
+  };
+  readonly flinkSkipped?: string;
+}
+
+export interface MicroResult {
+  readonly system: string;
+  readonly keys: number;
+  readonly bytesPerKey?: number;
+  readonly note?: string;
+}
+
+const fmtRate = (r: number): string => (r >= 1e6 ? `${(r / 1e6).toFixed(2)} M` : `${(r / 1e3).toFixed(0)} k`);
+const fmtMb = (b: number | undefined): string =>
+  b === undefined || b < 0 ? '–' : `${(b / 2 ** 20).toFixed(0)}`;
+
+export function renderMarkdown(
+  meta: ReportMeta,
+  measurements: readonly Measurement[],
+  micro: readonly MicroResult[],
+): string {
+  const lines: string[] = [];
+  lines.push(
+    `Measured ${meta.date} on Node ${meta.node}, ${meta.cpus} cores, load average at start ${meta.loadAverage.map((l) => l.toFixed(2)).join(' ')}.`,
+  );
+  lines.push(
+    `Node systems: ${meta.nodeEvents.toLocaleString('en-US')} events, ${meta.warmup} warm-up + ${meta.runs} timed runs` +
+      `${meta.childProcesses ? ', each (system, workload) in a fresh child process' : ', in-process'}.`,
+  );
+  if (meta.flink !== undefined) {
+    lines.push(
+      `Flink ${meta.flink.version} (${meta.flink.java}), MiniCluster, heap state backend: ${meta.flink.events.toLocaleString('en-US')} events, ` +
+        `events/s over the job's net runtime; Maven build ${meta.flink.buildSeconds.toFixed(1)} s${meta.flink.fetched ? ' including the first fetch from Maven Central' : ' (offline)'}.`,
+    );
+  } else if (meta.flinkSkipped !== undefined) {
+    lines.push(`Flink: ${meta.flinkSkipped}`);
+  }
+  lines.push(
+    'All outputs were verified equal (count and checksum) to the limit loop before this table was written.',
+  );
+  lines.push('');
+  lines.push(
+    '| workload | system | events/s median | min – max | × limit | × Flink p1 | outputs | checksum | RSS peak MB | heap peak MB | state B/key |',
+  );
+  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const workload of WORKLOAD_IDS) {
+    const cells = measurements.filter((m) => m.workload === workload);
+    const limit = cells.find((m) => m.system === 'limit' && m.status === 'ok')?.eventsPerSecond?.median;
+    const flink = cells.find((m) => m.system === 'flink-p1' && m.status === 'ok')?.eventsPerSecond?.median;
+    for (const m of cells) {
+      const title = WORKLOAD_TITLES[workload];
+      if (m.status !== 'ok' || m.eventsPerSecond === undefined) {
+        lines.push(
+          `| ${title} | ${m.system} | ${m.status === 'not-implemented' ? 'not implemented' : m.status} | | | | | | | | |`,
+        );
+        continue;
+      }
+      const rate = m.eventsPerSecond;
+      const first = m.runs[0];
+      lines.push(
+        `| ${title} | ${m.system} | ${fmtRate(rate.median)} | ${fmtRate(rate.min)} – ${fmtRate(rate.max)} | ` +
+          `${limit === undefined ? '–' : (rate.median / limit).toFixed(2)} | ${flink === undefined ? '–' : (rate.median / flink).toFixed(2)} | ` +
+          `${first?.count.toLocaleString('en-US') ?? '–'} | ${first?.checksum ?? '–'} | ${fmtMb(m.rssPeakBytes)} | ${fmtMb(m.heapPeakBytes)} | ` +
+          `${m.stateBytesPerKey === undefined ? '–' : m.stateBytesPerKey.toFixed(0)} |`,
+      );
+    }
+  }
+  if (micro.length > 0) {
+    lines.push('');
+    lines.push(
+      'ValueState<number> micro-benchmark (heap after full GC, with the state built, minus before):',
+    );
+    lines.push('');
+    lines.push('| system | keys | bytes per key |');
+    lines.push('|---|---:|---:|');
+    for (const r of micro) {
+      lines.push(
+        `| ${r.system} | ${r.keys.toLocaleString('en-US')} | ${r.bytesPerKey === undefined ? (r.note ?? 'not implemented') : r.bytesPerKey.toFixed(1)} |`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,53 @@
+// Weir's workload 6 (CEP: probe → followedBy large → followedBy drain, within 2 s, per key, noSkip): the CEP
+// operator in event time with the shared buffer in keyed state.
+// Run: npm run bench -- --system limit,weir --workload cep (or alone: node --import tsx bench/weir/cep.ts [events])
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { CEP } from '../../src/cep/cep.ts';
+import { Pattern } from '../../src/cep/pattern/pattern.ts';
+import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
+import { ChecksumAccumulator, hashCepMatch, type WorkloadResult } from '../workloads/checksum.ts';
+import type { Event } from '../workloads/generator.ts';
+import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
+import { checksumSink, eventSource } from './job-source.ts';
+import { reportStandalone } from './standalone.ts';
+
+interface CepMatch {
+  key: number;
+  probe: number;
+  large: number;
+  drain: number;
+}
+
+export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
+  const { probeBelow, largeAtLeast, drainAtLeast, withinMs } = params.cep;
+  const pattern = Pattern.begin<Event, 'probe'>('probe')
+    .where((e) => e.value < probeBelow)
+    .followedBy('large')
+    .where((e) => e.value >= largeAtLeast)
+    .followedBy('drain')
+    .where((e) => e.value >= drainAtLeast)
+    .within(withinMs);
+  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const accumulator = new ChecksumAccumulator();
+  const events = env
+    .fromSource(
+      eventSource(params),
+      WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs).withTimestampAssigner((e) => e.ts),
+      'events',
+    )
+    .setParallelism(1);
+  CEP.pattern(
+    events.keyBy((e) => e.key),
+    pattern,
+  )
+    .select(
+      (m): CepMatch => ({ key: m.probe[0]!.key, probe: m.probe[0]!.id, large: m.large[0]!.id, drain: m.drain[0]!.id }),
+    )
+    .sinkTo(checksumSink(accumulator, (m: CepMatch) => hashCepMatch(m.key, m.probe, m.large, m.drain)));
+  await env.execute('cep');
+  return accumulator.result(params.events);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await reportStandalone('cep', cepWeir, defaultParams(Number(process.argv[2] ?? 1_000_000)));
+}

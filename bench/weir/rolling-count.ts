@@ -1,0 +1,47 @@
+// Weir's workload 2 (keyed rolling count in ValueState, one output per event): key extraction, the hash exchange,
+// the key context and a ValueState read and write per record.
+// Run: npm run bench -- --system limit,weir --workload rolling-count (or alone: node --import tsx bench/weir/rolling-count.ts)
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import type { Collector, KeyedProcessContext, KeyedProcessFunction } from '../../src/api/functions.ts';
+import type { RuntimeContext } from '../../src/api/runtime-context.ts';
+import { ValueStateDescriptor } from '../../src/state/state-descriptor.ts';
+import type { ValueState } from '../../src/state/state.ts';
+import { ChecksumAccumulator, hashRollingCount, type WorkloadResult } from '../workloads/checksum.ts';
+import type { Event } from '../workloads/generator.ts';
+import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
+import { checksumSink, eventSource } from './job-source.ts';
+import { reportStandalone } from './standalone.ts';
+
+interface KeyCount {
+  key: number;
+  count: number;
+}
+
+class RollingCount implements KeyedProcessFunction<number, Event, KeyCount> {
+  private count!: ValueState<number>;
+  open(ctx: RuntimeContext): void {
+    this.count = ctx.getState(new ValueStateDescriptor<number>('count', { defaultValue: 0 }));
+  }
+  processElement(e: Event, _ctx: KeyedProcessContext<number>, out: Collector<KeyCount>): void {
+    const count = this.count.value()! + 1;
+    this.count.update(count);
+    out.collect({ key: e.key, count });
+  }
+}
+
+export async function rollingCountWeir(params: WorkloadParams): Promise<WorkloadResult> {
+  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const accumulator = new ChecksumAccumulator();
+  env
+    .fromSource(eventSource(params), undefined, 'events')
+    .setParallelism(1)
+    .keyBy((e) => e.key)
+    .process(new RollingCount())
+    .sinkTo(checksumSink(accumulator, (r: KeyCount) => hashRollingCount(r.key, r.count)));
+  await env.execute('rolling-count');
+  return accumulator.result(params.events);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await reportStandalone('rolling-count', rollingCountWeir, defaultParams(Number(process.argv[2] ?? 4_000_000)));
+}

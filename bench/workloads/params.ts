@@ -1,0 +1,147 @@
+// The seven workloads' identities and parameters: the single definition every system (limit, RxJS, Weir,
+// Flink) reads, so a result differs only when an implementation does. bench/flink's Params.java mirrors it.
+
+import type { BidStreamConfig, EventStreamConfig } from './generator.ts';
+
+/** The workloads, in the order the report lists them. */
+export const WORKLOAD_IDS = [
+  'stateless',
+  'rolling-count',
+  'tumbling-window',
+  'hot-items',
+  'session-window',
+  'cep',
+  'batching-timer',
+] as const;
+
+export type WorkloadId = (typeof WORKLOAD_IDS)[number];
+
+/** One line per workload for the report; the precise definitions are in docs/performance.md. */
+export const WORKLOAD_TITLES: Record<WorkloadId, string> = {
+  stateless: '1 stateless map → filter',
+  'rolling-count': '2 keyed rolling count (ValueState)',
+  'tumbling-window': '3 tumbling 1 s window count+sum',
+  'hot-items': '4 sliding 10 s/2 s hot items (q5)',
+  'session-window': '5 session windows per bidder (q11)',
+  cep: '6 CEP followedBy ×3 within 2 s',
+  'batching-timer': '7 process fn + event-time timer',
+};
+
+/** Workloads whose implementation keeps per-key state, for which bytes per key are measured. */
+export const STATEFUL_WORKLOADS: ReadonlySet<WorkloadId> = new Set<WorkloadId>([
+  'rolling-count',
+  'tumbling-window',
+  'hot-items',
+  'session-window',
+  'cep',
+  'batching-timer',
+]);
+
+/** Workload 1: map e → (key, value * 3 + 1), keep the records whose new value % 4 != 0 (3 in 4). */
+export interface StatelessParams {
+  readonly multiplier: number;
+  readonly offset: number;
+  readonly dropModulus: number;
+}
+
+/** Workloads 3: tumbling event-time windows aligned to the epoch, like Flink's. */
+export interface TumblingParams {
+  readonly sizeMs: number;
+}
+
+/** Workload 4: sliding event-time windows (size, slide), aligned to the epoch. */
+export interface SlidingParams {
+  readonly sizeMs: number;
+  readonly slideMs: number;
+}
+
+/** Workload 5: event-time session windows with a gap. */
+export interface SessionParams {
+  readonly gapMs: number;
+}
+
+/** Workload 6: begin(probe: value < probeBelow) → followedBy(large: value >= largeAtLeast) → followedBy(drain: value >= drainAtLeast), within withinMs. */
+export interface CepParams {
+  readonly probeBelow: number;
+  readonly largeAtLeast: number;
+  readonly drainAtLeast: number;
+  readonly withinMs: number;
+}
+
+/** Workload 7: emit (uid, count, firstTs) at `size` events or at the event-time timer firstTs + timeoutMs. */
+export interface BatchingParams {
+  readonly size: number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * A cooperative hook to measure the heap taken by state: an implementation calls `hit(i)` while it
+ * generates event i, for i = baselineIndex and i = measureIndex (both valid indices). The runner forces a
+ * GC and reads the heap at each; the difference is the state built between the two (plus in-flight data).
+ */
+export interface MemoryProbe {
+  readonly baselineIndex: number;
+  readonly measureIndex: number;
+  hit(index: number): void;
+}
+
+/** Everything a workload implementation needs. Systems ignore what does not apply to them. */
+export interface WorkloadParams {
+  /** Number of input events (events or bids) to generate: indices 0 .. events - 1. */
+  readonly events: number;
+  readonly stream: EventStreamConfig;
+  readonly bids: BidStreamConfig;
+  readonly stateless: StatelessParams;
+  readonly tumbling: TumblingParams;
+  readonly sliding: SlidingParams;
+  readonly session: SessionParams;
+  readonly cep: CepParams;
+  readonly batching: BatchingParams;
+  /** Parallelism of the operators after the source (the source itself is one ordered stream). */
+  readonly parallelism: number;
+  readonly probe?: MemoryProbe;
+}
+
+/** 2023-11-14T22:13:20Z: a realistic epoch-millisecond base, past 2^32 so timestamps need 64 bits. */
+export const BASE_TIMESTAMP = 1_700_000_000_000;
+
+/** The default parameters for `events` input events. */
+export function defaultParams(events: number, seed = 42, parallelism = 1): WorkloadParams {
+  if (!Number.isInteger(events) || events < 1 || events >= 2 ** 31) {
+    throw new RangeError(`events must be an integer in [1, 2^31), got ${events}`);
+  }
+  return {
+    events,
+    stream: {
+      seed,
+      keys: 10_000,
+      eventsPerSecond: 100_000,
+      outOfOrdernessMs: 200,
+      baseTimestamp: BASE_TIMESTAMP,
+    },
+    bids: {
+      seed,
+      auctions: 10_000,
+      hotAuctions: 100,
+      hotAuctionPercent: 50,
+      bidders: 100_000,
+      hotBidders: 1_000,
+      hotBidderPercent: 10,
+      eventsPerSecond: 10_000,
+      outOfOrdernessMs: 200,
+      baseTimestamp: BASE_TIMESTAMP,
+    },
+    stateless: { multiplier: 3, offset: 1, dropModulus: 4 },
+    tumbling: { sizeMs: 1_000 },
+    sliding: { sizeMs: 10_000, slideMs: 2_000 },
+    session: { gapMs: 10_000 },
+    cep: { probeBelow: 10, largeAtLeast: 500, drainAtLeast: 900, withinMs: 2_000 },
+    batching: { size: 8, timeoutMs: 1_000 },
+    parallelism,
+  };
+}
+
+/** Epoch-aligned window start for `ts` (Flink's TimeWindow.getWindowStartWithOffset with offset 0). */
+export function windowStart(ts: number, sizeMs: number): number {
+  return ts - (ts % sizeMs);
+}
