@@ -1,7 +1,7 @@
 // AfterMatchSkipStrategy: which overlapping partial and completed matches to drop once a match is emitted.
 import { compareComputationStates, computationStateEquals, type ComputationState } from './computation-state.ts';
 import { removeIf, type JavaPriorityQueue } from './java-priority-queue.ts';
-import { compareEventIds, eventIdEquals, type EventId } from './shared-buffer/event-id.ts';
+import { compareEventIds, eventIdEquals, eventIdToString, type EventId } from './shared-buffer/event-id.ts';
 import type { EventIdMatch, SharedBufferAccessor } from './shared-buffer/shared-buffer-accessor.ts';
 
 type Kind = 'NO_SKIP' | 'SKIP_TO_NEXT' | 'SKIP_PAST_LAST_EVENT' | 'SKIP_TO_FIRST' | 'SKIP_TO_LAST';
@@ -152,5 +152,5 @@ function checkName(name: string): string {
 }
 
 function describe(m: EventIdMatch): string {
-  return `{${[...m].map(([k, v]) => `${k}=[${v.map((e) => e.key).join(', ')}]`).join(', ')}}`;
+  return `{${[...m].map(([k, v]) => `${k}=[${v.map(eventIdToString).join(', ')}]`).join(', ')}}`;
 }

@@ -1,21 +1,23 @@
 // ComputationState: one partial match — the NFA state it waits in and where its events sit in the shared buffer.
 import { deweyEquals, START_VERSION, type DeweyNumber } from './dewey-number.ts';
-import { compareEventIds, eventIdEquals, nodeIdEquals, type EventId, type NodeId } from './shared-buffer/event-id.ts';
+import { compareEventIds, eventIdEquals } from './shared-buffer/event-id.ts';
+import type { SharedBufferEvent, SharedBufferNode } from './shared-buffer/shared-buffer.ts';
 
 /**
  * A partial match (Flink's `ComputationState`): the name of the NFA state it is in, its Dewey version, the last
  * shared-buffer entry it took (its events are read back from there), the timestamps of its first and latest event
- * and the id of its first event. Plain data, so the NFA state can live in keyed state and be snapshotted.
+ * and its first event. Plain data, immutable: a partial match that only skips an event keeps its object, so the
+ * common case allocates nothing. Created only by the two functions below (one shape for V8).
  */
 export interface ComputationState {
   readonly currentStateName: string;
   readonly version: DeweyNumber;
-  readonly previousBufferEntry: NodeId | null;
+  readonly previousBufferEntry: SharedBufferNode<any> | null;
   /** Timestamp of the first event, or -1 for a start state. */
   readonly startTimestamp: number;
   /** Timestamp of the latest taken event, or -1 (used by `within(..., PREVIOUS_AND_CURRENT)`). */
   readonly previousTimestamp: number;
-  readonly startEventId: EventId | null;
+  readonly startEventId: SharedBufferEvent<any> | null;
 }
 
 export function createStartState(name: string, version: DeweyNumber = START_VERSION): ComputationState {
@@ -24,11 +26,11 @@ export function createStartState(name: string, version: DeweyNumber = START_VERS
 
 export function createState(
   name: string,
-  previousEntry: NodeId | null,
+  previousEntry: SharedBufferNode<any> | null,
   version: DeweyNumber,
   startTimestamp: number,
   previousTimestamp: number,
-  startEventId: EventId | null,
+  startEventId: SharedBufferEvent<any> | null,
 ): ComputationState {
   return { currentStateName: name, version, previousBufferEntry: previousEntry, startTimestamp, previousTimestamp, startEventId };
 }
@@ -41,7 +43,8 @@ export function computationStateEquals(a: ComputationState, b: ComputationState)
       a.startTimestamp === b.startTimestamp &&
       a.previousTimestamp === b.previousTimestamp &&
       deweyEquals(a.version, b.version) &&
-      nodeIdEquals(a.previousBufferEntry, b.previousBufferEntry) &&
+      // one entry object per live (event, stage), so identity is Flink's NodeId equality
+      a.previousBufferEntry === b.previousBufferEntry &&
       eventIdEquals(a.startEventId, b.startEventId))
   );
 }

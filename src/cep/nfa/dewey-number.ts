@@ -19,10 +19,12 @@ export function increase(version: DeweyNumber, times = 1): DeweyNumber {
   return next;
 }
 
-/** A copy with a new stage `0` appended (Flink's `addStage()`). */
+/** A copy with a new stage `0` appended (Flink's `addStage()`). Allocated at its exact size. */
 export function addStage(version: DeweyNumber): DeweyNumber {
-  const next = version.slice();
-  next.push(0);
+  const n = version.length;
+  const next = new Array<number>(n + 1);
+  for (let i = 0; i < n; i++) next[i] = version[i]!;
+  next[n] = 0;
   return next;
 }
 

@@ -2,19 +2,12 @@
 import type { ConditionContext, Condition } from '../pattern/conditions.ts';
 import type { AfterMatchSkipStrategy } from './after-match-skip-strategy.ts';
 import type { CompiledPattern } from './compiler/nfa-compiler.ts';
-import { NFAStateNameHandler } from './compiler/nfa-state-name-handler.ts';
-import {
-  compareComputationStates,
-  computationStateEquals,
-  createStartState,
-  createState,
-  type ComputationState,
-} from './computation-state.ts';
-import { addStage, increase, type DeweyNumber } from './dewey-number.ts';
+import { compareComputationStates, createStartState, createState, type ComputationState } from './computation-state.ts';
+import { addStage, deweyEquals, increase, type DeweyNumber } from './dewey-number.ts';
 import { newQueue, offer, offerAll, peek, poll, type JavaPriorityQueue } from './java-priority-queue.ts';
 import { initialNFAState, type NFAState } from './nfa-state.ts';
-import type { EventId, NodeId } from './shared-buffer/event-id.ts';
 import type { EventIdMatch, SharedBufferAccessor } from './shared-buffer/shared-buffer-accessor.ts';
+import type { SharedBufferEvent, SharedBufferNode } from './shared-buffer/shared-buffer.ts';
 import type { State, StateTransition } from './state.ts';
 
 /** A match: stage name → the events that stage accepted, in order. */
@@ -31,7 +24,15 @@ export interface CepTimerService {
   currentProcessingTime(): number;
 }
 
+/** What {@link NFA.advanceTime} returns; the empty result is one shared frozen object. */
+export interface AdvanceTimeResult<T> {
+  readonly matches: Match<T>[];
+  readonly timedOut: TimedOutMatch<T>[];
+}
+
 const EMPTY: any[] = Object.freeze([] as any[]) as any[];
+const NOTHING_ADVANCED: AdvanceTimeResult<any> = Object.freeze({ matches: EMPTY, timedOut: EMPTY });
+const EMPTY_QUEUE: JavaPriorityQueue<any> = Object.freeze({ items: EMPTY });
 
 /**
  * The non-deterministic finite automaton of a pattern (Flink's `NFA`), after the SASE paper "Efficient Pattern
@@ -49,14 +50,36 @@ const EMPTY: any[] = Object.freeze([] as any[]) as any[];
  * branch. Timeouts and trailing `notFollowedBy` are handled by `advanceTime`, which the operator calls before each
  * timestamp and at each watermark.
  *
- * Cost per event: proportional to the live partial matches and their edges, never to the events seen before.
+ * Cost model: `process` is amortised O(P · C + E) for P live partial matches, C the conditions on their decision
+ * graphs and E the shared-buffer edges touched (taken, locked or released) — never O(events seen). A partial match
+ * that skips the event (the common case under relaxed contiguity) keeps its object: no allocation, no lock or
+ * release (Flink locks the entry for the copy and releases it for the original, a net no-op). The queue of
+ * partial matches is rebuilt into a reused array (re-offering a heap in its array order costs one comparison per
+ * element), so an event that starts and completes nothing allocates nothing. `advanceTime` is O(P) and allocates
+ * only when something times out. Conditions that read `getEventsForPattern` pay O(path length) per partial match.
+ * The NFA keeps scratch buffers and is therefore not reentrant: one event at a time (conditions must not call it).
  */
 export class NFA<T> {
   private readonly states = new Map<string, State<T>>();
   readonly windowTime: number;
   readonly windowTimes: ReadonlyMap<string, number>;
+  private readonly hasWindows: boolean;
   private readonly startStateNames: string[] = [];
   private readonly context: NFAConditionContext<T>;
+
+  // Scratch, reused for every event. Arrays are used with explicit counts, never emptied with `length = 0`
+  // (which makes V8 drop the backing store and allocate a new one on the next push).
+  private readonly nextStates: ComputationState[] = [];
+  private readonly nextStateTypes: State<T>[] = [];
+  private nextCount = 0;
+  private readonly decisionEdges: StateTransition<T>[] = [];
+  private decisionCount = 0;
+  private readonly stateStack: State<T>[] = [];
+  private decisionTakes = 0;
+  private decisionIgnores = 0;
+  /** Set by addComputationState when the partial match being computed was kept as is. */
+  private keptCurrent = false;
+  private readonly eventWrapper: EventWrapper<T> = { event: undefined, timestamp: 0, eventId: null, accessor: null };
 
   constructor(
     compiled: CompiledPattern<T>,
@@ -68,7 +91,8 @@ export class NFA<T> {
     }
     this.windowTime = compiled.windowTime;
     this.windowTimes = compiled.windowTimes;
-    this.context = new NFAConditionContext<T>(this);
+    this.hasWindows = this.windowTime > 0 || this.windowTimes.size > 0;
+    this.context = new NFAConditionContext<T>();
   }
 
   /** The NFA's states (for tests and tools). */
@@ -83,7 +107,7 @@ export class NFA<T> {
   /**
    * Feeds one event to every partial match of `nfaState` and returns the matches it completes (after the skip
    * strategy pruned). Call {@link advanceTime} with the event's timestamp first: this method does not check
-   * timeouts.
+   * timeouts. The returned array is fresh when non-empty (a shared frozen empty array otherwise).
    */
   process(
     accessor: SharedBufferAccessor<T>,
@@ -98,35 +122,50 @@ export class NFA<T> {
     current.timestamp = timestamp;
     current.eventId = null;
     current.accessor = accessor;
+    accessor.pin();
     try {
       return this.doProcess(accessor, nfaState, skipStrategy, timerService);
     } finally {
       // the event was locked once when registered; processing is over, drop that lock
       if (current.eventId !== null) accessor.releaseEvent(current.eventId);
+      accessor.unpin();
       current.event = undefined;
       current.eventId = null;
       current.accessor = null;
+      this.context.clear();
     }
   }
 
   /**
    * Tells the NFA no event earlier than `timestamp` will come: partial matches whose window has passed time out
    * (returned if the NFA handles timeouts) and trailing `notFollowedBy` matches whose window passed complete.
+   * O(partial matches); allocates only when something times out or completes.
    */
   advanceTime(
     accessor: SharedBufferAccessor<T>,
     nfaState: NFAState,
     timestamp: number,
     skipStrategy: AfterMatchSkipStrategy,
-  ): { matches: Match<T>[]; timedOut: TimedOutMatch<T>[] } {
-    let matches: Match<T>[] = EMPTY;
-    let timedOut: TimedOutMatch<T>[] = EMPTY;
+  ): AdvanceTimeResult<T> {
     const partial = nfaState.partialMatches.items;
     // fast path: nothing can time out (no window, or only start states waiting)
-    if (!this.anyTimedOut(partial, timestamp)) {
-      accessor.advanceTime(timestamp);
-      return { matches, timedOut };
+    if (!this.anyTimedOut(partial, timestamp)) return NOTHING_ADVANCED;
+    accessor.pin();
+    try {
+      return this.advanceTimeSlow(accessor, nfaState, timestamp, skipStrategy);
+    } finally {
+      accessor.unpin();
     }
+  }
+
+  private advanceTimeSlow(
+    accessor: SharedBufferAccessor<T>,
+    nfaState: NFAState,
+    timestamp: number,
+    skipStrategy: AfterMatchSkipStrategy,
+  ): AdvanceTimeResult<T> {
+    const partial = nfaState.partialMatches.items;
+    let timedOut: TimedOutMatch<T>[] = EMPTY;
     const newPartialMatches = newQueue<ComputationState>();
     const potentialMatches = newQueue<ComputationState>();
     for (const cs of partial) {
@@ -152,18 +191,29 @@ export class NFA<T> {
         offer(newPartialMatches, cs, compareComputationStates);
       }
     }
-    matches = [];
-    this.processMatchesAccordingToSkipStrategy(accessor, nfaState, skipStrategy, potentialMatches, newPartialMatches, matches);
+    const matches = this.processMatchesAccordingToSkipStrategy(accessor, nfaState, skipStrategy, potentialMatches, newPartialMatches);
     nfaState.partialMatches = newPartialMatches;
-    accessor.advanceTime(timestamp);
     return { matches, timedOut };
   }
 
+  /**
+   * Whether any partial match times out at `timestamp`. O(1) for first-to-last windows: the queue is a heap on the
+   * first event (start states last), so its root has the earliest start timestamp. A full scan is needed only for
+   * previous-to-current windows (`WithinType.PREVIOUS_AND_CURRENT`, per-stage windows), whose latest timestamps the
+   * queue does not order, and in the corner case of a root waiting in a start state.
+   */
   private anyTimedOut(partial: readonly ComputationState[], timestamp: number): boolean {
-    if (this.windowTime <= 0 && this.windowTimes.size === 0) return false;
-    for (const cs of partial) {
+    if (!this.hasWindows || partial.length === 0) return false;
+    if (this.windowTimes.size === 0) {
+      const root = partial[0]!;
+      if (root.startEventId === null) return false; // only start states wait
+      if (!this.isStartState(root)) return this.isStateTimedOut(root, timestamp, root.startTimestamp, this.windowTime);
+    }
+    for (let i = 0; i < partial.length; i++) {
+      const cs = partial[i]!;
       if (cs.startEventId === null) continue; // start states never time out
       if (this.isStateTimedOut(cs, timestamp, cs.startTimestamp, this.windowTime)) return true;
+      if (this.windowTimes.size === 0) continue;
       const gap = this.windowTimes.get(cs.currentStateName);
       if (gap !== undefined && this.isStateTimedOut(cs, timestamp, cs.previousTimestamp, gap)) return true;
     }
@@ -171,13 +221,11 @@ export class NFA<T> {
   }
 
   private isStateTimedOut(cs: ComputationState, timestamp: number, since: number, windowTime: number): boolean {
-    return !this.isStartState(cs) && windowTime > 0 && timestamp - since >= windowTime;
+    return windowTime > 0 && timestamp - since >= windowTime && !this.isStartState(cs);
   }
 
-  private readonly eventWrapper: EventWrapper<T> = { event: undefined, timestamp: 0, eventId: null, accessor: null };
-
   /** Registers the current event in the shared buffer on its first TAKE (Flink's `EventWrapper`). */
-  private currentEventId(): EventId {
+  private currentEventId(): SharedBufferEvent<T> {
     const w = this.eventWrapper;
     if (w.eventId === null) w.eventId = w.accessor!.registerEvent(w.event as T, w.timestamp);
     return w.eventId;
@@ -189,45 +237,72 @@ export class NFA<T> {
     skipStrategy: AfterMatchSkipStrategy,
     timerService: CepTimerService,
   ): Match<T>[] {
-    const newPartialMatches = newQueue<ComputationState>();
-    const potentialMatches = newQueue<ComputationState>();
     const partial = nfaState.partialMatches.items;
+    // The new queue, created at the first partial match that does not stay as it is. Until then it would equal the
+    // old queue's prefix: re-offering a heap's elements in array order puts each at its old index.
+    let newPartialMatches: JavaPriorityQueue<ComputationState> | null = null;
+    let potentialMatches: JavaPriorityQueue<ComputationState> | null = null;
+    const out = this.nextStates;
+    const outTypes = this.nextStateTypes;
     for (let i = 0; i < partial.length; i++) {
       const cs = partial[i]!;
-      const newStates = this.computeNextStates(accessor, cs, timerService);
-      if (newStates.length !== 1 || !computationStateEquals(newStates[0]!, cs)) nfaState.stateChanged = true;
-      const csIsStart = this.isStartState(cs);
+      const state = this.getState(cs);
+      const csIsStart = state.isStart();
+      this.nextCount = 0;
+      this.computeNextStates(accessor, cs, state, timerService);
+      const n = this.nextCount;
+      if (n === 1 && out[0] === cs) {
+        // the common case: the partial match skipped the event (or the start state saw no start)
+        out[0] = undefined!;
+        if (csIsStart && cs.startEventId !== null) nfaState.newStartPartialMatch = true;
+        if (newPartialMatches !== null) offer(newPartialMatches, cs, compareComputationStates);
+        continue;
+      }
+      nfaState.stateChanged = true;
+      newPartialMatches ??= { items: partial.slice(0, i) };
+      // finals are offered and stop states (a negative stage matched) released in order, then the rest kept ...
       let shouldDiscardPath = false;
-      const retained: ComputationState[] = [];
-      for (const ns of newStates) {
+      for (let j = 0; j < n; j++) {
+        const ns = out[j]!;
         if (csIsStart && ns.startEventId !== null) nfaState.newStartPartialMatch = true;
-        const state = this.getState(ns);
-        if (state.isFinal()) {
+        const type = outTypes[j]!;
+        if (type.isFinal()) {
+          potentialMatches ??= newQueue();
           offer(potentialMatches, ns, compareComputationStates);
-        } else if (state.isStop()) {
-          // a negative stage matched: this branch dies
+        } else if (type.isStop()) {
           shouldDiscardPath = true;
           if (ns.previousBufferEntry !== null) accessor.releaseNode(ns.previousBufferEntry, ns.version);
-        } else {
-          retained.push(ns);
         }
       }
-      if (shouldDiscardPath) {
-        for (const s of retained) if (s.previousBufferEntry !== null) accessor.releaseNode(s.previousBufferEntry, s.version);
-      } else {
-        offerAll(newPartialMatches, retained, compareComputationStates);
+      // ... unless a stop state killed the branch
+      for (let j = 0; j < n; j++) {
+        const type = outTypes[j]!;
+        const ns = out[j]!;
+        out[j] = undefined!;
+        if (type.isFinal() || type.isStop()) continue;
+        if (shouldDiscardPath) {
+          if (ns.previousBufferEntry !== null) accessor.releaseNode(ns.previousBufferEntry, ns.version);
+        } else {
+          offer(newPartialMatches, ns, compareComputationStates);
+        }
       }
     }
-    if (potentialMatches.items.length > 0) nfaState.stateChanged = true;
-    const result: Match<T>[] = [];
-    this.processMatchesAccordingToSkipStrategy(accessor, nfaState, skipStrategy, potentialMatches, newPartialMatches, result);
-    nfaState.partialMatches = newPartialMatches;
-    return result;
+    if (newPartialMatches !== null) nfaState.partialMatches = newPartialMatches;
+    if (potentialMatches === null && nfaState.completedMatches.items.length === 0) return EMPTY;
+    if (potentialMatches !== null) nfaState.stateChanged = true;
+    return this.processMatchesAccordingToSkipStrategy(
+      accessor,
+      nfaState,
+      skipStrategy,
+      potentialMatches ?? EMPTY_QUEUE,
+      nfaState.partialMatches,
+    );
   }
 
   /**
    * Emits completed matches in order of their first event. With a skip strategy a completed match waits while an
    * earlier-starting partial match is still running; each emitted match prunes partial and completed matches.
+   * Returns the emitted matches (a fresh array, or the shared empty one).
    */
   private processMatchesAccordingToSkipStrategy(
     accessor: SharedBufferAccessor<T>,
@@ -235,8 +310,8 @@ export class NFA<T> {
     skipStrategy: AfterMatchSkipStrategy,
     potentialMatches: JavaPriorityQueue<ComputationState>,
     partialMatches: JavaPriorityQueue<ComputationState>,
-    result: Match<T>[],
-  ): void {
+  ): Match<T>[] {
+    let result: Match<T>[] = EMPTY;
     const completed = nfaState.completedMatches;
     offerAll(completed, potentialMatches.items, compareComputationStates);
     const isSkip = skipStrategy.isSkipStrategy();
@@ -248,34 +323,46 @@ export class NFA<T> {
       }
       nfaState.stateChanged = true;
       poll(completed, compareComputationStates);
-      const matchedResult = accessor.extractPatterns(earliestMatch.previousBufferEntry!, earliestMatch.version);
-      skipStrategy.prune(partialMatches, matchedResult, accessor as SharedBufferAccessor<unknown>);
-      skipStrategy.prune(completed, matchedResult, accessor as SharedBufferAccessor<unknown>);
-      result.push(accessor.materializeMatch(matchedResult[0]!));
-      accessor.releaseNode(earliestMatch.previousBufferEntry!, earliestMatch.version);
+      const entry = earliestMatch.previousBufferEntry!;
+      let match: Match<T>;
+      if (isSkip) {
+        // pruning looks at every path of the match; the match emitted is the first
+        const matchedResult = accessor.extractPatterns(entry, earliestMatch.version);
+        skipStrategy.prune(partialMatches, matchedResult, accessor as SharedBufferAccessor<unknown>);
+        skipStrategy.prune(completed, matchedResult, accessor as SharedBufferAccessor<unknown>);
+        match = accessor.materializeMatch(matchedResult[0]!);
+      } else {
+        match = accessor.materializeFirstPath(entry, earliestMatch.version);
+      }
+      if (result === EMPTY) result = [];
+      result.push(match);
+      accessor.releaseNode(entry, earliestMatch.version);
     }
+    return result;
   }
 
-  /** The partial matches one partial match turns into when it sees the current event (see the class comment). */
-  private computeNextStates(
-    accessor: SharedBufferAccessor<T>,
-    cs: ComputationState,
-    timerService: CepTimerService,
-  ): ComputationState[] {
+  /**
+   * Appends to `nextStates` / `nextStateTypes` the partial matches `cs` turns into when it sees the current event
+   * (see the class comment), and releases `cs`'s entry unless `cs` itself was kept.
+   */
+  private computeNextStates(accessor: SharedBufferAccessor<T>, cs: ComputationState, state: State<T>, timerService: CepTimerService): void {
     const event = this.eventWrapper;
     const ctx = this.context;
     ctx.reset(accessor, cs, timerService, event.timestamp);
-    const state = this.getState(cs);
-    const edges = this.createDecisionGraph(ctx, state, event.event as T);
+    this.createDecisionGraph(ctx, state, event.event as T);
+    const edges = this.decisionEdges;
+    const edgeCount = this.decisionCount;
     const totalTake = this.decisionTakes;
     const totalIgnore = this.decisionIgnores;
     let takeBranchesToVisit = Math.max(0, totalTake - 1);
     let ignoreBranchesToVisit = totalIgnore;
     const totalTakeToSkip = Math.max(0, totalTake - 1);
     const isStart = state.isStart();
+    this.keptCurrent = false;
 
-    const result: ComputationState[] = [];
-    for (const edge of edges) {
+    for (let e = 0; e < edgeCount; e++) {
+      const edge = edges[e]!;
+      edges[e] = undefined!;
       if (edge.action === 'IGNORE') {
         if (isStart) continue; // a start state never ignores: it stays anyway (below)
         let version: DeweyNumber;
@@ -287,7 +374,7 @@ export class NFA<T> {
           version = addStage(increase(cs.version, totalTakeToSkip + ignoreBranchesToVisit));
           ignoreBranchesToVisit--;
         }
-        this.addComputationState(accessor, result, edge.targetState, cs.previousBufferEntry, version, cs.startTimestamp, cs.previousTimestamp, cs.startEventId);
+        this.addComputationState(accessor, cs, edge.targetState, cs.previousBufferEntry, version, cs.startTimestamp, cs.previousTimestamp, cs.startEventId);
       } else {
         // TAKE
         const nextState = edge.targetState;
@@ -295,97 +382,123 @@ export class NFA<T> {
         const nextVersion = addStage(currentVersion);
         takeBranchesToVisit--;
         const eventId = this.currentEventId();
-        const newEntry = accessor.put(
-          NFAStateNameHandler.getOriginalNameFromInternal(edge.sourceState.name),
-          eventId,
-          cs.previousBufferEntry,
-          currentVersion,
-        );
+        const newEntry = accessor.put(edge.sourceState.stageName, eventId, cs.previousBufferEntry, currentVersion);
         const startTimestamp = isStart ? event.timestamp : cs.startTimestamp;
         const startEventId = isStart ? eventId : cs.startEventId;
-        this.addComputationState(accessor, result, nextState, newEntry, nextVersion, startTimestamp, event.timestamp, startEventId);
+        this.addComputationState(accessor, cs, nextState, newEntry, nextVersion, startTimestamp, event.timestamp, startEventId);
         // if the state after the take can proceed to the final state, the match is complete as well
         const finalState = this.findFinalStateAfterProceed(ctx, nextState, event.event as T);
         if (finalState !== undefined) {
-          this.addComputationState(accessor, result, finalState, newEntry, nextVersion, startTimestamp, event.timestamp, startEventId);
+          this.addComputationState(accessor, cs, finalState, newEntry, nextVersion, startTimestamp, event.timestamp, startEventId);
         }
       }
     }
     if (isStart) {
       const startVersion = increase(cs.version, calculateIncreasingSelfState(totalIgnore, totalTake));
-      result.push(createStartState(cs.currentStateName, startVersion));
+      const keep =
+        !this.keptCurrent &&
+        cs.previousBufferEntry === null &&
+        cs.startEventId === null &&
+        cs.startTimestamp === -1 &&
+        cs.previousTimestamp === -1 &&
+        deweyEquals(startVersion, cs.version);
+      if (keep) this.keptCurrent = true;
+      this.pushNextState(keep ? cs : createStartState(cs.currentStateName, startVersion), state);
     }
-    // the partial match itself is replaced by the ones above
-    if (cs.previousBufferEntry !== null) accessor.releaseNode(cs.previousBufferEntry, cs.version);
-    return result;
+    // The partial match itself is replaced by the ones above. Flink locks the entry for an identical copy and then
+    // releases it for the original; when the original was kept, both are skipped (same counts, no walk).
+    if (!this.keptCurrent && cs.previousBufferEntry !== null) accessor.releaseNode(cs.previousBufferEntry, cs.version);
+  }
+
+  private pushNextState(cs: ComputationState, state: State<T>): void {
+    const n = this.nextCount++;
+    this.nextStates[n] = cs;
+    this.nextStateTypes[n] = state;
   }
 
   private addComputationState(
     accessor: SharedBufferAccessor<T>,
-    out: ComputationState[],
+    cs: ComputationState,
     state: State<T>,
-    previousEntry: NodeId | null,
+    previousEntry: SharedBufferNode<T> | null,
     version: DeweyNumber,
     startTimestamp: number,
     previousTimestamp: number,
-    startEventId: EventId | null,
+    startEventId: SharedBufferEvent<T> | null,
   ): void {
-    out.push(createState(state.name, previousEntry, version, startTimestamp, previousTimestamp, startEventId));
+    if (
+      !this.keptCurrent &&
+      previousEntry === cs.previousBufferEntry &&
+      state.name === cs.currentStateName &&
+      startTimestamp === cs.startTimestamp &&
+      previousTimestamp === cs.previousTimestamp &&
+      startEventId === cs.startEventId &&
+      deweyEquals(version, cs.version)
+    ) {
+      this.keptCurrent = true;
+      this.pushNextState(cs, state);
+      return;
+    }
+    this.pushNextState(createState(state.name, previousEntry, version, startTimestamp, previousTimestamp, startEventId), state);
     if (previousEntry !== null) accessor.lockNode(previousEntry, version);
   }
 
-  private decisionTakes = 0;
-  private decisionIgnores = 0;
-  private readonly stateStack: State<T>[] = [];
-
   /**
-   * The TAKE and IGNORE edges reachable from `state` through PROCEED edges whose conditions hold for `event`, in
-   * Flink's order (depth first, last PROCEED target first). Counts the branching edges (self-ignores excluded),
-   * which the Dewey versions depend on.
+   * Fills `decisionEdges` with the TAKE and IGNORE edges reachable from `state` through PROCEED edges whose
+   * conditions hold for `event`, in Flink's order (depth first, last PROCEED target first). Counts the branching
+   * edges (self-ignores excluded), which the Dewey versions depend on.
    */
-  private createDecisionGraph(ctx: NFAConditionContext<T>, state: State<T>, event: T): StateTransition<T>[] {
-    const edges: StateTransition<T>[] = [];
+  private createDecisionGraph(ctx: NFAConditionContext<T>, state: State<T>, event: T): void {
+    const edges = this.decisionEdges;
+    let count = 0;
     let takes = 0;
     let ignores = 0;
     const stack = this.stateStack;
-    stack.length = 0;
-    stack.push(state);
-    while (stack.length > 0) {
-      const current = stack.pop()!;
-      for (const t of current.transitions) {
+    stack[0] = state;
+    let sp = 1;
+    while (sp > 0) {
+      const current = stack[--sp]!;
+      const transitions = current.transitions;
+      for (let i = 0; i < transitions.length; i++) {
+        const t = transitions[i]!;
         if (!checkFilterCondition(ctx, t.condition, event)) continue;
         if (t.action === 'PROCEED') {
-          stack.push(t.targetState);
+          stack[sp++] = t.targetState;
         } else {
           if (!(t.action === 'IGNORE' && t.targetState.name === state.name)) {
             if (t.action === 'IGNORE') ignores++;
             else takes++;
           }
-          edges.push(t);
+          edges[count++] = t;
         }
       }
     }
+    this.decisionCount = count;
     this.decisionTakes = takes;
     this.decisionIgnores = ignores;
-    return edges;
   }
 
   private findFinalStateAfterProceed(ctx: NFAConditionContext<T>, state: State<T>, event: T): State<T> | undefined {
-    const stack: State<T>[] = [state];
-    while (stack.length > 0) {
-      const current = stack.pop()!;
-      for (const t of current.transitions) {
+    // the decision graph is built, so its stack is free
+    const stack = this.stateStack;
+    stack[0] = state;
+    let sp = 1;
+    while (sp > 0) {
+      const current = stack[--sp]!;
+      const transitions = current.transitions;
+      for (let i = 0; i < transitions.length; i++) {
+        const t = transitions[i]!;
         if (t.action === 'PROCEED' && checkFilterCondition(ctx, t.condition, event)) {
           if (t.targetState.isFinal()) return t.targetState;
-          stack.push(t.targetState);
+          stack[sp++] = t.targetState;
         }
       }
     }
     return undefined;
   }
 
-  /** The events of a partial match so far, as stage → event ids. */
-  extractCurrentMatches(accessor: SharedBufferAccessor<T>, cs: ComputationState): EventIdMatch {
+  /** The events of a partial match so far, as stage → events. */
+  extractCurrentMatches(accessor: SharedBufferAccessor<T>, cs: ComputationState): EventIdMatch<T> {
     if (cs.previousBufferEntry === null) return new Map();
     const paths = accessor.extractPatterns(cs.previousBufferEntry, cs.version);
     if (paths.length === 0) return new Map();
@@ -409,7 +522,7 @@ export class NFA<T> {
 interface EventWrapper<T> {
   event: T | undefined;
   timestamp: number;
-  eventId: EventId | null;
+  eventId: SharedBufferEvent<T> | null;
   accessor: SharedBufferAccessor<T> | null;
 }
 
@@ -423,31 +536,55 @@ function calculateIncreasingSelfState(ignoreBranches: number, takeBranches: numb
 
 /**
  * The context conditions see (Flink's `NFA.ConditionContext`). One instance per NFA, reset for each partial match;
- * the partial match's events are materialized only when a condition asks for them, once per partial match.
+ * the partial match's path is walked only when a condition asks for events, once per partial match and event, and
+ * each `getEventsForPattern` call then costs O(path length).
  */
 class NFAConditionContext<T> implements ConditionContext<T> {
   private accessor: SharedBufferAccessor<T> | null = null;
   private cs: ComputationState | null = null;
   private timerService: CepTimerService | null = null;
   private eventTimestamp = 0;
-  private matchedEvents: Match<T> | null = null;
-
-  constructor(private readonly nfa: NFA<T>) {}
+  /** Entries of the partial match's path, the latest first; valid when pathLength >= 0. */
+  private readonly path: SharedBufferNode<T>[] = [];
+  private pathLength = -1;
+  private lastName: string | null = null;
+  private lastEvents: readonly T[] = EMPTY;
 
   reset(accessor: SharedBufferAccessor<T>, cs: ComputationState, timerService: CepTimerService, timestamp: number): void {
     this.accessor = accessor;
     this.cs = cs;
     this.timerService = timerService;
     this.eventTimestamp = timestamp;
-    this.matchedEvents = null;
+    this.pathLength = -1;
+    this.lastName = null;
+    this.lastEvents = EMPTY;
+  }
+
+  /** Drops references to the last partial match and its events. */
+  clear(): void {
+    this.accessor = null;
+    this.cs = null;
+    this.timerService = null;
+    this.pathLength = -1;
+    this.lastName = null;
+    this.lastEvents = EMPTY;
   }
 
   getEventsForPattern(name: string): readonly T[] {
-    if (this.matchedEvents === null) {
-      const accessor = this.accessor!;
-      this.matchedEvents = accessor.materializeMatch(this.nfa.extractCurrentMatches(accessor, this.cs!));
+    if (name === this.lastName) return this.lastEvents;
+    if (this.pathLength < 0) {
+      const cs = this.cs!;
+      this.pathLength = cs.previousBufferEntry === null ? 0 : this.accessor!.extractFirstPath(cs.previousBufferEntry, cs.version, this.path);
     }
-    return this.matchedEvents[name] ?? EMPTY;
+    let events: T[] | null = null;
+    const path = this.path;
+    for (let i = this.pathLength - 1; i >= 0; i--) {
+      const node = path[i]!;
+      if (node.pageName === name) (events ??= []).push(node.event.element);
+    }
+    this.lastName = name;
+    this.lastEvents = events ?? EMPTY;
+    return this.lastEvents;
   }
 
   timestamp(): number {

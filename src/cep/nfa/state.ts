@@ -1,5 +1,6 @@
 // State and StateTransition: the vertices and edges of the compiled NFA (Flink's nfa.State / StateTransition).
 import type { Condition } from '../pattern/conditions.ts';
+import { NFAStateNameHandler } from './compiler/nfa-state-name-handler.ts';
 
 /** What following an edge does with the current event (Flink's `StateTransitionAction`). */
 export type StateTransitionAction = 'TAKE' | 'IGNORE' | 'PROCEED';
@@ -28,11 +29,15 @@ export interface StateTransition<T> {
 /** An NFA state: a name (the stage name, with `:n` for copies) and its outgoing edges in insertion order. */
 export class State<T> {
   readonly transitions: StateTransition<T>[] = [];
+  /** The user's stage name (the name up to the first ':'), under which the shared buffer files taken events. */
+  readonly stageName: string;
 
   constructor(
     readonly name: string,
     public stateType: StateType,
-  ) {}
+  ) {
+    this.stageName = NFAStateNameHandler.getOriginalNameFromInternal(name);
+  }
 
   isStart(): boolean {
     return this.stateType === 'Start';

@@ -14,6 +14,7 @@ import type { AfterMatchSkipStrategy } from '../nfa/after-match-skip-strategy.ts
 import type { CompiledPattern } from '../nfa/compiler/nfa-compiler.ts';
 import { NFA, type CepTimerService, type Match, type TimedOutMatch } from '../nfa/nfa.ts';
 import type { NFAState } from '../nfa/nfa-state.ts';
+import { nfaStateSerializer } from '../nfa/nfa-state-serializer.ts';
 import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 
@@ -38,8 +39,9 @@ const EVENT_QUEUE_STATE_NAME = 'eventQueuesStateName';
  * Processing time: without a comparator each element is processed at once at the current processing time;
  * with one, elements are buffered per millisecond and sorted on a processing-time timer.
  *
- * State — the NFA state (ValueState), the element queue (MapState) and the shared buffer (three MapStates) — is
- * keyed state, so it is snapshotted and restored (and rescaled) with the job.
+ * State — the NFA state with the shared-buffer graph it reaches (one ValueState, flattened for snapshots by
+ * `nfaStateSerializer`), the shared-buffer counters (ValueState) and the element queue (MapState) — is keyed state,
+ * so it is snapshotted and restored (and rescaled) with the job.
  */
 export class CepOperator<IN, KEY, OUT>
   extends AbstractStreamOperator<OUT>
@@ -81,7 +83,7 @@ export class CepOperator<IN, KEY, OUT>
     if (backend === undefined) {
       throw new IllegalStateError(`Operator '${this.context.operatorName}': CEP needs a keyed stream (CEP.pattern keys it)`);
     }
-    this.computationStates = backend.getOrCreateKeyedState(new ValueStateDescriptor<NFAState>(NFA_STATE_NAME), voidNamespaceSerializer);
+    this.computationStates = backend.getOrCreateKeyedState(new ValueStateDescriptor<NFAState>(NFA_STATE_NAME, { serializer: nfaStateSerializer }), voidNamespaceSerializer);
     this.computationStates.setCurrentNamespace(VoidNamespace);
     this.elementQueueState = backend.getOrCreateKeyedState(
       new MapStateDescriptor<number, IN[]>(EVENT_QUEUE_STATE_NAME),

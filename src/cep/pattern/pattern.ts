@@ -5,8 +5,11 @@ import { MalformedPatternError } from './malformed-pattern-error.ts';
 import { Quantifier, Times, type ConsumingStrategy } from './quantifier.ts';
 import type { WithinType } from './within-type.ts';
 
+/** The stages of a pattern with none yet (the type `{}`, named so it reads as what it means). */
+export type NoStages = Record<never, never>;
+
 /** Flattens an intersection for readable hover types. */
-export type Simplify<O> = { [K in keyof O]: O[K] } & {};
+export type Simplify<O> = { [K in keyof O]: O[K] } & NoStages;
 
 /** The match a pattern produces: each positive stage's name mapped to the events it accepted, in order. */
 export type PatternMatch<P> = P extends Pattern<any, any, infer Prev, infer Cur> ? Simplify<Prev & Cur> : never;
@@ -35,7 +38,7 @@ export type SubtypeSelector<F, S extends F> = ((value: F) => value is S) | (abst
  *   .within(Time.minutes(5));
  * // PatternMatch<typeof p> is { login: Click[]; buy: Click[] }
  */
-export class Pattern<T, F extends T = T, Prev extends object = {}, Cur extends object = {}> {
+export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur extends object = NoStages> {
   /** Type-only markers carrying the match type. */
   declare readonly __prev?: Prev;
   declare readonly __cur?: Cur;
@@ -67,11 +70,11 @@ export class Pattern<T, F extends T = T, Prev extends object = {}, Cur extends o
   static begin<T, const N extends string = string>(
     name: N,
     afterMatchSkipStrategy?: AfterMatchSkipStrategy,
-  ): Pattern<T, T, {}, { [K in N]: T[] }>;
+  ): Pattern<T, T, NoStages, { [K in N]: T[] }>;
   static begin<T, GP extends Pattern<T, any, any, any>>(
     group: GP,
     afterMatchSkipStrategy?: AfterMatchSkipStrategy,
-  ): GroupPattern<T, {}, PatternMatch<GP>>;
+  ): GroupPattern<T, NoStages, PatternMatch<GP>>;
   static begin<T>(nameOrGroup: string | Pattern<T, any, any, any>, skip?: AfterMatchSkipStrategy): Pattern<T, any, any, any> {
     const strategy = skip ?? AfterMatchSkipStrategy.noSkip();
     if (typeof nameOrGroup === 'string') {
@@ -193,7 +196,7 @@ export class Pattern<T, F extends T = T, Prev extends object = {}, Cur extends o
   }
 
   /** Appends a negative stage: the next event must not match it. Its events never appear in a match. */
-  notNext(name: string): Pattern<T, T, Prev & Cur, {}> {
+  notNext(name: string): Pattern<T, T, Prev & Cur, NoStages> {
     this.checkNoOptionalBeforeNot();
     return new Pattern<T>(checkName(name), this, 'NOT_NEXT', this.afterMatchSkipStrategy) as any;
   }
@@ -202,7 +205,7 @@ export class Pattern<T, F extends T = T, Prev extends object = {}, Cur extends o
    * Appends a negative stage: no matching event may occur between the stages around it. At the end of a pattern it
    * needs a `within` (the match is emitted once the window passes without such an event).
    */
-  notFollowedBy(name: string): Pattern<T, T, Prev & Cur, {}> {
+  notFollowedBy(name: string): Pattern<T, T, Prev & Cur, NoStages> {
     this.checkNoOptionalBeforeNot();
     return new Pattern<T>(checkName(name), this, 'NOT_FOLLOW', this.afterMatchSkipStrategy) as any;
   }
@@ -335,7 +338,7 @@ export class Pattern<T, F extends T = T, Prev extends object = {}, Cur extends o
  *   .followedBy(Pattern.begin<Ev>('a').where(isA).followedBy('b').where(isB)).oneOrMore()
  *   .followedBy('end').where(isE)
  */
-export class GroupPattern<T, Prev extends object = {}, Cur extends object = {}> extends Pattern<T, T, Prev, Cur> {
+export class GroupPattern<T, Prev extends object = NoStages, Cur extends object = NoStages> extends Pattern<T, T, Prev, Cur> {
   /** @internal */
   constructor(
     previous: Pattern<T, any, any, any> | undefined,
@@ -382,7 +385,7 @@ function checkWindow(windowTime: number | undefined): number | undefined {
   return windowTime;
 }
 
-function isClass(f: Function): boolean {
+function isClass(f: object): boolean {
   // `class` syntax means an instanceof test; any other function is taken as a type guard.
   return /^class[\s{]/.test(Function.prototype.toString.call(f));
 }

@@ -1,18 +1,15 @@
-// EventId and NodeId: how the shared buffer names a stored event and an (event, stage) entry (Flink's EventId/NodeId).
+// EventId: how the shared buffer orders the events it stores (Flink's EventId: timestamp, then arrival).
 
 /**
- * Identifies an event in the shared buffer: its timestamp and a counter among the events of that timestamp.
- * Ordered by timestamp, then counter — the order skip strategies prune by. `key` is the string the keyed MapState
- * indexes by (computed once when the event is registered).
+ * Identifies an event in the shared buffer: its timestamp and a per-key arrival counter. Ordered by timestamp, then
+ * counter — the order skip strategies prune by and partial matches are queued in. Flink numbers events per
+ * timestamp (0, 1, ...) and forgets the counters as time passes; a per-key counter orders the events of one
+ * timestamp the same way and needs no clean-up. The stored event ({@link SharedBufferEvent}) is its own id, so a
+ * partial match's start event is a direct reference, not a key to look up.
  */
 export interface EventId {
   readonly id: number;
   readonly timestamp: number;
-  readonly key: string;
-}
-
-export function newEventId(id: number, timestamp: number): EventId {
-  return { id, timestamp, key: `${timestamp}#${id}` };
 }
 
 /** Orders event ids as Flink's `EventId.COMPARATOR`: by timestamp, then id. */
@@ -27,19 +24,7 @@ export function eventIdEquals(a: EventId | null, b: EventId | null): boolean {
   return a.id === b.id && a.timestamp === b.timestamp;
 }
 
-/** An entry of the shared buffer: an event taken by a stage (`pageName`, the user's stage name). */
-export interface NodeId {
-  readonly eventId: EventId;
-  readonly pageName: string;
-  readonly key: string;
-}
-
-export function newNodeId(eventId: EventId, pageName: string): NodeId {
-  return { eventId, pageName, key: `${eventId.key}|${pageName}` };
-}
-
-export function nodeIdEquals(a: NodeId | null, b: NodeId | null): boolean {
-  if (a === b) return true;
-  if (a === null || b === null) return false;
-  return a.key === b.key;
+/** `timestamp#id`, for error messages. */
+export function eventIdToString(e: EventId): string {
+  return `${e.timestamp}#${e.id}`;
 }

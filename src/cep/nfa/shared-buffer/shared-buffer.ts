@@ -1,132 +1,176 @@
-// SharedBuffer: where matched events and the versioned links between them live, in the key's MapState.
+// SharedBuffer: the matched events and versioned links between them, as an object graph, with per-key counters in keyed state.
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.ts';
+import type { InternalValueState } from '../../../state/internal-state.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../../../state/namespace.ts';
-import type { InternalMapState } from '../../../state/internal-state.ts';
-import { MapStateDescriptor } from '../../../state/state-descriptor.ts';
+import { ValueStateDescriptor } from '../../../state/state-descriptor.ts';
 import type { DeweyNumber } from '../dewey-number.ts';
-import { newEventId, type EventId, type NodeId } from './event-id.ts';
+import type { EventId } from './event-id.ts';
 
-/** A stored event and the number of buffer entries (plus the event being processed) that refer to it. */
-export interface LockableEvent<V> {
+/**
+ * A stored event (Flink's `Lockable<V>` in the events map, with its `EventId`): locked once while it is processed
+ * and once per entry that holds it. A removed event has `refCounter === REMOVED`.
+ */
+export interface SharedBufferEvent<V> extends EventId {
+  readonly id: number;
+  readonly timestamp: number;
   readonly element: V;
   refCounter: number;
 }
 
+/**
+ * An (event, stage) entry (Flink's `SharedBufferNode` under its `NodeId`): the stage that took the event
+ * (`pageName`, the user's stage name), its outgoing edges, and the number of partial matches and edges holding
+ * it. A removed entry has `refCounter === REMOVED`.
+ */
+export interface SharedBufferNode<V> {
+  readonly event: SharedBufferEvent<V>;
+  readonly pageName: string;
+  refCounter: number;
+  readonly edges: SharedBufferEdge<V>[];
+}
+
 /** A link from an entry to the entry taken before it, stamped with the version of the partial match that made it. */
-export interface SharedBufferEdge {
-  readonly target: NodeId | null;
+export interface SharedBufferEdge<V> {
+  readonly target: SharedBufferNode<V> | null;
   readonly version: DeweyNumber;
   refCounter: number;
 }
 
-/** An (event, stage) entry: its outgoing edges and the number of partial matches and edges that hold it. */
-export interface SharedBufferNode {
-  refCounter: number;
-  readonly edges: SharedBufferEdge[];
+/** The counter value that marks a removed event or entry (Flink would no longer find it in its MapState). */
+export const REMOVED = -1;
+
+// One creation site per shape, fields always in the same order, so every access site stays monomorphic.
+export function newSharedBufferEvent<V>(id: number, timestamp: number, element: V, refCounter: number): SharedBufferEvent<V> {
+  return { id, timestamp, element, refCounter };
 }
 
-/** Names of the keyed states, as Flink's SharedBuffer names them. */
-export const SHARED_BUFFER_STATE_NAMES = {
-  entries: 'sharedBuffer-entries',
-  events: 'sharedBuffer-events',
-  eventsCount: 'sharedBuffer-events-count',
-} as const;
+/**
+ * A new entry with its first edge, if any (an array literal of one: no spare capacity; most entries keep one edge).
+ */
+export function newSharedBufferNode<V>(
+  event: SharedBufferEvent<V>,
+  pageName: string,
+  refCounter: number,
+  firstEdge: SharedBufferEdge<V> | null,
+): SharedBufferNode<V> {
+  return { event, pageName, refCounter, edges: firstEdge === null ? [] : [firstEdge] };
+}
+
+export function newSharedBufferEdge<V>(target: SharedBufferNode<V> | null, version: DeweyNumber, refCounter: number): SharedBufferEdge<V> {
+  return { target, version, refCounter };
+}
+
+/** Per key: the next event id and the live events and entries (the sizes Flink's MapStates would have). */
+export interface SharedBufferCounters {
+  nextEventId: number;
+  numEvents: number;
+  numEntries: number;
+}
+
+/** Name of the keyed state holding the counters. */
+export const SHARED_BUFFER_STATE_NAME = 'sharedBuffer-counters';
 
 /**
- * The storage of Flink's `SharedBuffer`: each matched event stored once (`events`), each (event, stage) entry
- * with its versioned edges (`entries`), and the per-timestamp counters that make event ids unique
- * (`eventsCount`). All three are MapStates of the current key, so the buffer is keyed state: the runtime's current
- * key selects whose buffer is read, and it is snapshotted and restored with the rest of the keyed state. The
- * algorithms that walk it are in {@link SharedBufferAccessor}.
+ * Flink's `SharedBuffer` keeps events and entries in MapStates and names them by key (`EventId`, `NodeId`); every
+ * step of a partial match then costs several hashed lookups and string keys. Here the entries form an object
+ * graph: a partial match points at its latest entry, an entry at its event and, through versioned edges, at the
+ * entries before it. The graph is reachable only from the key's `NFAState`, which lives in one keyed
+ * `ValueState` and is snapshotted with a serializer that flattens the graph (`nfa-state-serializer.ts`), so it
+ * survives snapshot, restore and rescaling like any keyed state. What remains here, in a keyed ValueState of its
+ * own, are the per-key counters: the next event id and the numbers of live events and entries.
  *
- * Values are read, changed and written back with `put`, so a backend that hands out copies works too; the heap
- * backend hands out the live objects and `put` is a Map write.
+ * Reference counting is Flink's (see {@link SharedBufferAccessor}), so memory follows the live partial matches;
+ * the counters are updated only when an event or entry is created or removed. When a key's buffer becomes empty
+ * its counters are cleared, so an idle key keeps nothing here.
  */
 export class SharedBuffer<V> {
-  private readonly entries: InternalMapState<VoidNamespace, string, SharedBufferNode>;
-  private readonly events: InternalMapState<VoidNamespace, string, LockableEvent<V>>;
-  private readonly eventsCount: InternalMapState<VoidNamespace, number, number>;
+  private readonly counters: InternalValueState<VoidNamespace, SharedBufferCounters>;
+  /** While pinned: the current key's counters once read (undefined = not read yet), written back by `unpin`. */
+  private pinned = false;
+  private cached: SharedBufferCounters | undefined = undefined;
 
   constructor(backend: Pick<KeyedStateBackend, 'getOrCreateKeyedState'>) {
-    this.entries = backend.getOrCreateKeyedState(
-      new MapStateDescriptor<string, SharedBufferNode>(SHARED_BUFFER_STATE_NAMES.entries),
+    this.counters = backend.getOrCreateKeyedState(
+      new ValueStateDescriptor<SharedBufferCounters>(SHARED_BUFFER_STATE_NAME),
       voidNamespaceSerializer,
     );
-    this.events = backend.getOrCreateKeyedState(
-      new MapStateDescriptor<string, LockableEvent<V>>(SHARED_BUFFER_STATE_NAMES.events),
-      voidNamespaceSerializer,
-    );
-    this.eventsCount = backend.getOrCreateKeyedState(
-      new MapStateDescriptor<number, number>(SHARED_BUFFER_STATE_NAMES.eventsCount),
-      voidNamespaceSerializer,
-    );
-    this.entries.setCurrentNamespace(VoidNamespace);
-    this.events.setCurrentNamespace(VoidNamespace);
-    this.eventsCount.setCurrentNamespace(VoidNamespace);
+    this.counters.setCurrentNamespace(VoidNamespace);
   }
 
   /**
-   * Stores an event once, locked once for the duration of its processing, under a fresh id
-   * (timestamp, n-th event of that timestamp).
+   * Keeps the current key's counters in hand until {@link unpin}, so the many updates of one event cost one state
+   * read and one write (and none when the event stores nothing). The current key must not change in between; the
+   * NFA pins around each `process` and `advanceTime` call.
    */
-  registerEvent(value: V, timestamp: number): EventId {
-    const id = this.eventsCount.get(timestamp) ?? 0;
-    const eventId = newEventId(id, timestamp);
-    this.eventsCount.put(timestamp, id + 1);
-    this.events.put(eventId.key, { element: value, refCounter: 1 });
-    return eventId;
+  pin(): void {
+    this.pinned = true;
+    this.cached = undefined;
   }
 
-  /** No event with a timestamp below `timestamp` will come: forget the id counters of earlier timestamps. */
-  advanceTime(timestamp: number): void {
-    let stale: number[] | undefined;
-    for (const ts of this.eventsCount.keys()) if (ts < timestamp) (stale ??= []).push(ts);
-    if (stale !== undefined) for (const ts of stale) this.eventsCount.remove(ts);
+  /** Writes the pinned counters back (or clears them when the buffer is empty) and stops pinning. */
+  unpin(): void {
+    const c = this.cached;
+    this.pinned = false;
+    this.cached = undefined;
+    if (c !== undefined) this.store(c);
+  }
+
+  /**
+   * Stores an event, locked once for the duration of its processing, under the key's next id. O(1).
+   */
+  registerEvent(value: V, timestamp: number): SharedBufferEvent<V> {
+    const c = this.load();
+    const event = newSharedBufferEvent(c.nextEventId, timestamp, value, 1);
+    c.nextEventId++;
+    c.numEvents++;
+    if (!this.pinned) this.store(c);
+    return event;
+  }
+
+  /** Records that `events` events and `entries` entries were created (positive) or removed (negative). O(1). */
+  adjust(events: number, entries: number): void {
+    const c = this.load();
+    c.numEvents += events;
+    c.numEntries += entries;
+    if (c.numEvents < 0 || c.numEntries < 0) throw new Error('Shared buffer counters of the current key went negative');
+    if (!this.pinned) this.store(c);
+  }
+
+  private load(): SharedBufferCounters {
+    if (this.pinned && this.cached !== undefined) return this.cached;
+    const c = this.counters.value() ?? { nextEventId: 0, numEvents: 0, numEntries: 0 };
+    if (this.pinned) this.cached = c;
+    return c;
+  }
+
+  private store(c: SharedBufferCounters): void {
+    // An empty buffer holds no event an id could be compared with: drop the counters, ids restart at 0.
+    if (c.numEvents === 0 && c.numEntries === 0) this.counters.clear();
+    else this.counters.update(c);
   }
 
   /** True when the current key holds no events. */
   isEmpty(): boolean {
-    return this.events.isEmpty();
-  }
-
-  getEntry(node: NodeId): SharedBufferNode | undefined {
-    return this.entries.get(node.key);
-  }
-
-  upsertEntry(node: NodeId, value: SharedBufferNode): void {
-    this.entries.put(node.key, value);
-  }
-
-  removeEntry(node: NodeId): void {
-    this.entries.remove(node.key);
-  }
-
-  getEvent(eventId: EventId): LockableEvent<V> | undefined {
-    return this.events.get(eventId.key);
-  }
-
-  upsertEvent(eventId: EventId, value: LockableEvent<V>): void {
-    this.events.put(eventId.key, value);
-  }
-
-  removeEvent(eventId: EventId): void {
-    this.events.remove(eventId.key);
+    return this.numEvents() === 0;
   }
 
   /** The number of stored events of the current key. */
   numEvents(): number {
-    return this.events.size();
+    return this.peek()?.numEvents ?? 0;
   }
 
   /** The number of (event, stage) entries of the current key. */
   numEntries(): number {
-    return this.entries.size();
+    return this.peek()?.numEntries ?? 0;
   }
 
-  /** Removes everything of the current key. */
+  private peek(): SharedBufferCounters | undefined {
+    return this.pinned && this.cached !== undefined ? this.cached : this.counters.value();
+  }
+
+  /** Forgets the counters of the current key (its graph goes with its NFA state). */
   clear(): void {
-    this.entries.clear();
-    this.events.clear();
-    this.eventsCount.clear();
+    this.cached = undefined;
+    this.counters.clear();
   }
 }
