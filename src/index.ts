@@ -2,7 +2,7 @@
 
 // ── Environment and streams ──────────────────────────────────────────────────
 export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
-export type { EnvironmentOptions, JobExecutionResult } from './api/stream-execution-environment.ts';
+export type { EnvironmentOptions, ExecuteOptions, JobExecutionResult } from './api/stream-execution-environment.ts';
 export { DataStream, DataStreamSink } from './api/data-stream.ts';
 export { KeyedStream } from './api/keyed-stream.ts';
 export { ConnectedStreams } from './api/connected-streams.ts';
@@ -95,6 +95,9 @@ export type { CsvDecoding } from './connectors/csv-format.ts';
 export type { MalformedRecord } from './connectors/malformed-record.ts';
 export { FileSink } from './connectors/file-sink.ts';
 export type { FileSinkOptions } from './connectors/file-sink.ts';
+
+// ── Fault tolerance ──────────────────────────────────────────────────────────
+export * from './checkpoint/index.ts';
 
 // ── Custom operators ─────────────────────────────────────────────────────────
 export { AbstractStreamOperator } from './runtime/stream-operator.ts';

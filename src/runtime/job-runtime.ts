@@ -17,6 +17,11 @@ import type { TwoInputStreamOperator, OneInputStreamOperator } from './stream-op
 import { Subtask, type JobServices } from './subtask.ts';
 import { SubtaskInput } from './subtask-input.ts';
 import type { SideOutputTap } from './subtask-output.ts';
+import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
+import type { CheckpointedJobSnapshot, CheckpointedOperatorSnapshot } from '../checkpoint/checkpointed-job-snapshot.ts';
+import { supportsIncrementalSnapshots } from '../checkpoint/incremental-snapshot.ts';
+import type { StateBackend } from '../checkpoint/state-backend.ts';
+import { takeSubtaskSnapshot, type SubtaskStateSnapshot } from '../checkpoint/subtask-state-snapshot.ts';
 
 export interface JobRuntimeOptions {
   readonly clock: ProcessingTimeClock;
@@ -24,6 +29,12 @@ export interface JobRuntimeOptions {
   /** With restoreFrom: whether snapshot state for operators missing from this job may be ignored. */
   readonly allowNonRestoredState?: boolean;
   readonly sideTap?: SideOutputTap;
+  /** Creates keyed state backends (default: heap). */
+  readonly stateBackend?: StateBackend;
+  /** Whether a checkpoint coordinator drives this runtime (sinks then commit on checkpoints). */
+  readonly checkpointing?: boolean;
+  /** Receives each subtask's snapshot when its barrier aligned (the checkpoint coordinator). */
+  readonly onSubtaskSnapshot?: (subtask: Subtask, barrier: CheckpointBarrier, snapshot: SubtaskStateSnapshot) => void;
 }
 
 /** Per-operator counts reported when a job ends. */
@@ -65,6 +76,75 @@ export class JobRuntime implements JobServices {
 
   get clock(): ProcessingTimeClock {
     return this.options.clock;
+  }
+
+  get stateBackend(): StateBackend | undefined {
+    return this.options.stateBackend;
+  }
+
+  get checkpointingEnabled(): boolean {
+    return this.options.checkpointing === true;
+  }
+
+  get restoredCheckpointId(): number | undefined {
+    return (this.options.restoreFrom as Partial<CheckpointedJobSnapshot> | undefined)?.checkpointId;
+  }
+
+  /** Snapshots a subtask whose barrier aligned and hands the snapshot to the coordinator. */
+  onBarrierAligned(subtask: Subtask, barrier: CheckpointBarrier): void {
+    const listener = this.options.onSubtaskSnapshot;
+    if (listener === undefined) return;
+    let snapshot: SubtaskStateSnapshot;
+    try {
+      snapshot = takeSubtaskSnapshot(subtask, barrier);
+    } catch (error) {
+      throw subtask.failure(error, undefined, `the snapshot for checkpoint ${barrier.id}`);
+    }
+    listener(subtask, barrier, snapshot);
+  }
+
+  /**
+   * Starts checkpoint `barrier.id`: running sources inject the barrier at their next batch boundary; subtasks
+   * that already finished are snapshotted at once (they will see no barrier).
+   */
+  triggerCheckpoint(barrier: CheckpointBarrier): void {
+    for (const node of this.graph.nodes) {
+      const isSource = node.transformation.kind === 'source';
+      for (const subtask of this.subtasksOf(node)) {
+        if (subtask.isFinished) this.onBarrierAligned(subtask, barrier);
+        else if (isSource) subtask.pendingBarriers.push(barrier);
+      }
+    }
+  }
+
+  /** Gives up on a checkpoint everywhere: sources drop its barrier, aligning subtasks release held channels. */
+  abortCheckpoint(checkpointId: number): void {
+    for (const list of this.subtasks.values()) for (const subtask of list) subtask.abortCheckpoint(checkpointId);
+  }
+
+  /** Checkpoint `checkpointId` is durable: backends may build on it, operators (sinks) commit. */
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    for (const list of this.subtasks.values()) {
+      for (const subtask of list) {
+        const backend = subtask.backend;
+        if (supportsIncrementalSnapshots(backend)) backend.notifyCheckpointComplete(checkpointId);
+        try {
+          await subtask.operator.notifyCheckpointComplete(checkpointId);
+        } catch (error) {
+          throw subtask.failure(error, undefined, `the commit of checkpoint ${checkpointId}`);
+        }
+      }
+    }
+  }
+
+  /** Stops the job: sources stop at their next batch and `runSources` rejects with `reason`. */
+  cancel(reason: unknown): void {
+    this.fail(reason);
+  }
+
+  /** Releases every keyed state backend (an on-disk backend deletes its working files). */
+  disposeBackends(): void {
+    for (const list of this.subtasks.values()) for (const subtask of list) subtask.backend?.dispose();
   }
 
   subtasksOf(node: StreamNode): Subtask[] {
@@ -182,12 +262,18 @@ export class JobRuntime implements JobServices {
           `Operator '${node.name}' (uid '${node.uid}') is not keyed, but the snapshot holds keyed state for it`,
         );
       }
+      const finished = (op as Partial<CheckpointedOperatorSnapshot>).finished;
+      // A subtask finished at the checkpoint must not run again (its end-of-input output was already emitted).
+      // At another parallelism that is only known when every old subtask had finished.
+      const allFinished = finished !== undefined && finished.length > 0 && finished.every(Boolean);
       this.subtasksOf(node).forEach((subtask, i) => {
         subtask.backend?.restore(op.keyedState);
         subtask.timers?.restore(op.timers);
         if (i < op.operatorState.length && op.operatorState[i] !== undefined) {
           subtask.operator.restoreOperatorState(op.operatorState[i]);
         }
+        const sameShape = op.parallelism === node.parallelism;
+        if (allFinished || (sameShape && finished?.[i] === true)) subtask.markRestoredFinished();
       });
     }
   }
@@ -195,8 +281,11 @@ export class JobRuntime implements JobServices {
   private async driveSource(subtask: Subtask): Promise<void> {
     const operator = subtask.operator as SourceOperator<unknown>;
     try {
-      for (;;) {
+      // A source that had finished before the restored checkpoint only re-emits its end of stream.
+      while (!subtask.wasRestoredFinished) {
         if (this.failed) return;
+        // Barriers go in at batch boundaries: every record emitted so far precedes them.
+        if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
         const polled = operator.pollNext();
         const result = typeof polled === 'string' ? polled : await polled;
         if (result === 'end') break;
@@ -204,6 +293,7 @@ export class JobRuntime implements JobServices {
         await yieldToEventLoop();
       }
       if (this.failed) return;
+      if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
       operator.stopWatermarks();
       if (operator.bounded) subtask.output.emitWatermark(MAX_WATERMARK);
       subtask.finish();
@@ -273,6 +363,12 @@ export class JobRuntime implements JobServices {
         return new RebalanceRouter(targets, base + index, index);
     }
   }
+}
+
+/** Injects a source subtask's pending barriers: snapshot its position, then send the barrier downstream. */
+function injectBarriers(subtask: Subtask): void {
+  const barriers = subtask.pendingBarriers.splice(0);
+  for (const barrier of barriers) subtask.barrierAligned(barrier);
 }
 
 /** Resolves on the next turn of the event loop (after I/O and timers), so a long source cannot starve them. */

@@ -1,6 +1,8 @@
 // Routers: how one producer subtask hands records, watermarks and end-of-input to consumer subtasks, per partitioner.
 import type { KeySelector } from '../api/functions.ts';
 import { keyGroupFor, normalizeKey } from '../state/key-hash.ts';
+import type { ChannelBuffer } from '../checkpoint/channel-buffer.ts';
+import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
 import type { SubtaskInput } from './subtask-input.ts';
 
 /**
@@ -9,12 +11,15 @@ import type { SubtaskInput } from './subtask-input.ts';
  * the consumer returned). The interface is the seam where a buffered, cross-thread exchange can slot in.
  */
 export abstract class RecordRouter {
+  /** The consumer subtasks' inputs on this edge, by subtask index (this router's own copy: see holdTarget). */
+  protected readonly targets: SubtaskInput[];
   constructor(
-    /** The consumer subtasks' inputs on this edge, by subtask index. */
-    protected readonly targets: readonly SubtaskInput[],
+    targets: readonly SubtaskInput[],
     /** This producer's channel index at each connected target. */
     protected readonly channel: number,
-  ) {}
+  ) {
+    this.targets = [...targets];
+  }
 
   abstract route(value: unknown, timestamp: number): void;
 
@@ -24,23 +29,47 @@ export abstract class RecordRouter {
   }
 
   watermark(watermark: number): void {
-    for (const target of this.connected()) target.subtask.processWatermark(this.channel, watermark);
+    for (const target of this.connected()) target.watermark(this.channel, watermark);
   }
 
   status(idle: boolean): void {
-    for (const target of this.connected()) target.subtask.processWatermarkStatus(this.channel, idle);
+    for (const target of this.connected()) target.status(this.channel, idle);
   }
 
   endOfInput(): void {
-    for (const target of this.connected()) target.subtask.endOfInput(this.channel);
+    for (const target of this.connected()) target.endOfInput(this.channel);
+  }
+
+  /** Sends a checkpoint barrier down every connected channel (barriers are broadcast, whatever the partitioning). */
+  barrier(barrier: CheckpointBarrier): void {
+    for (const target of [...this.connected()]) target.barrier(this.channel, barrier, this);
+  }
+
+  /** The current slot for a consumer subtask: its input, or a ChannelBuffer while that channel is held back. */
+  targetOf(subtaskIndex: number): SubtaskInput {
+    return this.targets[subtaskIndex]!;
+  }
+
+  /** Holds this channel back at one consumer during barrier alignment: its records go to `buffer` instead. */
+  holdTarget(buffer: ChannelBuffer): void {
+    this.targets[buffer.input.subtask.index] = buffer;
+  }
+
+  /** Ends a hold: the consumer's real input takes its slot back. */
+  restoreTarget(buffer: ChannelBuffer): void {
+    if (this.targets[buffer.input.subtask.index] === buffer) this.targets[buffer.input.subtask.index] = buffer.input;
   }
 }
 
 /** Subtask i → subtask i: the chained case. */
 export class ForwardRouter extends RecordRouter {
-  private readonly target: SubtaskInput;
-  private readonly only: readonly SubtaskInput[];
-  constructor(targets: readonly SubtaskInput[], channel: number, producerIndex: number) {
+  private target: SubtaskInput;
+  private only: readonly SubtaskInput[];
+  constructor(
+    targets: readonly SubtaskInput[],
+    channel: number,
+    private readonly producerIndex: number,
+  ) {
     super(targets, channel);
     this.target = targets[producerIndex]!;
     this.only = [this.target];
@@ -50,6 +79,18 @@ export class ForwardRouter extends RecordRouter {
   }
   protected override connected(): readonly SubtaskInput[] {
     return this.only;
+  }
+  override holdTarget(buffer: ChannelBuffer): void {
+    super.holdTarget(buffer);
+    this.sync();
+  }
+  override restoreTarget(buffer: ChannelBuffer): void {
+    super.restoreTarget(buffer);
+    this.sync();
+  }
+  private sync(): void {
+    this.target = this.targets[this.producerIndex]!;
+    this.only = [this.target];
   }
 }
 

@@ -29,6 +29,16 @@ export interface OperatorContext {
   ): InternalTimerService<N>;
   /** The context handed to user functions' `open`. */
   readonly runtimeContext: RuntimeContext;
+  /** The checkpoint this run was restored from (undefined on a fresh start). */
+  readonly restoredCheckpointId?: number | undefined;
+  /** Whether the job takes periodic checkpoints. */
+  readonly checkpointingEnabled?: boolean;
+}
+
+/** What an operator learns when its state is snapshotted. */
+export interface SnapshotContext {
+  readonly checkpointId: number;
+  readonly kind: 'checkpoint' | 'savepoint';
 }
 
 /**
@@ -69,12 +79,18 @@ export abstract class AbstractStreamOperator<OUT> {
 
   close(): void | Promise<void> {}
 
-  /** Operator state that is not keyed (e.g. a source's position); keyed state and timers are snapshotted for you. */
-  snapshotOperatorState(): unknown {
+  /**
+   * Operator state that is not keyed (e.g. a source's position); keyed state and timers are snapshotted for you.
+   * During a checkpoint `context` names it (a two-phase-commit sink pre-commits here).
+   */
+  snapshotOperatorState(_context?: SnapshotContext): unknown {
     return undefined;
   }
 
   restoreOperatorState(_state: unknown): void {}
+
+  /** Called once the checkpoint is durable: the moment to make its side effects visible (commit). */
+  notifyCheckpointComplete(_checkpointId: number): void | Promise<void> {}
 }
 
 /** An operator with one input. */

@@ -1,6 +1,8 @@
 // SubtaskInput: one input of one subtask: sets the key context, calls the operator, and names the record on failure.
 import type { KeySelector } from '../api/functions.ts';
+import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
+import type { RecordRouter } from './record-router.ts';
 import type { Subtask } from './subtask.ts';
 
 /** The record-processing entry points of an operator, by input. */
@@ -43,5 +45,24 @@ export class SubtaskInput {
     } catch (error) {
       throw this.subtask.failure(error, { value, timestamp });
     }
+  }
+
+  // Channel events go through the input (not straight to the subtask) so that, while checkpoint barriers align, a
+  // ChannelBuffer standing in for this input can hold them back in order with the records.
+
+  watermark(channel: number, watermark: number): void {
+    this.subtask.processWatermark(channel, watermark);
+  }
+
+  status(channel: number, idle: boolean): void {
+    this.subtask.processWatermarkStatus(channel, idle);
+  }
+
+  endOfInput(channel: number): void {
+    this.subtask.endOfInput(channel);
+  }
+
+  barrier(channel: number, barrier: CheckpointBarrier, router: RecordRouter): void {
+    this.subtask.processBarrier(this, channel, barrier, router);
   }
 }

@@ -1,5 +1,6 @@
 // SubtaskOutput: the Output of one operator subtask, fanning records out to main and side-output edges.
 import type { OutputTag } from '../api/output-tag.ts';
+import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
 import type { Output } from './output.ts';
 import type { RecordRouter } from './record-router.ts';
 
@@ -61,5 +62,10 @@ export class SubtaskOutput<T> implements Output<T> {
 
   endOfInput(): void {
     for (const router of this.all) router.endOfInput();
+  }
+
+  /** Forwards a checkpoint barrier on every edge, main and side outputs alike. */
+  emitBarrier(barrier: CheckpointBarrier): void {
+    for (const router of this.all) router.barrier(barrier);
   }
 }

@@ -11,6 +11,10 @@ import { RuntimeContextImpl } from './runtime-context-impl.ts';
 import type { AbstractStreamOperator, OperatorContext } from './stream-operator.ts';
 import { SubtaskOutput } from './subtask-output.ts';
 import { WatermarkValve } from './watermark-valve.ts';
+import { BarrierAligner } from '../checkpoint/barrier-aligner.ts';
+import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
+import type { StateBackend } from '../checkpoint/state-backend.ts';
+import type { RecordRouter } from './record-router.ts';
 import type { SubtaskInput } from './subtask-input.ts';
 
 /** What a subtask needs from the job it runs in. */
@@ -18,6 +22,14 @@ export interface JobServices {
   readonly clock: ProcessingTimeClock;
   /** Fails the job from outside a record call (a processing-time timer, an async source). */
   fail(error: unknown): void;
+  /** Creates keyed state backends (default: the heap backend). */
+  readonly stateBackend?: StateBackend | undefined;
+  /** The checkpoint this run was restored from, if any. */
+  readonly restoredCheckpointId?: number | undefined;
+  /** Whether periodic checkpoints run (two-phase-commit sinks then commit on checkpoints, not at end of input). */
+  readonly checkpointingEnabled?: boolean;
+  /** Called when a subtask has aligned a barrier: snapshot it (the subtask forwards the barrier afterwards). */
+  onBarrierAligned?(subtask: Subtask, barrier: CheckpointBarrier): void;
 }
 
 /**
@@ -36,6 +48,11 @@ export class Subtask {
   private channelCount = 0;
   private endedChannels = 0;
   private ended = false;
+  private aligner: BarrierAligner | undefined = undefined;
+  /** Restored from a checkpoint taken after this subtask finished: it only passes end-of-stream signals on. */
+  private restoredFinished = false;
+  /** Barriers a source subtask injects at its next batch boundary (set by the checkpoint coordinator). */
+  readonly pendingBarriers: CheckpointBarrier[] = [];
   currentWatermark = MIN_WATERMARK;
 
   constructor(
@@ -47,7 +64,17 @@ export class Subtask {
     const keyed = node.transformation.isKeyed;
     if (keyed) {
       const range = KeyGroupRange.forSubtask(node.maxParallelism, node.parallelism, index);
-      this.backend = new HeapKeyedStateBackend(node.maxParallelism, range, () => job.clock.now(), node.name);
+      this.backend =
+        job.stateBackend !== undefined
+          ? job.stateBackend.createKeyedStateBackend({
+              operatorName: node.name,
+              uid: node.uid,
+              subtaskIndex: index,
+              maxParallelism: node.maxParallelism,
+              keyGroupRange: range,
+              clock: () => job.clock.now(),
+            })
+          : new HeapKeyedStateBackend(node.maxParallelism, range, () => job.clock.now(), node.name);
       this.timers = new TimerServiceManager(this.backend, job.clock, (fire) => this.guardTimer(fire));
       this.operator.advanceTimers = (watermark) => this.timers!.advanceWatermark(watermark);
     }
@@ -63,6 +90,8 @@ export class Subtask {
       keyedStateBackend: this.backend,
       runtimeContext,
       currentWatermark: () => subtask.currentWatermark,
+      restoredCheckpointId: job.restoredCheckpointId,
+      checkpointingEnabled: job.checkpointingEnabled === true,
       getInternalTimerService(name, namespaceSerializer, triggerable) {
         if (subtask.timers === undefined) {
           throw new IllegalStateError(
@@ -92,9 +121,49 @@ export class Subtask {
     if (status !== undefined) this.operator.processWatermarkStatus(status);
   }
 
+  /**
+   * A checkpoint barrier from one input channel. With one channel the subtask is aligned at once; with several,
+   * the BarrierAligner holds back channels that are ahead until all delivered it.
+   */
+  processBarrier(input: SubtaskInput, channel: number, barrier: CheckpointBarrier, router: RecordRouter): void {
+    if (this.channelCount <= 1) {
+      this.barrierAligned(barrier);
+      return;
+    }
+    this.aligner ??= new BarrierAligner(this.channelCount, (b) => this.barrierAligned(b));
+    this.aligner.barrier(input, channel, barrier, router);
+  }
+
+  /** Snapshots this subtask (through the job's checkpoint hooks), then forwards the barrier downstream. */
+  barrierAligned(barrier: CheckpointBarrier): void {
+    this.job.onBarrierAligned?.(this, barrier);
+    this.output.emitBarrier(barrier);
+  }
+
+  /** The coordinator gave up on a checkpoint: release channels held back for it. */
+  abortCheckpoint(checkpointId: number): void {
+    this.aligner?.abort(checkpointId);
+    for (let i = this.pendingBarriers.length - 1; i >= 0; i--) {
+      if (this.pendingBarriers[i]!.id === checkpointId) this.pendingBarriers.splice(i, 1);
+    }
+  }
+
+  /** Marks this subtask as finished before the checkpoint it is restored from; it will not run its operator again. */
+  markRestoredFinished(): void {
+    this.restoredFinished = true;
+  }
+
+  get wasRestoredFinished(): boolean {
+    return this.restoredFinished;
+  }
+
   /** Called by a source driver: a source has no input channels, so it advances directly. */
   advanceWatermark(watermark: number): void {
     this.currentWatermark = watermark;
+    if (this.restoredFinished) {
+      this.output.emitWatermark(watermark);
+      return;
+    }
     try {
       this.operator.processWatermark(watermark);
     } catch (error) {
@@ -102,7 +171,8 @@ export class Subtask {
     }
   }
 
-  endOfInput(_channel: number): void {
+  endOfInput(channel: number): void {
+    this.aligner?.channelEnded(channel);
     this.endedChannels++;
     if (this.endedChannels >= this.channelCount) this.finish();
   }
@@ -111,6 +181,10 @@ export class Subtask {
   finish(): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.restoredFinished) {
+      this.output.endOfInput();
+      return;
+    }
     try {
       this.operator.endInput();
     } catch (error) {

@@ -1,0 +1,32 @@
+// Runs the fault-tolerance example: crashes once on purpose, restarts from the latest checkpoint, commits once.
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { buildFaultTolerantJob } from './fault-tolerant-job.ts';
+
+const dir = process.argv[2] ?? mkdtempSync(join(tmpdir(), 'weir-fault-tolerance-'));
+const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+buildFaultTolerantJob(env, {
+  checkpoints: join(dir, 'checkpoints'),
+  output: join(dir, 'output'),
+  stateDirectory: join(dir, 'state'),
+  clicks: 60_000,
+  ratePerSecond: 40_000,
+  failOnce: { id: 30_000, armed: true },
+});
+await env.execute('clicks per user and minute');
+const files = readdirSync(join(dir, 'output')).filter((f) => f.startsWith('part-'));
+const total = files
+  .flatMap((f) =>
+    readFileSync(join(dir, 'output', f), 'utf8')
+      .split('\n')
+      .filter(Boolean),
+  )
+  .reduce((n, line) => n + (JSON.parse(line) as { clicks: number }).clicks, 0);
+console.log(
+  `${files.length} committed part files in ${join(dir, 'output')}; ${total} clicks counted (60000 generated)`,
+);
+console.log(
+  `inspect the last checkpoint: node --import tsx src/checkpoint/weir-cli.ts savepoint inspect ${join(dir, 'checkpoints')}`,
+);

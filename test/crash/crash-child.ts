@@ -1,0 +1,23 @@
+// The crash test's child process: runs the crash job, resuming from the latest checkpoint, until done or killed.
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { loadLatestCheckpoint } from '../../src/checkpoint/checkpoint-storage.ts';
+import { RestartStrategies } from '../../src/checkpoint/restart-strategies.ts';
+import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
+import { buildCrashJob } from './crash-job.ts';
+
+const [outDir, checkpointDir, stateDir, count, rate, backend, cep] = process.argv.slice(2);
+const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+env.enableCheckpointing(40, { storage: checkpointDir!, retained: 2 });
+env.setRestartStrategy(RestartStrategies.noRestart());
+if (backend === 'lmdb') env.setStateBackend(new LmdbStateBackend({ path: stateDir! }));
+await buildCrashJob(
+  env,
+  outDir!,
+  Number(count),
+  Number(rate) > 0 ? Number(rate) : undefined,
+  cep !== 'no-cep',
+);
+const latest = loadLatestCheckpoint(checkpointDir!, (line) => process.stderr.write(line + '\n'));
+process.stdout.write(`RUNNING ${latest?.metadata.checkpointId ?? 0}\n`);
+await env.execute('crash-job', latest !== undefined ? { restoreFrom: latest.snapshot } : {});
+process.stdout.write('DONE\n');
