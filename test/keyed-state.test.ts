@@ -153,3 +153,30 @@ describe('keyed state', () => {
     await assert.rejects(h, /state 's' was registered as value state and is now asked for as list state/);
   });
 });
+
+describe('map state TTL', () => {
+  it('expires each entry on its own: an entry added later outlives an older one', async () => {
+    const ttl = StateTtlConfig.newBuilder(1_000).build();
+    const h = await TestHarness.create((input: DataStream<[string, string]>) =>
+      input.keyBy(() => 'k').process<string>({
+        map: undefined as unknown as MapState<string, number>,
+        open(ctx) {
+          this.map = ctx.getMapState(new MapStateDescriptor<string, number>('m', { ttl }));
+        },
+        processElement([op, entry], ctx, out) {
+          if (op === 'put') this.map.put(entry, ctx.timerService().currentProcessingTime());
+          else out.collect(JSON.stringify([...this.map.entries()]));
+        },
+      }),
+    );
+    h.setProcessingTime(0);
+    h.processElement(['put', 'a']);
+    h.setProcessingTime(800);
+    h.processElement(['put', 'b']);
+    h.setProcessingTime(1_200);
+    h.processElement(['get', '']);
+    h.setProcessingTime(1_900);
+    h.processElement(['get', '']);
+    assert.deepEqual(h.records(), ['[["b",800]]', '[]']);
+  });
+});

@@ -4,7 +4,8 @@ import { AbstractHeapState, type TtlValue } from './abstract-heap-state.ts';
 
 /**
  * Without a TTL the stored Map holds user values directly. With one, it holds `{ value, lastAccess }` per user
- * key, so each entry expires separately, as in Flink.
+ * key, so each entry expires separately, as in Flink. The container's own TTL stamp is refreshed whenever an
+ * entry's is, so the container never expires before its freshest entry.
  */
 export class HeapMapState<N, UK, UV> extends AbstractHeapState<N, Map<UK, any>> implements InternalMapState<N, UK, UV> {
   private userMap(create: boolean): Map<UK, any> | undefined {
@@ -25,7 +26,10 @@ export class HeapMapState<N, UK, UV> extends AbstractHeapState<N, Map<UK, any>> 
       if (map.size === 0) this.clear();
       return undefined;
     }
-    if (this.refreshOnRead) entry.lastAccess = now;
+    if (this.refreshOnRead) {
+      entry.lastAccess = now;
+      this.putRaw(map);
+    }
     return entry.value;
   }
 
@@ -37,7 +41,12 @@ export class HeapMapState<N, UK, UV> extends AbstractHeapState<N, Map<UK, any>> 
   }
 
   put(key: UK, value: UV): void {
-    this.userMap(true)!.set(key, this.ttlMs === 0 ? value : { value, lastAccess: this.host.now() });
+    const map = this.userMap(true)!;
+    if (this.ttlMs === 0) map.set(key, value);
+    else {
+      map.set(key, { value, lastAccess: this.host.now() });
+      this.putRaw(map);
+    }
   }
 
   putAll(entries: Iterable<readonly [UK, UV]>): void {
