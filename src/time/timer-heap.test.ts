@@ -38,4 +38,55 @@ describe('TimerHeap', () => {
       { numRuns: 300 },
     );
   });
+
+  it('keeps (timestamp, registration) order through bucket compaction, with many timers per timestamp', () => {
+    const op = fc.record({
+      kind: fc.constantFrom('add', 'add', 'add', 'remove', 'remove', 'poll', 'peek'),
+      ts: fc.integer({ min: 0, max: 2 }),
+      key: fc.integer({ min: 0, max: 60 }),
+      ns: fc.integer({ min: 0, max: 1 }),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 1500 }), (ops) => {
+        const heap = new TimerHeap<number>();
+        let reference: { ts: number; key: number; ns: number; seq: number }[] = [];
+        let seq = 0;
+        const order = (a: { ts: number; seq: number }, b: { ts: number; seq: number }) => a.ts - b.ts || a.seq - b.seq;
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            const exists = reference.some((t) => t.ts === o.ts && t.key === o.key && t.ns === o.ns);
+            assert.equal(heap.add(o.ts, o.key, o.key, o.ns, o.ns), !exists);
+            if (!exists) reference.push({ ts: o.ts, key: o.key, ns: o.ns, seq: seq++ });
+          } else if (o.kind === 'remove') {
+            const before = reference.length;
+            reference = reference.filter((t) => !(t.ts === o.ts && t.key === o.key && t.ns === o.ns));
+            assert.equal(heap.remove(o.ts, o.key, o.ns), reference.length < before);
+          } else {
+            reference.sort(order);
+            const expected = o.kind === 'poll' ? reference.shift() : reference[0];
+            const got = o.kind === 'poll' ? heap.poll() : heap.peek();
+            assert.deepEqual(got && [got.timestamp, got.key, got.namespace], expected && [expected.ts, expected.key, expected.ns]);
+          }
+          assert.equal(heap.size, reference.length);
+        }
+        const all = [...heap.values()].map((t) => [t.timestamp, t.key, t.namespace]).sort();
+        assert.deepEqual(all, reference.map((t) => [t.ts, t.key, t.ns]).sort());
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('compacts a bucket after many removals and polls without losing order', () => {
+    const heap = new TimerHeap<number>();
+    for (let key = 0; key < 300; key++) heap.add(5, key, key, 0, 0);
+    for (let key = 0; key < 300; key++) if (key % 5 !== 0) heap.remove(5, key, 0); // holes → compaction
+    for (let i = 0; i < 20; i++) assert.equal(heap.poll()!.key, i * 5);
+    for (let key = 300; key < 500; key++) heap.add(5, key, key, 0, 0);
+    for (let key = 300; key < 400; key++) heap.remove(5, key, 0);
+    const rest: unknown[] = [];
+    while (heap.peek() !== undefined) rest.push(heap.poll()!.key);
+    const expected = [...Array.from({ length: 40 }, (_, i) => 100 + i * 5), ...Array.from({ length: 100 }, (_, i) => 400 + i)];
+    assert.deepEqual(rest, expected);
+    assert.equal(heap.size, 0);
+  });
 });

@@ -76,7 +76,12 @@ function reference(input: Step[], lateness: number, windowsOf: ((ts: number) => 
   for (const step of timeline(input)) {
     if ('watermark' in step) {
       wm = step.watermark;
-      for (const p of panes) if (p.timer && p.end - 1 <= wm) (emit(p), (p.timer = false));
+      for (const p of panes) {
+        if (p.timer && p.end - 1 <= wm) {
+          emit(p);
+          p.timer = false;
+        }
+      }
       for (let i = panes.length - 1; i >= 0; i--) if (panes[i]!.end - 1 + lateness <= wm) panes.splice(i, 1);
       out.push({ watermark: wm });
       continue;

@@ -17,8 +17,12 @@ export interface TtlValue<V> {
 }
 
 /**
- * Keeps the current namespace and its inner Map cached, so a read or write on the hot path is one Map operation.
- * TTL wrapping is decided once per state, not per record.
+ * Keeps the current namespace; the StateTable caches the inner Map of the namespace used last, so a read or write
+ * on the hot path is one Map operation. TTL wrapping is decided once per state, not per record.
+ *
+ * The appending states (list, reducing, aggregating) return from `add` whether the call created the entry (it
+ * was absent or expired before). The `AppendingState` contract returns nothing, so callers must treat anything but
+ * `false` as "unknown"; the window operator uses a `false` to skip re-registering timers that must already exist.
  */
 export abstract class AbstractHeapState<N, V> {
   readonly table = new StateTable<V | TtlValue<V>>();

@@ -20,12 +20,14 @@ export class HeapAggregatingState<N, IN, ACC, OUT>
     return this.getRaw();
   }
 
-  add(value: IN): void {
+  /** Adds `value`; returns whether the entry was created by this call (see {@link AbstractHeapState}). */
+  add(value: IN): boolean {
     const fn = this.fn;
     const acc = this.getRaw();
     const next = fn.add(value, acc === undefined ? fn.createAccumulator() : acc);
     // A mutated accumulator is already stored; only a new object (or TTL refresh) needs a write.
     if (next !== acc || this.ttlMs !== 0) this.putRaw(next);
+    return acc === undefined;
   }
 
   mergeNamespaces(target: N, sources: readonly N[]): void {

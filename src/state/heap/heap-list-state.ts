@@ -10,13 +10,16 @@ export class HeapListState<N, T> extends AbstractHeapState<N, T[]> implements In
     return this.getRaw() ?? EMPTY;
   }
 
-  add(value: T): void {
+  /** Appends `value`; returns whether the entry was created by this call (see {@link AbstractHeapState}). */
+  add(value: T): boolean {
     const list = this.getRaw();
-    if (list === undefined) this.putRaw([value]);
-    else {
-      list.push(value);
-      if (this.ttlMs !== 0) this.putRaw(list);
+    if (list === undefined) {
+      this.putRaw([value]);
+      return true;
     }
+    list.push(value);
+    if (this.ttlMs !== 0) this.putRaw(list);
+    return false;
   }
 
   addAll(values: Iterable<T>): void {

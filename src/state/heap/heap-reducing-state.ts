@@ -8,11 +8,13 @@ export class HeapReducingState<N, T> extends AbstractHeapState<N, T> implements 
     return this.getRaw();
   }
 
-  add(value: T): void {
+  /** Adds `value`; returns whether the entry was created by this call (see {@link AbstractHeapState}). */
+  add(value: T): boolean {
     const current = this.getRaw();
     this.putRaw(
       current === undefined ? value : (this.descriptor as ReducingStateDescriptor<T>).reduceFunction(current, value),
     );
+    return current === undefined;
   }
 
   mergeNamespaces(target: N, sources: readonly N[]): void {

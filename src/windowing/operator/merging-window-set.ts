@@ -28,8 +28,11 @@ export type MergingWindowPairs<W> = [W, W][];
  * {@link persist}, which writes only when something changed.
  */
 export class MergingWindowSet<W extends Window> {
-  private readonly windows: W[] = [];
-  private readonly stateWindows: W[] = [];
+  /**
+   * The current key's [window, state window] pairs: the array stored in state itself, changed in place (no copy
+   * per element) and written back by {@link persist}. A fresh array when the key has none.
+   */
+  private pairs: MergingWindowPairs<W> = [];
   private changed = false;
 
   constructor(
@@ -40,16 +43,8 @@ export class MergingWindowSet<W extends Window> {
 
   /** Reads the current key's windows from state. */
   load(): this {
-    this.windows.length = 0;
-    this.stateWindows.length = 0;
+    this.pairs = this.state.value() ?? [];
     this.changed = false;
-    const pairs = this.state.value();
-    if (pairs !== undefined) {
-      for (const [window, stateWindow] of pairs) {
-        this.windows.push(window);
-        this.stateWindows.push(stateWindow);
-      }
-    }
     return this;
   }
 
@@ -57,19 +52,14 @@ export class MergingWindowSet<W extends Window> {
   persist(): void {
     if (!this.changed) return;
     this.changed = false;
-    if (this.windows.length === 0) {
-      this.state.clear();
-      return;
-    }
-    const pairs: MergingWindowPairs<W> = [];
-    for (let i = 0; i < this.windows.length; i++) pairs.push([this.windows[i]!, this.stateWindows[i]!]);
-    this.state.update(pairs);
+    if (this.pairs.length === 0) this.state.clear();
+    else this.state.update(this.pairs);
   }
 
   /** The window holding the state of in-flight `window`, or undefined if it is not in flight. */
   getStateWindow(window: W): W | undefined {
     const i = this.indexOf(window);
-    return i < 0 ? undefined : this.stateWindows[i];
+    return i < 0 ? undefined : this.pairs[i]![1];
   }
 
   /** Removes a window from the in-flight set (it was purged for good or is late). */
@@ -81,7 +71,7 @@ export class MergingWindowSet<W extends Window> {
 
   /** The in-flight windows (for tests and debugging). */
   inFlight(): readonly W[] {
-    return this.windows;
+    return this.pairs.map((pair) => pair[0]);
   }
 
   /**
@@ -90,7 +80,14 @@ export class MergingWindowSet<W extends Window> {
    * merge that involves windows that already had state (never with the new window among the merged ones).
    */
   addWindow(newWindow: W, mergeFunction: MergeFunction<W>): W {
-    const candidates = this.windows.slice();
+    const pairs = this.pairs;
+    // Alone, a window has nothing to merge with: any group the assigner could report holds one distinct window.
+    if (pairs.length === 0) {
+      this.put(newWindow, newWindow);
+      return newWindow;
+    }
+    const candidates: W[] = [];
+    for (let i = 0; i < pairs.length; i++) candidates.push(pairs[i]![0]);
     candidates.push(newWindow);
     const results: { mergeResult: W; merged: W[] }[] = [];
     this.assigner.mergeWindows(candidates, (toBeMerged, mergeResult) => {
@@ -102,7 +99,13 @@ export class MergingWindowSet<W extends Window> {
     for (const { mergeResult, merged } of results) {
       // Flink keeps these as Sets of equal-by-value windows; a "merge" of one distinct window is no merge.
       if (merged.length < 2) continue;
-      const newIndex = merged.findIndex((w) => this.same(w, newWindow));
+      let newIndex = -1;
+      for (let i = 0; i < merged.length; i++) {
+        if (this.same(merged[i]!, newWindow)) {
+          newIndex = i;
+          break;
+        }
+      }
       if (newIndex >= 0) {
         merged.splice(newIndex, 1);
         mergedNewWindow = true;
@@ -114,7 +117,7 @@ export class MergingWindowSet<W extends Window> {
       for (const w of merged) {
         const i = this.indexOf(w);
         if (i >= 0) {
-          const stateWindow = this.stateWindows[i]!;
+          const stateWindow = this.pairs[i]![1];
           this.removeAt(i);
           if (!this.same(stateWindow, mergedStateWindow)) mergedStateWindows.push(stateWindow);
         }
@@ -135,7 +138,11 @@ export class MergingWindowSet<W extends Window> {
 
   private distinct(windows: readonly W[]): W[] {
     const out: W[] = [];
-    for (const w of windows) if (!out.some((o) => this.same(o, w))) out.push(w);
+    for (const w of windows) {
+      let seen = false;
+      for (let i = 0; i < out.length && !seen; i++) seen = this.same(out[i]!, w);
+      if (!seen) out.push(w);
+    }
     return out;
   }
 
@@ -144,23 +151,20 @@ export class MergingWindowSet<W extends Window> {
   }
 
   private indexOf(window: W): number {
-    for (let i = 0; i < this.windows.length; i++) if (this.same(this.windows[i]!, window)) return i;
+    const pairs = this.pairs;
+    for (let i = 0; i < pairs.length; i++) if (this.same(pairs[i]![0], window)) return i;
     return -1;
   }
 
   private put(window: W, stateWindow: W): void {
     const i = this.indexOf(window);
-    if (i >= 0) this.stateWindows[i] = stateWindow;
-    else {
-      this.windows.push(window);
-      this.stateWindows.push(stateWindow);
-    }
+    if (i >= 0) this.pairs[i]![1] = stateWindow;
+    else this.pairs.push([window, stateWindow]);
     this.changed = true;
   }
 
   private removeAt(i: number): void {
-    this.windows.splice(i, 1);
-    this.stateWindows.splice(i, 1);
+    this.pairs.splice(i, 1);
     this.changed = true;
   }
 }

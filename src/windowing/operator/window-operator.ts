@@ -18,6 +18,7 @@ import { MAX_WATERMARK } from '../../time/time-domain.ts';
 import type { Evictor, EvictorContext, TimestampedValue } from '../evictor.ts';
 import type { Trigger } from '../trigger.ts';
 import { TriggerResult } from '../trigger-result.ts';
+import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
 import { MergingWindowAssigner, type WindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
 import type { Window } from '../window.ts';
 import type { InternalWindowFunction } from './internal-window-function.ts';
@@ -74,7 +75,17 @@ type PaneState<ACC> = AppendingState<any, any> & InternalMergingState<any> & { g
  *
  * **Hot path.** For a tumbling event-time window with an aggregate the assigner returns a cached array, the
  * pane state is one accumulator, and the trigger and cleanup timers are de-duplicated by the timer heap: nothing
- * is allocated per element once a window exists.
+ * is allocated per element once a window exists. With Flink's default `EventTimeTrigger` (non-merging, no
+ * evictor) an element whose pane already existed before it, in a window the watermark has not passed, skips the
+ * trigger and timer registration altogether: the first element of that pane registered the trigger timer at
+ * `maxTimestamp` and the cleanup timer at `maxTimestamp + allowedLateness`, and both live exactly as long as the
+ * pane (they are removed only by firing, which needs the watermark past `maxTimestamp`, or by `clearAllState`,
+ * which drops the pane too), so `onElement` would return CONTINUE and both registrations would be de-duplicated
+ * no-ops. The state backend says whether `add` created the entry; a backend that does not know takes the
+ * general path. With that trigger and no allowed lateness the trigger's timer *is* the cleanup timer, so the
+ * operator does not register or delete it a second time, and at cleanup it skips `EventTimeTrigger.clear`, whose
+ * only timer has fired by then. Each skip replaces a call whose effect would have been nil, so results, timers
+ * and state are exactly those of the general path.
  */
 export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   extends AbstractStreamOperator<OUT>
@@ -94,6 +105,12 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   protected readonly windowSerializer: NamespaceSerializer<W>;
   /** Flink's heap list state returns null when empty; ours returns [], which must count as "no contents". */
   private readonly listContents: boolean;
+  /** Whether an element added to an existing pane may skip the trigger (see "Hot path" above). */
+  private readonly existingPaneFastPath: boolean;
+  /** Flink's EventTimeTrigger on an event-time assigner: its only timer is (window, maxTimestamp). */
+  private readonly eventTimeTrigger: boolean;
+  /** With that trigger and no allowed lateness, the trigger's timer and the cleanup timer are one and the same. */
+  private readonly cleanupIsTriggerTimer: boolean;
 
   protected backend!: KeyedStateBackend;
   protected timerService!: InternalTimerService<W>;
@@ -120,6 +137,9 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     this.isEventTime = config.assigner.isEventTime();
     this.windowSerializer = config.assigner.getWindowSerializer();
     this.listContents = config.windowStateDescriptor.kind === 'list';
+    this.eventTimeTrigger = config.trigger === EventTimeTrigger.create() && this.isEventTime;
+    this.cleanupIsTriggerTimer = this.eventTimeTrigger && this.allowedLateness === 0;
+    this.existingPaneFastPath = this.eventTimeTrigger && config.evictor === undefined && this.mergingAssigner === undefined;
     this.mergeFunction = (mergeResult, mergedWindows, stateWindowResult, mergedStateWindows) =>
       this.onWindowsMerged(mergeResult, mergedWindows, stateWindowResult, mergedStateWindows);
   }
@@ -193,13 +213,20 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   private processInWindows(value: IN, timestamp: number, key: K, windows: readonly W[]): boolean {
     const windowState = this.windowState;
     const triggerContext = this.triggerContext;
+    const watermark = this.timerService.currentWatermark();
     let skipped = true;
     for (let i = 0; i < windows.length; i++) {
       const window = windows[i]!;
-      if (this.isWindowLate(window)) continue;
+      if (this.isEventTime && this.cleanupTime(window) <= watermark) continue; // the window is late
       skipped = false;
       windowState.setCurrentNamespace(window);
-      this.addToPane(value, timestamp);
+      if (this.existingPaneFastPath) {
+        // `false` only from a backend that knows the entry existed; undefined (unknown) takes the general path.
+        const created = (windowState as unknown as { add(value: IN): boolean | undefined }).add(value);
+        if (created === false && window.maxTimestamp() > watermark) continue;
+      } else {
+        this.addToPane(value, timestamp);
+      }
       triggerContext.key = key;
       triggerContext.window = window;
       const result = triggerContext.onElement(value, timestamp);
@@ -209,6 +236,9 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
         this.emitWindowContents(window, contents!);
       }
       if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
+      // EventTimeTrigger's CONTINUE registered (window, maxTimestamp): with no allowed lateness that is the cleanup
+      // timer too, and registering it again would be a de-duplicated no-op.
+      if (result === TriggerResult.CONTINUE && this.cleanupIsTriggerTimer) continue;
       this.registerCleanupTimer(window);
     }
     return skipped;
@@ -247,6 +277,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
         this.emitWindowContents(actualWindow, contents!);
       }
       if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
+      if (result === TriggerResult.CONTINUE && this.cleanupIsTriggerTimer) continue; // registered by the trigger
       this.registerCleanupTimer(actualWindow);
     }
     mergingWindows.persist();
@@ -273,7 +304,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     for (const merged of mergedWindows) {
       triggerContext.window = merged;
       triggerContext.clear();
-      this.deleteCleanupTimer(merged);
+      // The trigger's clear just deleted the cleanup timer when the two are one.
+      if (!this.cleanupIsTriggerTimer) this.deleteCleanupTimer(merged);
     }
     // Merge the contents of the swallowed state windows into the one that stays.
     this.windowState.mergeNamespaces(stateWindowResult, mergedStateWindows);
@@ -310,16 +342,18 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     }
     if ((result & TriggerResult.PURGE) !== 0) this.windowState.clear();
     if (this.isEventTime === eventTime && this.isCleanupTime(timer.namespace, timer.timestamp)) {
-      this.clearAllState(timer.namespace, mergingWindows);
+      // EventTimeTrigger.clear only deletes the event-time timer at maxTimestamp <= this cleanup time: every such
+      // timer has fired by now (it is this one, or an earlier one), so the deletion would be a no-op.
+      this.clearAllState(timer.namespace, mergingWindows, !(eventTime && this.eventTimeTrigger));
     }
     mergingWindows?.persist();
   }
 
   /** Removes everything of a window: contents, trigger state, per-window user state, merging-set entry. */
-  private clearAllState(window: W, mergingWindows: MergingWindowSet<W> | undefined): void {
+  private clearAllState(window: W, mergingWindows: MergingWindowSet<W> | undefined, clearTrigger = true): void {
     this.windowState.clear();
     this.triggerContext.window = window;
-    this.triggerContext.clear();
+    if (clearTrigger) this.triggerContext.clear();
     this.processContext.window = window;
     this.windowFunction.clear(window, this.processContext);
     if (mergingWindows !== undefined) mergingWindows.retireWindow(window);
