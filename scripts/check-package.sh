@@ -7,7 +7,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$root"
 rm -rf dist
 npm run --silent build
-tarball="$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+tarball="$(npm pack --silent --ignore-scripts --pack-destination "$work" | tail -n 1)"
 mkdir "$work/consumer"
 cd "$work/consumer"
 cat > package.json <<'JSON'
@@ -42,10 +42,12 @@ if (JSON.stringify(result) !== JSON.stringify({ words: ['a1', 'a2', 'b1'], harne
 }
 console.log('package ok:', JSON.stringify(result));
 TS
-cat > tsconfig.json <<'JSON'
-{ "compilerOptions": { "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "strict": true, "noEmit": true, "skipLibCheck": false, "types": [] }, "files": ["main.ts"] }
+# A Node.js consumer has Node's types; take them from this repository instead of fetching them again.
+cat > tsconfig.json <<JSON
+{ "compilerOptions": { "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "strict": true, "noEmit": true,
+  "skipLibCheck": false, "typeRoots": ["$root/node_modules/@types"], "types": ["node"] }, "files": ["main.ts"] }
 JSON
 "$root/node_modules/.bin/tsc" -p tsconfig.json
 cp main.ts main.mts
-"$root/node_modules/.bin/tsc" --target ES2022 --module NodeNext --moduleResolution NodeNext --outDir out main.mts
+"$root/node_modules/.bin/tsc" --target ES2022 --module NodeNext --moduleResolution NodeNext --typeRoots "$root/node_modules/@types" --types node --outDir out main.mts
 node out/main.mjs
