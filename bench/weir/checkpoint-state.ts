@@ -106,6 +106,23 @@ async function stateBenchmark(kind: string): Promise<void> {
   console.log(
     `${kind}: restore (verify checksums + load into the backend) ${ms(start)}, ${restored.numStateEntries().toLocaleString()} entries`,
   );
+  if (kind === 'lmdb') {
+    // Savepoints: a full snapshot in the key-group format every backend reads (the heap backend's).
+    start = performance.now();
+    const savepoint = backend.snapshot();
+    const spBytes = savepoint.reduce((n, g) => n + g.bytes.byteLength, 0);
+    console.log(`${kind}: savepoint snapshot (heap format) ${ms(start)}, ${mb(spBytes)}`);
+    for (const into of ['lmdb', 'heap']) {
+      start = performance.now();
+      const target = createBackend(into, `savepoint-${into}`);
+      target.restore(savepoint);
+      target.getOrCreateKeyedState(new ValueStateDescriptor<string>('v'), voidNamespaceSerializer);
+      console.log(
+        `${kind}: savepoint restore into ${into} ${ms(start)}, ${target.numStateEntries().toLocaleString()} entries`,
+      );
+      target.dispose();
+    }
+  }
   backend.dispose();
   restored.dispose();
 }

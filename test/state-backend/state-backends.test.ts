@@ -4,11 +4,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { serialize } from 'node:v8';
 import { HeapKeyedStateBackend } from '../../src/state/heap/heap-keyed-state-backend.ts';
 import { KeyGroupRange } from '../../src/state/key-group-range.ts';
+import { keyGroupFor } from '../../src/state/key-hash.ts';
+import type { KeyedStateBackend } from '../../src/state/keyed-state-backend.ts';
 import { LmdbKeyedStateBackend } from '../../src/state/lmdb/lmdb-keyed-state-backend.ts';
-import { voidNamespaceSerializer } from '../../src/state/namespace.ts';
-import { ListStateDescriptor, ValueStateDescriptor } from '../../src/state/state-descriptor.ts';
+import { voidNamespaceSerializer, type NamespaceSerializer } from '../../src/state/namespace.ts';
+import {
+  ListStateDescriptor,
+  MapStateDescriptor,
+  ValueStateDescriptor,
+} from '../../src/state/state-descriptor.ts';
+import { StateTtlConfig } from '../../src/state/state-ttl-config.ts';
+import { structuredCloneSerializer, type TypeSerializer } from '../../src/state/type-serializer.ts';
 import { keyedStateBackendContract } from './keyed-state-backend-contract.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'weir-lmdb-contract-'));
@@ -99,4 +108,160 @@ describe('LmdbKeyedStateBackend', () => {
     assert.equal(hv2.value(), 'from lmdb');
     l.dispose();
   });
+});
+
+/** A class value, restored as a class only through its own serializer. */
+class Point {
+  constructor(
+    readonly x: number,
+    readonly y: number,
+  ) {}
+}
+const pointSerializer: TypeSerializer<Point> = {
+  serialize: (p) => new Uint8Array(new Float64Array([p.x, p.y]).buffer),
+  deserialize: (b) => {
+    const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    return new Point(view.getFloat64(0, true), view.getFloat64(8, true));
+  },
+};
+/** Windows as namespaces with their own serializer (like TimeWindow). */
+class Win {
+  constructor(
+    readonly start: number,
+    readonly end: number,
+  ) {}
+}
+const winNs: NamespaceSerializer<Win> = {
+  key: (w) => (w === undefined ? '' : `${w.start}:${w.end}`),
+  serializer: {
+    serialize: (w) => structuredCloneSerializer.serialize([w.start, w.end]),
+    deserialize: (b) => {
+      const [start, end] = structuredCloneSerializer.deserialize(b) as [number, number];
+      return new Win(start, end);
+    },
+  },
+};
+const objNs: NamespaceSerializer<{ id: number }> = {
+  key: (n) => (n === undefined ? -1 : n.id),
+  serializer: structuredCloneSerializer,
+};
+const TTL = StateTtlConfig.newBuilder(1_000).build();
+
+describe('key-group snapshots across backends', () => {
+  const FULL = new KeyGroupRange(0, 127);
+  const backends: Record<string, (range: KeyGroupRange, clock: () => number) => KeyedStateBackend> = {
+    heap: (range, clock) => new HeapKeyedStateBackend(128, range, clock),
+    lmdb: (range, clock) => lmdb(range, 128, clock),
+  };
+  const register = (b: KeyedStateBackend) => ({
+    plain: b.getOrCreateKeyedState(new ValueStateDescriptor<unknown>('plain'), voidNamespaceSerializer),
+    point: b.getOrCreateKeyedState(
+      new ValueStateDescriptor<Point>('point', { serializer: pointSerializer }),
+      voidNamespaceSerializer,
+    ),
+    list: b.getOrCreateKeyedState(new ListStateDescriptor<string>('list'), winNs),
+    map: b.getOrCreateKeyedState(new MapStateDescriptor<string, number>('map', { ttl: TTL }), objNs),
+  });
+  const KEYS = 300;
+  const fill = (b: KeyedStateBackend, now: { t: number }) => {
+    const s = register(b);
+    for (let i = 0; i < KEYS; i++) {
+      b.setCurrentKey(i % 2 === 0 ? i : `k${i}`);
+      s.plain.update(
+        i % 3 === 0 ? `s${i}` : i % 3 === 1 ? i * 1.5 : { n: i, tags: new Set([i]), at: new Date(i) },
+      );
+      s.point.update(new Point(i, -i));
+      s.list.setCurrentNamespace(new Win(i % 4, 10));
+      s.list.add(`a${i}`);
+      s.list.add(`b${i}`);
+      now.t = i < KEYS / 2 ? 0 : 500; // the first half expires at 1000
+      s.map.setCurrentNamespace({ id: i % 5 });
+      s.map.put('m', i);
+    }
+  };
+  const check = (b: KeyedStateBackend, keys: Iterable<number>, withExpired: boolean) => {
+    const s = register(b);
+    let n = 0;
+    for (const i of keys) {
+      b.setCurrentKey(i % 2 === 0 ? i : `k${i}`);
+      if (!b.keyGroupRange.contains(b.getCurrentKeyGroup())) continue;
+      n++;
+      const plain = s.plain.value() as any;
+      if (i % 3 === 2) {
+        assert.equal(plain.n, i);
+        assert.ok(plain.tags instanceof Set && plain.tags.has(i));
+        assert.ok(plain.at instanceof Date && plain.at.getTime() === i);
+      } else assert.equal(plain, i % 3 === 0 ? `s${i}` : i * 1.5);
+      const p = s.point.value()!;
+      assert.ok(p instanceof Point && p.x === i && p.y === -i);
+      s.list.setCurrentNamespace(new Win(i % 4, 10));
+      assert.deepEqual([...s.list.get()], [`a${i}`, `b${i}`]);
+      s.map.setCurrentNamespace({ id: i % 5 });
+      assert.equal(s.map.get('m'), withExpired || i >= KEYS / 2 ? i : undefined);
+    }
+    return n;
+  };
+  const all = Array.from({ length: KEYS }, (_, i) => i);
+
+  for (const from of Object.keys(backends)) {
+    for (const to of Object.keys(backends)) {
+      it(`${from} → ${to}: custom serializers, namespaces, TTL, rescaling and late registration`, () => {
+        const now = { t: 0 };
+        const clock = () => now.t;
+        const src = backends[from]!(FULL, clock);
+        fill(src, now);
+        now.t = 900;
+        const snap = src.snapshot();
+        // Split over two subtasks that register their state only after restoring, then snapshot before registering.
+        const halves = [0, 1].map((i) => {
+          const b = backends[to]!(KeyGroupRange.forSubtask(128, 2, i), clock);
+          b.restore(snap);
+          return b;
+        });
+        const resnap = halves.flatMap((b) => b.snapshot());
+        assert.equal(resnap.length, snap.length);
+        let seen = 0;
+        for (const b of halves) seen += check(b, all, true);
+        assert.equal(seen, KEYS);
+        // Restored TTL entries keep their last access time: at 1200 the first half has expired.
+        now.t = 1_200;
+        const back = backends[from]!(FULL, clock);
+        back.restore(resnap);
+        assert.equal(check(back, all, false), KEYS);
+        for (const b of [src, ...halves, back]) b.dispose();
+      });
+    }
+  }
+
+  for (const to of Object.keys(backends)) {
+    it(`${to} reads format-1 snapshots (per-value bytes)`, () => {
+      const byGroup = new Map<number, unknown[]>();
+      for (let i = 0; i < 50; i++) {
+        const kg = keyGroupFor(i, 128);
+        let entries = byGroup.get(kg);
+        if (entries === undefined) byGroup.set(kg, (entries = []));
+        entries.push([serialize(0), i, serialize(`v${i}`), -1]);
+      }
+      const snap = [...byGroup].map(([keyGroup, entries]) => ({
+        keyGroup,
+        bytes: new Uint8Array(serialize([{ name: 'v', kind: 'value', entries }])),
+      }));
+      const b = backends[to]!(FULL, () => 0);
+      b.restore(snap);
+      assert.equal(b.numStateEntries(), 50);
+      const again = b.snapshot();
+      const v = b.getOrCreateKeyedState(new ValueStateDescriptor<string>('v'), voidNamespaceSerializer);
+      const c = backends[to]!(FULL, () => 0);
+      c.restore(again);
+      const cv = c.getOrCreateKeyedState(new ValueStateDescriptor<string>('v'), voidNamespaceSerializer);
+      for (let i = 0; i < 50; i++) {
+        b.setCurrentKey(i);
+        c.setCurrentKey(i);
+        assert.equal(v.value(), `v${i}`);
+        assert.equal(cv.value(), `v${i}`);
+      }
+      b.dispose();
+      c.dispose();
+    });
+  }
 });

@@ -8,6 +8,15 @@ import type {
   IncrementalSnapshotBackend,
 } from '../../checkpoint/incremental-snapshot.ts';
 import type { AbstractHeapState } from '../heap/abstract-heap-state.ts';
+import {
+  columnNamespaces,
+  StateColumnsBuilder,
+  toColumns,
+  unpacked,
+  type LegacyStateEntries,
+  type PendingColumns,
+  type StateColumns,
+} from '../heap/heap-keyed-state-backend.ts';
 import { HeapAggregatingState } from '../heap/heap-aggregating-state.ts';
 import { HeapListState } from '../heap/heap-list-state.ts';
 import { HeapMapState } from '../heap/heap-map-state.ts';
@@ -26,7 +35,9 @@ import {
   encodeEntryValue,
   entryValue,
   keyGroupPrefix,
+  VALUE_NUMBER,
   VALUE_SERIALIZED,
+  VALUE_STRING,
 } from './lmdb-key-codec.ts';
 import {
   decodeRawKeyGroup,
@@ -35,11 +46,6 @@ import {
   type RawEntry,
 } from './lmdb-key-group-format.ts';
 import { LmdbStateTable, type LmdbTableHost } from './lmdb-state-table.ts';
-
-/** One state's entries of one key group, in the snapshot format the heap backend also reads and writes. */
-type StateEntries = { name: string; kind: string; entries: SnapshotEntry[] };
-/** [namespace bytes, normalised key, value bytes, last access or -1, namespace lookup key (LMDB only)] */
-type SnapshotEntry = [Uint8Array, NormalizedKey, Uint8Array, number, (string | number)?];
 
 /** Options of one subtask's LMDB backend. */
 export interface LmdbKeyedStateBackendOptions {
@@ -74,7 +80,8 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
   private readonly states = new Map<string, AbstractHeapState<any, any>>();
   private readonly stateIds = new Map<string, number>();
   private readonly stateNames: string[] = [];
-  private readonly pendingRestore = new Map<string, SnapshotEntry[]>();
+  /** Restored heap-format entries without namespace lookup keys, waiting for their state to be registered. */
+  private readonly pendingRestore = new Map<string, PendingColumns[]>();
   private cachedEntries = 0;
   private readonly cacheLimit: number;
   /** Key groups written since the last snapshot, by offset in the range. */
@@ -173,7 +180,7 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
     const pending = this.pendingRestore.get(descriptor.name);
     if (pending !== undefined) {
       this.pendingRestore.delete(descriptor.name);
-      this.write(descriptor.name, pending);
+      for (const { columns } of pending) this.write(descriptor.name, columns);
     }
     return state as unknown as InternalStateFor<D, N>;
   }
@@ -181,7 +188,7 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
   numStateEntries(): number {
     this.flush(false);
     let n = this.db.getCount();
-    for (const entries of this.pendingRestore.values()) n += entries.length;
+    for (const pending of this.pendingRestore.values()) for (const p of pending) n += p.columns.keys.length;
     return n;
   }
 
@@ -248,12 +255,14 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
         this.restoreRaw(bytes);
         continue;
       }
-      for (const { name, entries } of deserialize(bytes) as StateEntries[]) {
-        if (this.states.has(name) || entries.every((e) => e[4] !== undefined)) this.write(name, entries);
+      for (const stored of deserialize(bytes) as (StateColumns | LegacyStateEntries)[]) {
+        const columns = toColumns(stored);
+        const name = columns.name;
+        if (this.states.has(name) || columns.nsKeys !== undefined) this.write(name, columns);
         else {
           let pending = this.pendingRestore.get(name);
           if (pending === undefined) this.pendingRestore.set(name, (pending = []));
-          for (const e of entries) pending.push(e);
+          pending.push({ keyGroup, columns });
         }
       }
     }
@@ -296,23 +305,53 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
     return id;
   }
 
-  /** Writes restored entries into LMDB; without their namespace lookup key, the state must be registered. */
-  private write(name: string, entries: SnapshotEntry[]): void {
+  /** Writes restored entries into LMDB; without their namespace lookup keys, the state must be registered. */
+  private write(name: string, columns: StateColumns): void {
     const id = this.stateId(name);
     const state = this.states.get(name);
     const now = this.options.clock();
     const ttl = state?.descriptor.ttl !== undefined;
+    // Raw values came from the default serializer; strings and numbers take the table's direct formats.
+    const serializer = state?.descriptor.serializer ?? structuredCloneSerializer;
+    const direct = serializer === structuredCloneSerializer;
+    const nsSerializer = state?.namespaceSerializer.serializer ?? structuredCloneSerializer;
+    let nsBytes: Uint8Array[];
+    if (columns.namespaces !== undefined)
+      nsBytes = columns.namespaces.map((ns) => nsSerializer.serialize(ns));
+    else {
+      const ends = columns.nsEnds!;
+      nsBytes = new Array(ends.length);
+      for (let i = 0; i < ends.length; i++) nsBytes[i] = unpacked(columns.nsBytes!, ends, i);
+    }
+    const nsKeys =
+      columns.nsKeys ??
+      columnNamespaces(columns, (b) => nsSerializer.deserialize(b)).map((ns) =>
+        state!.namespaceSerializer.key(ns),
+      );
+    const { nsOf, keys, values, valueBytes, valueEnds, lastAccess } = columns;
     this.db.transactionSync(() => {
-      for (const [nsBytes, key, valueBytes, lastAccess, maybeNsKey] of entries) {
-        const nsKey =
-          maybeNsKey ??
-          state!.namespaceSerializer.key(state!.namespaceSerializer.serializer.deserialize(nsBytes));
-        const kg = keyGroupFor(key, this.maxParallelism);
-        const access = ttl && lastAccess < 0 ? now : lastAccess;
-        this.db.putSync(
-          encodeEntryKey(kg, id, nsKey, key),
-          encodeEntryValue(access, nsBytes, VALUE_SERIALIZED, valueBytes),
-        );
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const n = nsOf[i]!;
+        const stamp = lastAccess !== undefined ? lastAccess[i]! : -1;
+        const access = ttl && stamp < 0 ? now : stamp;
+        let encoded: Buffer;
+        if (values === undefined)
+          encoded = encodeEntryValue(
+            access,
+            nsBytes[n]!,
+            VALUE_SERIALIZED,
+            unpacked(valueBytes!, valueEnds!, i),
+          );
+        else {
+          const value = values[i];
+          if (direct && typeof value === 'string')
+            encoded = encodeEntryValue(access, nsBytes[n]!, VALUE_STRING, value);
+          else if (direct && typeof value === 'number')
+            encoded = encodeEntryValue(access, nsBytes[n]!, VALUE_NUMBER, value);
+          else encoded = encodeEntryValue(access, nsBytes[n]!, VALUE_SERIALIZED, serializer.serialize(value));
+        }
+        this.db.putSync(encodeEntryKey(keyGroupFor(key, this.maxParallelism), id, nsKeys[n]!, key), encoded);
       }
     });
   }
@@ -325,8 +364,7 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
       for (const _ of this.db.getKeys({ start: keyGroupPrefix(kg), end: keyGroupPrefix(kg + 1), limit: 1 }))
         groups.add(kg);
     }
-    for (const entries of this.pendingRestore.values())
-      for (const e of entries) groups.add(keyGroupFor(e[1], this.maxParallelism));
+    for (const pending of this.pendingRestore.values()) for (const p of pending) groups.add(p.keyGroup);
     return [...groups].sort((a, b) => a - b);
   }
 
@@ -361,36 +399,57 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
     });
   }
 
-  /** One key group's live entries, grouped by state, in the heap backend's v8 form (savepoints). */
+  /**
+   * One key group's live entries in the heap backend's format (savepoints; see `StateColumns`). Values of states
+   * registered with the default serializer go raw; others keep their serializer bytes (the direct string and
+   * number formats are only ever used under the default serializer, so they are re-encoded with it).
+   */
   private snapshotGroup(kg: number): Uint8Array | undefined {
     const now = this.options.clock();
-    const byState = new Map<number, StateEntries>();
+    const builders = new Map<number, StateColumnsBuilder>();
+    let builder: StateColumnsBuilder | undefined;
+    let builderId = -1;
+    let rawValues = false;
+    let ttlMs = 0;
+    let lastNsKey: string | number | undefined = undefined;
+    let nsToken: object = {};
     for (const { key, value } of this.db.getRange({
       start: keyGroupPrefix(kg),
       end: keyGroupPrefix(kg + 1),
     })) {
       const k = decodeEntryKey(key);
       const v = decodeEntryValue(value);
-      const name = this.stateNames[k.stateId]!;
-      const state = this.states.get(name);
-      const ttlMs = state?.descriptor.ttl?.ttlMs ?? 0;
+      if (k.stateId !== builderId) {
+        builderId = k.stateId;
+        const name = this.stateNames[k.stateId]!;
+        const state = this.states.get(name);
+        ttlMs = state?.descriptor.ttl?.ttlMs ?? 0;
+        rawValues = state?.descriptor.serializer === structuredCloneSerializer;
+        builder = builders.get(k.stateId);
+        if (builder === undefined) {
+          builder = new StateColumnsBuilder(name, state?.descriptor.kind ?? 'pending', false, rawValues);
+          builders.set(k.stateId, builder);
+        }
+        lastNsKey = undefined;
+      }
       if (ttlMs > 0 && now - v.lastAccess >= ttlMs) continue;
-      let entries = byState.get(k.stateId);
-      if (entries === undefined)
-        byState.set(k.stateId, (entries = { name, kind: state?.descriptor.kind ?? 'pending', entries: [] }));
-      // Savepoints hold values in the descriptor's serializer format, whatever shortcut the database used.
-      // (Only the default serializer takes the shortcut, so it is the one to re-encode with.)
-      const valueBytes =
-        v.format === VALUE_SERIALIZED
+      // Entries are ordered by namespace within a state, so one namespace's entries arrive together.
+      if (k.nsKey !== lastNsKey) {
+        lastNsKey = k.nsKey;
+        nsToken = {};
+      }
+      const stored = rawValues
+        ? entryValue(v.format, v.valueBytes, (b) => structuredCloneSerializer.deserialize(b))
+        : v.format === VALUE_SERIALIZED
           ? v.valueBytes
           : structuredCloneSerializer.serialize(entryValue(v.format, v.valueBytes, () => undefined));
-      entries.entries.push([v.nsBytes, k.key, valueBytes, v.lastAccess, k.nsKey]);
+      builder!.add(nsToken, v.nsBytes, k.nsKey, k.key, stored, v.lastAccess);
     }
-    for (const [name, pending] of this.pendingRestore) {
-      const list = pending.filter((e) => keyGroupFor(e[1], this.maxParallelism) === kg);
-      if (list.length > 0) byState.set(-1 - byState.size, { name, kind: 'pending', entries: list });
-    }
-    if (byState.size === 0) return undefined;
-    return new Uint8Array(serialize([...byState.values()]));
+    const out: StateColumns[] = [];
+    for (const b of builders.values()) if (b.size > 0) out.push(b.build());
+    for (const pending of this.pendingRestore.values())
+      for (const p of pending) if (p.keyGroup === kg) out.push(p.columns);
+    if (out.length === 0) return undefined;
+    return new Uint8Array(serialize(out));
   }
 }
