@@ -4,9 +4,10 @@ import type { Collector } from '../../api/functions.ts';
 import type { OutputTag } from '../../api/output-tag.ts';
 import { closeFunction, instantiateFunction, openFunction } from '../../runtime/operators/user-function.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../../runtime/stream-operator.ts';
-import type { InternalMapState, InternalValueState } from '../../state/internal-state.ts';
+import type { InternalValueState } from '../../state/internal-state.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts';
-import { MapStateDescriptor, ValueStateDescriptor } from '../../state/state-descriptor.ts';
+import { ValueStateDescriptor } from '../../state/state-descriptor.ts';
+import { structuredCloneSerializer, type TypeSerializer } from '../../state/type-serializer.ts';
 import type { InternalTimer, InternalTimerService, Triggerable } from '../../time/internal-timer-service.ts';
 import { hasTimestamp, NO_TIMESTAMP } from '../../time/time-domain.ts';
 import { isTimedOutPartialMatchHandler, type PatternProcessContext, type PatternProcessFunction } from '../functions.ts';
@@ -22,25 +23,52 @@ import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accesso
 export type EventComparator<T> = (a: T, b: T) => number;
 
 const NFA_STATE_NAME = 'nfaStateName';
-const EVENT_QUEUE_STATE_NAME = 'eventQueuesStateName';
+const EVENT_QUEUE_STATE_NAME = 'eventQueueStateName';
+
+/**
+ * A key's elements waiting for the watermark (event time) or the processing-time timer (with a comparator): the
+ * first `size` slots of two parallel arrays, timestamps ascending, equal timestamps in arrival order (slots past
+ * `size` are spare capacity, elements cleared). Plain data, so it lives in one ValueState and survives snapshots;
+ * never empty while stored: an emptied queue leaves the state and is reused for the next key that needs one.
+ */
+interface ElementQueue<T> {
+  size: number;
+  timestamps: number[];
+  elements: (T | undefined)[];
+}
+
+/** Snapshots hold just the queued slots, as [timestamps, elements]. */
+const elementQueueSerializer: TypeSerializer<ElementQueue<unknown>> = {
+  serialize: (q) => structuredCloneSerializer.serialize([q.timestamps.slice(0, q.size), q.elements.slice(0, q.size)]),
+  deserialize: (bytes) => {
+    const [timestamps, elements] = structuredCloneSerializer.deserialize(bytes) as [number[], unknown[]];
+    return { size: timestamps.length, timestamps, elements };
+  },
+};
+
+/** Emptied queues kept for reuse, at most this many, each of at most {@link POOLED_CAPACITY} slots. */
+const QUEUE_POOL_SIZE = 4096;
+const POOLED_CAPACITY = 64;
 
 /**
  * Flink's `CepOperator`, keyed (non-keyed streams are keyed by a constant at parallelism 1).
  *
- * Event time: an element later than the current watermark is buffered in keyed MapState under its timestamp, and
- * an event-time timer is registered at that timestamp (modern Flink; older versions used watermark + 1 — the
- * matches are the same, but a timer per buffered timestamp fires only where there is work). When the watermark
- * passes, `onEventTime` feeds the buffered elements to the NFA in timestamp order (ties: the comparator, then
- * arrival), calling `advanceTime` before each timestamp, then advances to the watermark so partial matches past
+ * Event time: an element later than the current watermark is buffered in the key's element queue (one ValueState
+ * holding a timestamp-sorted array, where Flink keeps a MapState keyed by timestamp), and the key keeps one
+ * event-time timer at its earliest buffered timestamp (Flink registers one per buffered timestamp; older versions
+ * used watermark + 1). The key thus fires at exactly the watermarks a timer per timestamp would fire it at, and
+ * only where there is work. When the watermark passes, `onEventTime` feeds the buffered elements up to it to the
+ * NFA in timestamp order (ties: the comparator, then arrival), calling `advanceTime` before each timestamp,
+ * re-registers the timer at the earliest element left, then advances to the watermark so partial matches past
  * `within` time out. Elements with timestamp <= watermark are late: side output (`sideOutputLateData`) or dropped.
  * A timer at first-event + window (and previous-event + gap for PREVIOUS_AND_CURRENT windows) makes timeouts fire
  * without further input.
  *
  * Processing time: without a comparator each element is processed at once at the current processing time;
- * with one, elements are buffered per millisecond and sorted on a processing-time timer.
+ * with one, elements are buffered under their arrival millisecond and sorted on a processing-time timer.
  *
  * State — the NFA state with the shared-buffer graph it reaches (one ValueState, flattened for snapshots by
- * `nfaStateSerializer`), the shared-buffer counters (ValueState) and the element queue (MapState) — is keyed state,
+ * `nfaStateSerializer`), the shared-buffer counters (ValueState) and the element queue (ValueState) — is keyed state,
  * so it is snapshotted and restored (and rescaled) with the job.
  */
 export class CepOperator<IN, KEY, OUT>
@@ -49,7 +77,10 @@ export class CepOperator<IN, KEY, OUT>
 {
   private nfa!: NFA<IN>;
   private computationStates!: InternalValueState<VoidNamespace, NFAState>;
-  private elementQueueState!: InternalMapState<VoidNamespace, number, IN[]>;
+  private elementQueueState!: InternalValueState<VoidNamespace, ElementQueue<IN>>;
+  private readonly queuePool: ElementQueue<IN>[] = [];
+  /** An initial NFA state not yet stored for any key: keys that start nothing share it instead of allocating. */
+  private spareInitialState: NFAState | undefined = undefined;
   private accessor!: SharedBufferAccessor<IN>;
   private timerService!: InternalTimerService<VoidNamespace>;
   private readonly fn: PatternProcessFunction<IN, OUT, any>;
@@ -86,7 +117,9 @@ export class CepOperator<IN, KEY, OUT>
     this.computationStates = backend.getOrCreateKeyedState(new ValueStateDescriptor<NFAState>(NFA_STATE_NAME, { serializer: nfaStateSerializer }), voidNamespaceSerializer);
     this.computationStates.setCurrentNamespace(VoidNamespace);
     this.elementQueueState = backend.getOrCreateKeyedState(
-      new MapStateDescriptor<number, IN[]>(EVENT_QUEUE_STATE_NAME),
+      new ValueStateDescriptor<ElementQueue<IN>>(EVENT_QUEUE_STATE_NAME, {
+        serializer: elementQueueSerializer as TypeSerializer<ElementQueue<IN>>,
+      }),
       voidNamespaceSerializer,
     );
     this.elementQueueState.setCurrentNamespace(VoidNamespace);
@@ -130,18 +163,16 @@ export class CepOperator<IN, KEY, OUT>
   onEventTime(_timer: InternalTimer<KEY, VoidNamespace>): void {
     const watermark = this.timerService.currentWatermark();
     const nfaState = this.getNFAState();
-    const timestamps = this.sortedTimestamps();
-    for (const ts of timestamps) {
-      if (ts > watermark) break;
-      this.processBuffered(nfaState, ts);
-    }
+    const queue = this.elementQueueState.value();
+    if (queue !== undefined && queue.timestamps[0]! <= watermark) this.processQueue(nfaState, queue, watermark);
     this.advanceTime(nfaState, watermark);
     this.updateNFA(nfaState);
   }
 
   onProcessingTime(_timer: InternalTimer<KEY, VoidNamespace>): void {
     const nfaState = this.getNFAState();
-    for (const ts of this.sortedTimestamps()) this.processBuffered(nfaState, ts);
+    const queue = this.elementQueueState.value();
+    if (queue !== undefined) this.processQueue(nfaState, queue, Number.POSITIVE_INFINITY);
     this.advanceTime(nfaState, this.timerService.currentProcessingTime());
     this.updateNFA(nfaState);
   }
@@ -150,30 +181,104 @@ export class CepOperator<IN, KEY, OUT>
     return closeFunction(this.fn);
   }
 
-  private processBuffered(nfaState: NFAState, ts: number): void {
-    this.advanceTime(nfaState, ts);
-    const elements = this.elementQueueState.get(ts);
-    // remove before processing, as Flink: user code must not see the queue entry again
-    this.elementQueueState.remove(ts);
-    if (elements === undefined) return;
-    const ordered = this.comparator === undefined ? elements : elements.slice().sort(this.comparator);
-    for (const e of ordered) this.processEvent(nfaState, e, ts);
+  /**
+   * Feeds the queued elements with timestamp <= `upTo` to the NFA, `advanceTime` before each timestamp. An emptied
+   * queue leaves the state before any element is processed; in event time the key's timer moves to the earliest
+   * element left (its earlier timers have all fired by now: each was at a timestamp <= the watermark).
+   */
+  private processQueue(nfaState: NFAState, queue: ElementQueue<IN>, upTo: number): void {
+    const timestamps = queue.timestamps;
+    const elements = queue.elements;
+    const size = queue.size;
+    let n = 1;
+    while (n < size && timestamps[n]! <= upTo) n++;
+    if (n === size) this.elementQueueState.clear();
+    else if (!this.isProcessingTime) this.timerService.registerEventTimeTimer(VoidNamespace, timestamps[n]!);
+    // Nothing but this loop touches the key's queue until it ends (no element can arrive meanwhile), so the
+    // processed slots are dropped after it.
+    const comparator = this.comparator;
+    let i = 0;
+    while (i < n) {
+      const ts = timestamps[i]!;
+      let end = i + 1;
+      while (end < n && timestamps[end] === ts) end++;
+      this.advanceTime(nfaState, ts);
+      if (comparator !== undefined && end - i > 1) {
+        // Array.prototype.sort is stable: ties keep arrival order
+        for (const e of (elements.slice(i, end) as IN[]).sort(comparator)) this.processEvent(nfaState, e, ts);
+      } else {
+        for (let k = i; k < end; k++) this.processEvent(nfaState, elements[k]!, ts);
+      }
+      i = end;
+    }
+    // shift the rest down, clear the freed element slots
+    for (let k = n; k < size; k++) {
+      timestamps[k - n] = timestamps[k]!;
+      elements[k - n] = elements[k];
+    }
+    for (let k = size - n; k < size; k++) elements[k] = undefined;
+    queue.size = size - n;
+    // (the heap backend holds the queue itself; written back for backends that copy)
+    if (n < size) this.elementQueueState.update(queue);
+    else if (this.queuePool.length < QUEUE_POOL_SIZE && timestamps.length <= POOLED_CAPACITY) {
+      this.queuePool.push(queue);
+    }
   }
 
-  private sortedTimestamps(): number[] {
-    const out: number[] = [];
-    for (const ts of this.elementQueueState.keys()) out.push(ts);
-    return out.sort((a, b) => a - b);
-  }
-
+  /**
+   * Queues an element in (timestamp, arrival) order. Event time: a timer at the element when it is the key's
+   * earliest (a timer at an earlier-earliest element stays: it fires in the round that processes that element, so
+   * the key fires at the same watermarks as with a timer per timestamp). Processing time: a timer after each new
+   * millisecond, as Flink.
+   */
   private bufferEvent(event: IN, timestamp: number): void {
-    let elements = this.elementQueueState.get(timestamp);
-    if (elements === undefined) {
-      elements = [];
+    let queue = this.elementQueueState.value();
+    if (queue === undefined) {
+      queue = this.queuePool.pop();
+      if (queue === undefined) {
+        queue = { size: 1, timestamps: [timestamp], elements: [event] };
+      } else {
+        queue.size = 1;
+        queue.timestamps[0] = timestamp;
+        queue.elements[0] = event;
+      }
+      this.elementQueueState.update(queue);
+      this.registerTimer(timestamp);
+      return;
+    }
+    const timestamps = queue.timestamps;
+    const elements = queue.elements;
+    const size = queue.size;
+    const last = timestamps[size - 1]!;
+    // the new slot: after the last element with a timestamp <= this one (usually the end)
+    let at = size;
+    if (timestamp < last) {
+      let lo = 0;
+      let hi = size - 1; // timestamps[hi] > timestamp
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (timestamps[mid]! <= timestamp) lo = mid + 1;
+        else hi = mid;
+      }
+      at = lo;
+    }
+    if (size === timestamps.length) {
+      timestamps.push(0);
+      elements.push(undefined);
+    }
+    for (let k = size; k > at; k--) {
+      timestamps[k] = timestamps[k - 1]!;
+      elements[k] = elements[k - 1];
+    }
+    timestamps[at] = timestamp;
+    elements[at] = event;
+    queue.size = size + 1;
+    this.elementQueueState.update(queue);
+    if (this.isProcessingTime) {
+      if (at === 0 || timestamps[at - 1] !== timestamp) this.registerTimer(timestamp);
+    } else if (at === 0) {
       this.registerTimer(timestamp);
     }
-    elements.push(event);
-    this.elementQueueState.put(timestamp, elements);
   }
 
   private registerTimer(timestamp: number): void {
@@ -182,7 +287,7 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   private getNFAState(): NFAState {
-    return this.computationStates.value() ?? this.nfa.createInitialNFAState();
+    return this.computationStates.value() ?? (this.spareInitialState ??= this.nfa.createInitialNFAState());
   }
 
   private updateNFA(nfaState: NFAState): void {
@@ -190,17 +295,32 @@ export class CepOperator<IN, KEY, OUT>
       nfaState.stateChanged = false;
       nfaState.newStartPartialMatch = false;
       this.computationStates.update(nfaState);
+      // now the key's own; an unchanged initial state was left as it was and serves the next key
+      if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
     }
   }
 
+  /**
+   * Feeds one event to the NFA. Timers follow what this event did (Flink reads the flags accumulated since the
+   * state was last written, so after one change every later event of a watermark's batch registers again; those
+   * timers fire only where the key's own timers fire anyway, or find nothing to time out): a new partial match
+   * times out at its first event + window, and a partial match that took the event at previous + gap.
+   */
   private processEvent(nfaState: NFAState, event: IN, timestamp: number): void {
+    const changedBefore = nfaState.stateChanged;
+    const startedBefore = nfaState.newStartPartialMatch;
+    nfaState.stateChanged = false;
+    nfaState.newStartPartialMatch = false;
     const matches = this.nfa.process(this.accessor, nfaState, event, timestamp, this.compiled.afterMatchSkipStrategy, this.cepTimerService);
     if (nfaState.stateChanged) {
       if (this.nfa.windowTime > 0 && nfaState.newStartPartialMatch) this.registerTimer(timestamp + this.nfa.windowTime);
       // Weir: also wake up when a previous-to-current gap can expire, so those partial matches time out without
       // waiting for the key's next element (Flink registers only the first-to-last window).
       for (const gap of this.gapWindows) this.registerTimer(timestamp + gap);
+    } else if (changedBefore) {
+      nfaState.stateChanged = true;
     }
+    if (startedBefore) nfaState.newStartPartialMatch = true;
     if (matches.length > 0) this.processMatchedSequences(matches, timestamp);
   }
 
@@ -241,9 +361,7 @@ export class CepOperator<IN, KEY, OUT>
 
   /** Test support: elements of the current key waiting for the watermark. */
   numBufferedElements(): number {
-    let n = 0;
-    for (const list of this.elementQueueState.values()) n += list.length;
-    return n;
+    return this.elementQueueState.value()?.size ?? 0;
   }
 
   /** Test and bench support: events and entries the current key holds in the shared buffer. */
