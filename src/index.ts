@@ -2,7 +2,11 @@
 
 // ── Environment and streams ──────────────────────────────────────────────────
 export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
-export type { EnvironmentOptions, ExecuteOptions, JobExecutionResult } from './api/stream-execution-environment.ts';
+export type {
+  EnvironmentOptions,
+  ExecuteOptions,
+  JobExecutionResult,
+} from './api/stream-execution-environment.ts';
 export { DataStream, DataStreamSink } from './api/data-stream.ts';
 export { KeyedStream } from './api/keyed-stream.ts';
 export { ConnectedStreams } from './api/connected-streams.ts';
@@ -73,7 +77,13 @@ export * from './windowing/index.ts';
 export * from './cep/index.ts';
 
 // ── Sources and sinks ────────────────────────────────────────────────────────
-export type { Source, SourceReader, SourceReaderContext, ReaderOutput, PollResult } from './connectors/source.ts';
+export type {
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  ReaderOutput,
+  PollResult,
+} from './connectors/source.ts';
 export type { Sink, SinkWriter, SinkWriterContext } from './connectors/sink.ts';
 export { CollectionSource } from './connectors/collection-source.ts';
 export { CollectSink } from './connectors/collect-sink.ts';
@@ -101,7 +111,11 @@ export * from './checkpoint/index.ts';
 
 // ── Custom operators ─────────────────────────────────────────────────────────
 export { AbstractStreamOperator } from './runtime/stream-operator.ts';
-export type { OneInputStreamOperator, TwoInputStreamOperator, OperatorContext } from './runtime/stream-operator.ts';
+export type {
+  OneInputStreamOperator,
+  TwoInputStreamOperator,
+  OperatorContext,
+} from './runtime/stream-operator.ts';
 export type { Output } from './runtime/output.ts';
 export type { JobSnapshot, OperatorSnapshot } from './runtime/job-snapshot.ts';
 

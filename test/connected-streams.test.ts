@@ -16,7 +16,10 @@ interface Payment {
 const matchOrders = (orders: DataStream<Order>, payments: DataStream<Payment>) =>
   orders
     .connect(payments)
-    .keyBy((o) => o.id, (p) => p.orderId)
+    .keyBy(
+      (o) => o.id,
+      (p) => p.orderId,
+    )
     .process({
       order: undefined as unknown as ValueState<Order>,
       payment: undefined as unknown as ValueState<Payment>,
@@ -59,7 +62,10 @@ describe('connected streams', () => {
       h.processWatermark1(200);
       h.processWatermark2(150);
       assert.deepEqual(h.records().sort(), ['o1 settled 10/10', 'o2 settled 7/7', 'o3 unpaid at 103']);
-      assert.deepEqual(h.output().filter((e) => 'watermark' in e), [{ watermark: 150 }]);
+      assert.deepEqual(
+        h.output().filter((e) => 'watermark' in e),
+        [{ watermark: 150 }],
+      );
       assert.equal(h.numKeyedStateEntries(), 0);
     }
   });

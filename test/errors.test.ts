@@ -21,7 +21,10 @@ describe('failures and configuration errors', () => {
       assert.equal(error.location.parallelism, 2);
       assert.equal(error.location.record, '{"id":2}');
       assert.ok(error.cause instanceof RangeError);
-      assert.match(error.message, /^Operator 'Curse check' \(subtask [12]\/2\) failed while processing record \{"id":2\}: id 2 is cursed$/);
+      assert.match(
+        error.message,
+        /^Operator 'Curse check' \(subtask [12]\/2\) failed while processing record \{"id":2\}: id 2 is cursed$/,
+      );
       return true;
     });
   });
@@ -34,7 +37,10 @@ describe('failures and configuration errors', () => {
         throw new Error('nope');
       })
       .print();
-    await assert.rejects(env.execute(), (error: Error) => error.message.length < 400 && /chars\)/.test(error.message));
+    await assert.rejects(
+      env.execute(),
+      (error: Error) => error.message.length < 400 && /chars\)/.test(error.message),
+    );
   });
 
   it('names a failing timer callback', async () => {
@@ -54,18 +60,35 @@ describe('failures and configuration errors', () => {
         'Timer owner',
       )
       .print();
-    await assert.rejects(env.execute(), /Operator 'Timer owner' \(subtask 1\/1\) failed while processing the final watermark: timer exploded/);
+    await assert.rejects(
+      env.execute(),
+      /Operator 'Timer owner' \(subtask 1\/1\) failed while processing the final watermark: timer exploded/,
+    );
   });
 
   it('refuses invalid configuration when the job is built', async () => {
     assert.throws(() => StreamExecutionEnvironment.create({ parallelism: 0 }), ConfigurationError);
-    assert.throws(() => StreamExecutionEnvironment.create({ parallelism: 200 }), /exceeds max parallelism 128/);
+    assert.throws(
+      () => StreamExecutionEnvironment.create({ parallelism: 200 }),
+      /exceeds max parallelism 128/,
+    );
     const env = StreamExecutionEnvironment.create();
     assert.throws(() => env.fromElements(1).map('not a function' as never), /map\(\) needs a function/);
-    env.fromElements(1).map((n) => n).setParallelism(300).print();
+    env
+      .fromElements(1)
+      .map((n) => n)
+      .setParallelism(300)
+      .print();
     await assert.rejects(env.execute(), /Operator 'Map': parallelism 300 exceeds max parallelism 128/);
     const env2 = StreamExecutionEnvironment.create();
-    env2.fromElements(1).map((n) => n).setParallelism(2).forward().map((n) => n).setParallelism(3).print();
+    env2
+      .fromElements(1)
+      .map((n) => n)
+      .setParallelism(2)
+      .forward()
+      .map((n) => n)
+      .setParallelism(3)
+      .print();
     await assert.rejects(env2.execute(), /Forward partitioning .* needs equal parallelism/);
     const env3 = StreamExecutionEnvironment.create();
     await assert.rejects(env3.execute(), ConfigurationError);

@@ -44,12 +44,19 @@ class AllStates implements KeyedProcessFunction<string, Reading, string> {
         createAccumulator: () => ({ sum: 0, n: 0 }),
         add: (v: number, acc: { sum: number; n: number }) => ({ sum: acc.sum + v, n: acc.n + 1 }),
         getResult: (acc: { sum: number; n: number }) => acc.sum / acc.n,
-        merge: (a: { sum: number; n: number }, b: { sum: number; n: number }) => ({ sum: a.sum + b.sum, n: a.n + b.n }),
+        merge: (a: { sum: number; n: number }, b: { sum: number; n: number }) => ({
+          sum: a.sum + b.sum,
+          n: a.n + b.n,
+        }),
       }),
     );
   }
 
-  processElement(r: Reading, ctx: import('../src/index.ts').KeyedProcessContext<string>, out: import('../src/index.ts').Collector<string>): void {
+  processElement(
+    r: Reading,
+    ctx: import('../src/index.ts').KeyedProcessContext<string>,
+    out: import('../src/index.ts').Collector<string>,
+  ): void {
     const previous = this.last.value();
     this.last.update(r.value);
     this.history.add(r.value);
@@ -65,7 +72,10 @@ class AllStates implements KeyedProcessFunction<string, Reading, string> {
 describe('keyed state', () => {
   it('binds value, list, map, reducing and aggregating state to the current key', async () => {
     for (const parallelism of [1, 2]) {
-      const h = await TestHarness.create((input: DataStream<Reading>) => input.keyBy((r) => r.sensor).process(new AllStates()), { parallelism });
+      const h = await TestHarness.create(
+        (input: DataStream<Reading>) => input.keyBy((r) => r.sensor).process(new AllStates()),
+        { parallelism },
+      );
       h.processElement({ sensor: 'a', value: 1 });
       h.processElement({ sensor: 'b', value: 10 });
       h.processElement({ sensor: 'a', value: 3 });
@@ -89,23 +99,28 @@ describe('keyed state', () => {
     h.processElement({ k: { a: 1, b: 'x' }, v: 1 });
     h.processElement({ k: { b: 'x', a: 1 }, v: 2 });
     h.processElement({ k: { a: 2, b: 'x' }, v: 5 });
-    assert.deepEqual(h.records().map((r) => r.v), [1, 3, 5]);
+    assert.deepEqual(
+      h.records().map((r) => r.v),
+      [1, 3, 5],
+    );
   });
 
   it('never returns an expired entry (TTL in processing time)', async () => {
     const ttl = StateTtlConfig.newBuilder(1_000).build();
     const h = await TestHarness.create((input: DataStream<string>) =>
-      input.keyBy((s) => s).process({
-        seen: undefined as unknown as ValueState<number>,
-        open(ctx) {
-          this.seen = ctx.getState(new ValueStateDescriptor<number>('seen', { ttl }));
-        },
-        processElement(s, ctx, out) {
-          const before = this.seen.value();
-          this.seen.update((before ?? 0) + 1);
-          out.collect(`${s}:${before ?? 'none'}@${ctx.timerService().currentProcessingTime()}`);
-        },
-      }),
+      input
+        .keyBy((s) => s)
+        .process({
+          seen: undefined as unknown as ValueState<number>,
+          open(ctx) {
+            this.seen = ctx.getState(new ValueStateDescriptor<number>('seen', { ttl }));
+          },
+          processElement(s, ctx, out) {
+            const before = this.seen.value();
+            this.seen.update((before ?? 0) + 1);
+            out.collect(`${s}:${before ?? 'none'}@${ctx.timerService().currentProcessingTime()}`);
+          },
+        }),
     );
     h.setProcessingTime(0);
     h.processElement('k');
@@ -135,20 +150,25 @@ describe('keyed state', () => {
     await assert.rejects(env.execute(), (error: unknown) => {
       assert.ok(error instanceof JobExecutionError);
       assert.ok(error.cause instanceof IllegalStateError);
-      assert.match(error.message, /Operator 'Unkeyed counter'.*open\(\).*Keyed state 'count' can only be used on a keyed stream/);
+      assert.match(
+        error.message,
+        /Operator 'Unkeyed counter'.*open\(\).*Keyed state 'count' can only be used on a keyed stream/,
+      );
       return true;
     });
   });
 
   it('rejects one state name used with two kinds', async () => {
     const h = TestHarness.create((input: DataStream<number>) =>
-      input.keyBy((n) => n).process({
-        open(ctx) {
-          ctx.getState(new ValueStateDescriptor<number>('s'));
-          ctx.getListState(new ListStateDescriptor<number>('s'));
-        },
-        processElement() {},
-      }),
+      input
+        .keyBy((n) => n)
+        .process({
+          open(ctx) {
+            ctx.getState(new ValueStateDescriptor<number>('s'));
+            ctx.getListState(new ListStateDescriptor<number>('s'));
+          },
+          processElement() {},
+        }),
     );
     await assert.rejects(h, /state 's' was registered as value state and is now asked for as list state/);
   });
@@ -158,16 +178,18 @@ describe('map state TTL', () => {
   it('expires each entry on its own: an entry added later outlives an older one', async () => {
     const ttl = StateTtlConfig.newBuilder(1_000).build();
     const h = await TestHarness.create((input: DataStream<[string, string]>) =>
-      input.keyBy(() => 'k').process<string>({
-        map: undefined as unknown as MapState<string, number>,
-        open(ctx) {
-          this.map = ctx.getMapState(new MapStateDescriptor<string, number>('m', { ttl }));
-        },
-        processElement([op, entry], ctx, out) {
-          if (op === 'put') this.map.put(entry, ctx.timerService().currentProcessingTime());
-          else out.collect(JSON.stringify([...this.map.entries()]));
-        },
-      }),
+      input
+        .keyBy(() => 'k')
+        .process<string>({
+          map: undefined as unknown as MapState<string, number>,
+          open(ctx) {
+            this.map = ctx.getMapState(new MapStateDescriptor<string, number>('m', { ttl }));
+          },
+          processElement([op, entry], ctx, out) {
+            if (op === 'put') this.map.put(entry, ctx.timerService().currentProcessingTime());
+            else out.collect(JSON.stringify([...this.map.entries()]));
+          },
+        }),
     );
     h.setProcessingTime(0);
     h.processElement(['put', 'a']);

@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { CollectSink, StreamExecutionEnvironment, ValueStateDescriptor, WatermarkStrategy, type ValueState } from '../src/index.ts';
+import {
+  CollectSink,
+  StreamExecutionEnvironment,
+  ValueStateDescriptor,
+  WatermarkStrategy,
+  type ValueState,
+} from '../src/index.ts';
 
 interface Ev {
   key: number;
@@ -15,7 +21,9 @@ async function run(events: Ev[], parallelism: number): Promise<string[]> {
   const sink = new CollectSink<string>();
   env
     .fromCollection(events)
-    .assignTimestampsAndWatermarks(WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts))
+    .assignTimestampsAndWatermarks(
+      WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts),
+    )
     .keyBy((e) => e.key)
     .process({
       sum: undefined as unknown as ValueState<number>,
@@ -45,9 +53,16 @@ describe('parallelism', () => {
   it('gives the same results at parallelism 1 and 4 (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ key: fc.integer({ min: 0, max: 20 }), value: fc.integer({ min: -5, max: 5 }), dt: fc.integer({ min: 0, max: 30 }) }), {
-          maxLength: 200,
-        }),
+        fc.array(
+          fc.record({
+            key: fc.integer({ min: 0, max: 20 }),
+            value: fc.integer({ min: -5, max: 5 }),
+            dt: fc.integer({ min: 0, max: 30 }),
+          }),
+          {
+            maxLength: 200,
+          },
+        ),
         async (raw) => {
           let ts = 0;
           const events = raw.map((r) => ({ key: r.key, value: r.value, ts: (ts += r.dt) }));

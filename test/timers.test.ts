@@ -49,10 +49,7 @@ describe('timers', () => {
         ]);
       } else {
         assert.deepEqual(out.slice(-1), [{ watermark: 30 }]);
-        assert.deepEqual(
-          h.records().sort(),
-          ['a:EVENT_TIME@10', 'b:EVENT_TIME@30', 'c:EVENT_TIME@20'],
-        );
+        assert.deepEqual(h.records().sort(), ['a:EVENT_TIME@10', 'b:EVENT_TIME@30', 'c:EVENT_TIME@20']);
       }
       assert.equal(h.numEventTimeTimers(), 1);
       h.processWatermark(100);
@@ -105,15 +102,17 @@ describe('timers', () => {
 
   it('lets onTimer register further timers, which fire in the same advance when due', async () => {
     const h = await TestHarness.create((input: DataStream<number>) =>
-      input.keyBy(() => 'k').process({
-        processElement(n, ctx) {
-          ctx.timerService().registerEventTimeTimer(n);
-        },
-        onTimer(ts, ctx, out) {
-          out.collect(ts);
-          if (ts < 40) ctx.timerService().registerEventTimeTimer(ts + 10);
-        },
-      }),
+      input
+        .keyBy(() => 'k')
+        .process({
+          processElement(n, ctx) {
+            ctx.timerService().registerEventTimeTimer(n);
+          },
+          onTimer(ts, ctx, out) {
+            out.collect(ts);
+            if (ts < 40) ctx.timerService().registerEventTimeTimer(ts + 10);
+          },
+        }),
     );
     h.processElement(10, 1);
     h.processWatermark(35);
@@ -125,15 +124,24 @@ describe('timers', () => {
 
   it('refuses timers on a stream that is not keyed, naming the operator', async () => {
     const h = await TestHarness.create((input: DataStream<number>) =>
-      input.process({ processElement: (_n, ctx) => ctx.timerService().registerEventTimeTimer(5) }, 'No keys here'),
+      input.process(
+        { processElement: (_n, ctx) => ctx.timerService().registerEventTimeTimer(5) },
+        'No keys here',
+      ),
     );
-    assert.throws(() => h.processElement(1), /Operator 'No keys here'.*Setting timers is only supported on a keyed stream/);
+    assert.throws(
+      () => h.processElement(1),
+      /Operator 'No keys here'.*Setting timers is only supported on a keyed stream/,
+    );
   });
 
   it('fires pending event-time timers at the end of a bounded input (final watermark)', async () => {
     const h = await TestHarness.create(build);
     h.processElement({ key: 'a', op: 'e@1000000' });
     h.endInput();
-    assert.deepEqual(h.output(), [{ value: 'a:EVENT_TIME@1000000', timestamp: 1000000 }, { watermark: Infinity }]);
+    assert.deepEqual(h.output(), [
+      { value: 'a:EVENT_TIME@1000000', timestamp: 1000000 },
+      { watermark: Infinity },
+    ]);
   });
 });

@@ -45,7 +45,9 @@ describe('watermarks', () => {
   it('monotonous timestamps: the watermark trails the largest timestamp by 1 ms', async () => {
     const h = await TestHarness.create(
       (input: DataStream<Ev>) =>
-        input.assignTimestampsAndWatermarks(WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts)),
+        input.assignTimestampsAndWatermarks(
+          WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts),
+        ),
       { autoWatermarkInterval: 10 },
     );
     h.processElement({ id: 'a', ts: 7 });
@@ -54,9 +56,10 @@ describe('watermarks', () => {
   });
 
   it('drops upstream watermarks after assignTimestampsAndWatermarks but passes the final one', async () => {
-    const h = await TestHarness.create(
-      (input: DataStream<Ev>) =>
-        input.assignTimestampsAndWatermarks(WatermarkStrategy.noWatermarks<Ev>().withTimestampAssigner((e) => e.ts)),
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      input.assignTimestampsAndWatermarks(
+        WatermarkStrategy.noWatermarks<Ev>().withTimestampAssigner((e) => e.ts),
+      ),
     );
     h.processWatermark(1_000);
     h.processElement({ id: 'a', ts: 3 });
@@ -68,7 +71,9 @@ describe('watermarks', () => {
     const h = await TestHarness.createTwoInput(
       (a: DataStream<Ev>, b: DataStream<Ev>) =>
         a
-          .assignTimestampsAndWatermarks(WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts))
+          .assignTimestampsAndWatermarks(
+            WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts),
+          )
           .union(
             b.assignTimestampsAndWatermarks(
               WatermarkStrategy.forMonotonousTimestamps<Ev>()
@@ -82,15 +87,32 @@ describe('watermarks', () => {
     h.processElement1({ id: 'a1', ts: 100 });
     h.processElement2({ id: 'b1', ts: 50 });
     h.setProcessingTime(100);
-    assert.deepEqual(h.output().filter((e) => 'watermark' in e), [{ watermark: 49 }], 'min(99, 49)');
+    assert.deepEqual(
+      h.output().filter((e) => 'watermark' in e),
+      [{ watermark: 49 }],
+      'min(99, 49)',
+    );
     h.processElement1({ id: 'a2', ts: 500 });
     h.setProcessingTime(1_000);
     // input 2 has been silent for 1 s of processing time: idle, so input 1 alone sets the watermark
-    assert.deepEqual(h.output().filter((e) => 'watermark' in e).slice(-1), [{ watermark: 499 }]);
+    assert.deepEqual(
+      h
+        .output()
+        .filter((e) => 'watermark' in e)
+        .slice(-1),
+      [{ watermark: 499 }],
+    );
     h.processElement2({ id: 'b2', ts: 600 });
     h.processElement1({ id: 'a3', ts: 900 });
     h.setProcessingTime(1_100);
-    assert.deepEqual(h.output().filter((e) => 'watermark' in e).slice(-1), [{ watermark: 599 }], 'active again: min(899, 599)');
+    assert.deepEqual(
+      h
+        .output()
+        .filter((e) => 'watermark' in e)
+        .slice(-1),
+      [{ watermark: 599 }],
+      'active again: min(899, 599)',
+    );
   });
 
   it('a bounded job ends with the final watermark, so every pending event-time timer fires', async () => {
@@ -98,7 +120,9 @@ describe('watermarks', () => {
     const sink = new CollectSink<string>();
     env
       .fromElements<Ev>({ id: 'x', ts: 5 }, { id: 'y', ts: 7 }, { id: 'x', ts: 9 })
-      .assignTimestampsAndWatermarks(WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts))
+      .assignTimestampsAndWatermarks(
+        WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts),
+      )
       .keyBy((e) => e.id)
       .process({
         processElement(e, ctx) {

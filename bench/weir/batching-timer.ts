@@ -58,10 +58,16 @@ class Batcher implements KeyedProcessFunction<number, Event, Batch> {
 
   onTimer(timestamp: number, ctx: KeyedOnTimerContext<number>, out: Collector<Batch>): void {
     const batch = this.state.value();
-    if (batch !== undefined && batch.count > 0 && batch.timerTs === timestamp) this.emit(ctx.getCurrentKey(), batch, ctx, out);
+    if (batch !== undefined && batch.count > 0 && batch.timerTs === timestamp)
+      this.emit(ctx.getCurrentKey(), batch, ctx, out);
   }
 
-  private emit(uid: number, batch: BatchState, ctx: KeyedProcessContext<number>, out: Collector<Batch>): void {
+  private emit(
+    uid: number,
+    batch: BatchState,
+    ctx: KeyedProcessContext<number>,
+    out: Collector<Batch>,
+  ): void {
     out.collect({ uid, count: batch.count, firstTs: batch.firstTs });
     ctx.timerService().deleteEventTimeTimer(batch.timerTs);
     batch.count = 0;
@@ -76,7 +82,9 @@ export async function batchingTimerWeir(params: WorkloadParams): Promise<Workloa
   env
     .fromSource(
       eventSource(params),
-      WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs).withTimestampAssigner((e) => e.ts),
+      WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs).withTimestampAssigner(
+        (e) => e.ts,
+      ),
       'events',
     )
     .setParallelism(1)
@@ -88,5 +96,9 @@ export async function batchingTimerWeir(params: WorkloadParams): Promise<Workloa
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await reportStandalone('batching-timer', batchingTimerWeir, defaultParams(Number(process.argv[2] ?? 4_000_000)));
+  await reportStandalone(
+    'batching-timer',
+    batchingTimerWeir,
+    defaultParams(Number(process.argv[2] ?? 4_000_000)),
+  );
 }

@@ -3,7 +3,14 @@
 // Reports wall-clock events/s and events per CPU-second of this process (GC threads included): on a shared machine
 // the second is the steadier number. Timestamps are event indexes, so `within(100_000)` over 10,000 keys keeps
 // ~10 events per key in the window.
-import { AfterMatchSkipStrategy, Pattern, compilePattern, NFA, SharedBuffer, SharedBufferAccessor } from '../../src/cep/index.ts';
+import {
+  AfterMatchSkipStrategy,
+  Pattern,
+  compilePattern,
+  NFA,
+  SharedBuffer,
+  SharedBufferAccessor,
+} from '../../src/cep/index.ts';
 import type { NFAState } from '../../src/cep/nfa/nfa-state.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap/heap-keyed-state-backend.ts';
 import { KeyGroupRange } from '../../src/state/key-group-range.ts';
@@ -23,7 +30,8 @@ function run(name: string, pattern: Pattern<Ev, any, any, any>, keys: number, ev
   const timer = { currentProcessingTime: () => 0 };
   const rand = mulberry32(7);
   const input: Ev[] = [];
-  for (let i = 0; i < events; i++) input.push({ key: Math.floor(rand() * keys), kind: Math.floor(rand() * 4), price: rand() * 10 });
+  for (let i = 0; i < events; i++)
+    input.push({ key: Math.floor(rand() * keys), kind: Math.floor(rand() * 4), price: rand() * 10 });
   let matches = 0;
   let timeouts = 0;
   let peakEntries = 0;
@@ -51,8 +59,12 @@ function run(name: string, pattern: Pattern<Ev, any, any, any>, keys: number, ev
   const cpu = process.cpuUsage(cpuStart);
   const cpuMs = (cpu.user + cpu.system) / 1000;
   console.log(
-    `${name.padEnd(44)} ${Math.round((events / ms) * 1000).toLocaleString('en').padStart(10)} events/s ` +
-      `(${Math.round((events / cpuMs) * 1000).toLocaleString('en').padStart(10)} per CPU-s)  ` +
+    `${name.padEnd(44)} ${Math.round((events / ms) * 1000)
+      .toLocaleString('en')
+      .padStart(10)} events/s ` +
+      `(${Math.round((events / cpuMs) * 1000)
+        .toLocaleString('en')
+        .padStart(10)} per CPU-s)  ` +
       `matches ${matches}  timeouts ${timeouts}  sampled peak shared-buffer entries ~${peakEntries}`,
   );
 }
@@ -77,7 +89,13 @@ const N = Number(process.env.EVENTS ?? 1_000_000);
 
 run(
   'followedBy x3 within(100k), 10,000 keys',
-  Pattern.begin<Ev>('a').where(isKind(0)).followedBy('b').where(isKind(1)).followedBy('c').where(isKind(2)).within(100_000),
+  Pattern.begin<Ev>('a')
+    .where(isKind(0))
+    .followedBy('b')
+    .where(isKind(1))
+    .followedBy('c')
+    .where(isKind(2))
+    .within(100_000),
   10_000,
   N,
 );

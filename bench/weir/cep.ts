@@ -32,7 +32,9 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
   const events = env
     .fromSource(
       eventSource(params),
-      WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs).withTimestampAssigner((e) => e.ts),
+      WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs).withTimestampAssigner(
+        (e) => e.ts,
+      ),
       'events',
     )
     .setParallelism(1);
@@ -40,9 +42,12 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
     events.keyBy((e) => e.key),
     pattern,
   )
-    .select(
-      (m): CepMatch => ({ key: m.probe[0]!.key, probe: m.probe[0]!.id, large: m.large[0]!.id, drain: m.drain[0]!.id }),
-    )
+    .select((m): CepMatch => ({
+      key: m.probe[0]!.key,
+      probe: m.probe[0]!.id,
+      large: m.large[0]!.id,
+      drain: m.drain[0]!.id,
+    }))
     .sinkTo(checksumSink(accumulator, (m: CepMatch) => hashCepMatch(m.key, m.probe, m.large, m.drain)));
   await env.execute('cep');
   return accumulator.result(params.events);

@@ -4,7 +4,12 @@
 // Run: npm run bench -- --system limit,weir --workload hot-items
 //      (or alone: node --import tsx bench/weir/hot-items.ts [events])
 
-import type { Collector, KeyedOnTimerContext, KeyedProcessContext, KeyedProcessFunction } from '../../src/api/functions.ts';
+import type {
+  Collector,
+  KeyedOnTimerContext,
+  KeyedProcessContext,
+  KeyedProcessFunction,
+} from '../../src/api/functions.ts';
 import type { RuntimeContext } from '../../src/api/runtime-context.ts';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { AggregateFunction } from '../../src/state/aggregate-function.ts';
@@ -12,7 +17,10 @@ import { ListStateDescriptor } from '../../src/state/state-descriptor.ts';
 import type { ListState } from '../../src/state/state.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { SlidingEventTimeWindows } from '../../src/windowing/assigners/sliding-event-time-windows.ts';
-import type { ProcessWindowContext, ProcessWindowFunction } from '../../src/windowing/process-window-function.ts';
+import type {
+  ProcessWindowContext,
+  ProcessWindowFunction,
+} from '../../src/windowing/process-window-function.ts';
 import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashHotItem, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Bid } from '../workloads/generator.ts';
@@ -35,7 +43,12 @@ const countBids: AggregateFunction<Bid, number, number> = {
 };
 
 const withWindow: ProcessWindowFunction<number, AuctionCount, number, TimeWindow> = {
-  process(auction: number, context: ProcessWindowContext<TimeWindow>, counts: readonly number[], out: Collector<AuctionCount>) {
+  process(
+    auction: number,
+    context: ProcessWindowContext<TimeWindow>,
+    counts: readonly number[],
+    out: Collector<AuctionCount>,
+  ) {
     out.collect({ auction, start: context.window.start, end: context.window.end, count: counts[0]! });
   },
 };
@@ -68,7 +81,9 @@ export async function hotItemsWeir(params: WorkloadParams): Promise<WorkloadResu
   env
     .fromSource(
       bidSource(params),
-      WatermarkStrategy.forBoundedOutOfOrderness<Bid>(params.bids.outOfOrdernessMs).withTimestampAssigner((b) => b.ts),
+      WatermarkStrategy.forBoundedOutOfOrderness<Bid>(params.bids.outOfOrdernessMs).withTimestampAssigner(
+        (b) => b.ts,
+      ),
       'bids',
     )
     .setParallelism(1)

@@ -13,7 +13,8 @@ const BATCH = 1000;
 export function eventSource(params: WorkloadParams): GeneratorSource<Event> {
   const probe = params.probe;
   const config = params.stream;
-  if (probe === undefined) return GeneratorSource.of(params.events, (i) => generateEvent(config, i), { batchSize: BATCH });
+  if (probe === undefined)
+    return GeneratorSource.of(params.events, (i) => generateEvent(config, i), { batchSize: BATCH });
   return GeneratorSource.of(
     params.events,
     (i) => {
@@ -28,7 +29,8 @@ export function eventSource(params: WorkloadParams): GeneratorSource<Event> {
 export function bidSource(params: WorkloadParams): GeneratorSource<Bid> {
   const probe = params.probe;
   const config = params.bids;
-  if (probe === undefined) return GeneratorSource.of(params.events, (i) => generateBid(config, i), { batchSize: BATCH });
+  if (probe === undefined)
+    return GeneratorSource.of(params.events, (i) => generateBid(config, i), { batchSize: BATCH });
   return GeneratorSource.of(
     params.events,
     (i) => {

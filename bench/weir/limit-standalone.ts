@@ -5,4 +5,8 @@ import { defaultParams, type WorkloadId } from '../workloads/params.ts';
 import { reportStandalone } from './standalone.ts';
 
 const id = (process.argv[2] ?? 'tumbling-window') as WorkloadId;
-await reportStandalone(`limit ${id}`, limitSystem.workloads[id]!, defaultParams(Number(process.argv[3] ?? 4_000_000)));
+await reportStandalone(
+  `limit ${id}`,
+  limitSystem.workloads[id]!,
+  defaultParams(Number(process.argv[3] ?? 4_000_000)),
+);

@@ -43,5 +43,9 @@ export async function rollingCountWeir(params: WorkloadParams): Promise<Workload
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await reportStandalone('rolling-count', rollingCountWeir, defaultParams(Number(process.argv[2] ?? 4_000_000)));
+  await reportStandalone(
+    'rolling-count',
+    rollingCountWeir,
+    defaultParams(Number(process.argv[2] ?? 4_000_000)),
+  );
 }

@@ -8,7 +8,10 @@ import { StreamExecutionEnvironment } from '../../src/api/stream-execution-envir
 import type { AggregateFunction } from '../../src/state/aggregate-function.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { EventTimeSessionWindows } from '../../src/windowing/assigners/event-time-session-windows.ts';
-import type { ProcessWindowContext, ProcessWindowFunction } from '../../src/windowing/process-window-function.ts';
+import type {
+  ProcessWindowContext,
+  ProcessWindowFunction,
+} from '../../src/windowing/process-window-function.ts';
 import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashSession, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Bid } from '../workloads/generator.ts';
@@ -31,7 +34,12 @@ const countBids: AggregateFunction<Bid, number, number> = {
 };
 
 const withSession: ProcessWindowFunction<number, Session, number, TimeWindow> = {
-  process(bidder: number, context: ProcessWindowContext<TimeWindow>, counts: readonly number[], out: Collector<Session>) {
+  process(
+    bidder: number,
+    context: ProcessWindowContext<TimeWindow>,
+    counts: readonly number[],
+    out: Collector<Session>,
+  ) {
     out.collect({ bidder, start: context.window.start, end: context.window.end, count: counts[0]! });
   },
 };
@@ -42,7 +50,9 @@ export async function sessionWindowWeir(params: WorkloadParams): Promise<Workloa
   env
     .fromSource(
       bidSource(params),
-      WatermarkStrategy.forBoundedOutOfOrderness<Bid>(params.bids.outOfOrdernessMs).withTimestampAssigner((b) => b.ts),
+      WatermarkStrategy.forBoundedOutOfOrderness<Bid>(params.bids.outOfOrdernessMs).withTimestampAssigner(
+        (b) => b.ts,
+      ),
       'bids',
     )
     .setParallelism(1)
@@ -55,5 +65,9 @@ export async function sessionWindowWeir(params: WorkloadParams): Promise<Workloa
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await reportStandalone('session-window', sessionWindowWeir, defaultParams(Number(process.argv[2] ?? 1_000_000)));
+  await reportStandalone(
+    'session-window',
+    sessionWindowWeir,
+    defaultParams(Number(process.argv[2] ?? 1_000_000)),
+  );
 }

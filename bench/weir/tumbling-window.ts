@@ -8,7 +8,10 @@ import { StreamExecutionEnvironment } from '../../src/api/stream-execution-envir
 import type { AggregateFunction } from '../../src/state/aggregate-function.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { TumblingEventTimeWindows } from '../../src/windowing/assigners/tumbling-event-time-windows.ts';
-import type { ProcessWindowContext, ProcessWindowFunction } from '../../src/windowing/process-window-function.ts';
+import type {
+  ProcessWindowContext,
+  ProcessWindowFunction,
+} from '../../src/windowing/process-window-function.ts';
 import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashWindowAggregate, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
@@ -46,7 +49,12 @@ const countSum: AggregateFunction<Event, CountSum, CountSum> = {
 
 /** Adds the key and the window start to the aggregate ("aggregate with window"). */
 const withWindow: ProcessWindowFunction<CountSum, WindowAggregate, number, TimeWindow> = {
-  process(key: number, context: ProcessWindowContext<TimeWindow>, elements: readonly CountSum[], out: Collector<WindowAggregate>) {
+  process(
+    key: number,
+    context: ProcessWindowContext<TimeWindow>,
+    elements: readonly CountSum[],
+    out: Collector<WindowAggregate>,
+  ) {
     const acc = elements[0]!;
     out.collect({ key, start: context.window.start, count: acc.count, sum: acc.sum });
   },
@@ -58,18 +66,26 @@ export async function tumblingWindowWeir(params: WorkloadParams): Promise<Worklo
   env
     .fromSource(
       eventSource(params),
-      WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs).withTimestampAssigner((e) => e.ts),
+      WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs).withTimestampAssigner(
+        (e) => e.ts,
+      ),
       'events',
     )
     .setParallelism(1)
     .keyBy((e) => e.key)
     .window(TumblingEventTimeWindows.of(params.tumbling.sizeMs))
     .aggregate(countSum, withWindow)
-    .sinkTo(checksumSink(accumulator, (r: WindowAggregate) => hashWindowAggregate(r.key, r.start, r.count, r.sum)));
+    .sinkTo(
+      checksumSink(accumulator, (r: WindowAggregate) => hashWindowAggregate(r.key, r.start, r.count, r.sum)),
+    );
   await env.execute('tumbling-window');
   return accumulator.result(params.events);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await reportStandalone('tumbling-window', tumblingWindowWeir, defaultParams(Number(process.argv[2] ?? 4_000_000)));
+  await reportStandalone(
+    'tumbling-window',
+    tumblingWindowWeir,
+    defaultParams(Number(process.argv[2] ?? 4_000_000)),
+  );
 }

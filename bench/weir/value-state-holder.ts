@@ -7,8 +7,15 @@ import type { ValueStateHolder } from '../workloads/system.ts';
 
 /** Key i holds value i, in one ValueState of a heap backend owning every key group (a parallelism-1 operator). */
 export const weirValueStateHolder: ValueStateHolder = async (keys) => {
-  let backend: HeapKeyedStateBackend | undefined = new HeapKeyedStateBackend(128, new KeyGroupRange(0, 127), () => 0);
-  const state = backend.getOrCreateKeyedState(new ValueStateDescriptor<number>('value'), voidNamespaceSerializer);
+  let backend: HeapKeyedStateBackend | undefined = new HeapKeyedStateBackend(
+    128,
+    new KeyGroupRange(0, 127),
+    () => 0,
+  );
+  const state = backend.getOrCreateKeyedState(
+    new ValueStateDescriptor<number>('value'),
+    voidNamespaceSerializer,
+  );
   state.setCurrentNamespace(0);
   for (let i = 0; i < keys; i++) {
     backend.setCurrentKey(i);

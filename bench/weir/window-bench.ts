@@ -13,7 +13,11 @@ export interface BenchEvent {
 }
 
 /** count + sum per window: one mutable accumulator per (key, window). */
-export const countAndSum: AggregateFunction<BenchEvent, { count: number; sum: number }, { count: number; sum: number }> = {
+export const countAndSum: AggregateFunction<
+  BenchEvent,
+  { count: number; sum: number },
+  { count: number; sum: number }
+> = {
   createAccumulator: () => ({ count: 0, sum: 0 }),
   add: (e, acc) => {
     acc.count++;
@@ -29,7 +33,11 @@ export const countAndSum: AggregateFunction<BenchEvent, { count: number; sum: nu
  * 1,000 events, and prints events/s (of wall-clock time, and of main-thread CPU time: the steadier figure on a
  * shared machine), results, and state left after the final watermark.
  */
-export function runWindowBench(name: string, assigner: WindowAssigner<any, any>, { keys = 10_000, events = 2_000_000, msPerEvent = 0.05 } = {}): void {
+export function runWindowBench(
+  name: string,
+  assigner: WindowAssigner<any, any>,
+  { keys = 10_000, events = 2_000_000, msPerEvent = 0.05 } = {},
+): void {
   const harness = new KeyedOperatorHarness<BenchEvent, unknown>(
     () =>
       new WindowOperator<number, BenchEvent, unknown, unknown, any>({
@@ -58,7 +66,9 @@ export function runWindowBench(name: string, assigner: WindowAssigner<any, any>,
   const ms = performance.now() - start;
   const cpuRate = events / (mainThreadCpuSeconds() - cpuStart);
   console.log(
-    `${name.padEnd(52)} ${Math.round((events / ms) * 1000).toLocaleString('en').padStart(12)} events/s  ` +
+    `${name.padEnd(52)} ${Math.round((events / ms) * 1000)
+      .toLocaleString('en')
+      .padStart(12)} events/s  ` +
       `(${Math.round(cpuRate).toLocaleString('en')} per main-thread CPU second)  ` +
       `results ${harness.records().length}  state left ${harness.numKeyedStateEntries()}  timers left ${harness.numEventTimeTimers()}`,
   );

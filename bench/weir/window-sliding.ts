@@ -4,4 +4,6 @@ import { SlidingEventTimeWindows } from '../../src/windowing/index.ts';
 import { runWindowBench } from './window-bench.ts';
 
 const events = Number(process.env.EVENTS ?? 1_000_000);
-runWindowBench('sliding 4 s / 1 s, count+sum, 10,000 keys', SlidingEventTimeWindows.of(4000, 1000), { events });
+runWindowBench('sliding 4 s / 1 s, count+sum, 10,000 keys', SlidingEventTimeWindows.of(4000, 1000), {
+  events,
+});

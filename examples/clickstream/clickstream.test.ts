@@ -4,7 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CollectSink, StreamExecutionEnvironment, WatermarkStrategy, type MalformedRecord } from '../../src/index.ts';
+import {
+  CollectSink,
+  StreamExecutionEnvironment,
+  WatermarkStrategy,
+  type MalformedRecord,
+} from '../../src/index.ts';
 import { clickstream, type Click, type QuickPurchase, type UserMinute } from './clickstream.ts';
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
@@ -53,7 +58,8 @@ describe('clickstream job', () => {
         job.late.sinkTo(sinks.late);
         job.malformed.sinkTo(sinks.malformed);
         await env.execute('clickstream test');
-        const byKey = (a: UserMinute, b: UserMinute) => a.uid.localeCompare(b.uid) || a.minute.localeCompare(b.minute);
+        const byKey = (a: UserMinute, b: UserMinute) =>
+          a.uid.localeCompare(b.uid) || a.minute.localeCompare(b.minute);
         assert.deepEqual(sinks.minutes.values.sort(byKey), [
           { uid: 'ann', minute: '09:00', clicks: 3, pages: 3 },
           { uid: 'ann', minute: '09:02', clicks: 1, pages: 1 },
@@ -62,7 +68,10 @@ describe('clickstream job', () => {
           { uid: 'bob', minute: '09:06', clicks: 1, pages: 1 },
         ]);
         assert.deepEqual(sinks.purchases.values, [{ uid: 'ann', loginAt: T0, secondsToBuy: 50 }]);
-        assert.deepEqual(sinks.late.values.map((c) => [c.uid, c.page]), [['bob', '/']]);
+        assert.deepEqual(
+          sinks.late.values.map((c) => [c.uid, c.page]),
+          [['bob', '/']],
+        );
         assert.deepEqual(
           sinks.malformed.values.map((m) => [m.line, m.text]),
           [[5, '{"uid": "broken"']],

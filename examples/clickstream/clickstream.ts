@@ -39,7 +39,11 @@ export const lateClicks = new OutputTag<Click>('late-clicks');
 export const malformedLines = new OutputTag<MalformedRecord>('malformed-lines');
 
 /** Clicks and distinct pages in a window: one small accumulator per user and minute. */
-const clicksAndPages: AggregateFunction<Click, { clicks: number; pages: Set<string> }, { clicks: number; pages: number }> = {
+const clicksAndPages: AggregateFunction<
+  Click,
+  { clicks: number; pages: Set<string> },
+  { clicks: number; pages: number }
+> = {
   createAccumulator: () => ({ clicks: 0, pages: new Set() }),
   add: (click, acc) => {
     acc.clicks++;
@@ -50,11 +54,12 @@ const clicksAndPages: AggregateFunction<Click, { clicks: number; pages: Set<stri
   merge: (a, b) => ({ clicks: a.clicks + b.clicks, pages: new Set([...a.pages, ...b.pages]) }),
 };
 
-const toUserMinute: ProcessWindowFunction<{ clicks: number; pages: number }, UserMinute, string, TimeWindow> = {
-  process(uid, ctx, [counts], out) {
-    out.collect({ uid, minute: new Date(ctx.window.start).toISOString().slice(11, 16), ...counts! });
-  },
-};
+const toUserMinute: ProcessWindowFunction<{ clicks: number; pages: number }, UserMinute, string, TimeWindow> =
+  {
+    process(uid, ctx, [counts], out) {
+      out.collect({ uid, minute: new Date(ctx.window.start).toISOString().slice(11, 16), ...counts! });
+    },
+  };
 
 /** A login followed by a purchase of the same user within five minutes. */
 export const loginThenBuy = Pattern.begin<Click, 'login'>('login')
@@ -64,12 +69,16 @@ export const loginThenBuy = Pattern.begin<Click, 'login'>('login')
   .within(Time.minutes(5));
 
 /** Clicks arrive up to 5 s out of order. */
-export const clickWatermarks = WatermarkStrategy.forBoundedOutOfOrderness<Click>(Time.seconds(5)).withTimestampAssigner(
-  (c) => c.ts,
-);
+export const clickWatermarks = WatermarkStrategy.forBoundedOutOfOrderness<Click>(
+  Time.seconds(5),
+).withTimestampAssigner((c) => c.ts);
 
 /** Builds the job on `env`, reading JSON Lines click files. */
-export function clickstream(env: StreamExecutionEnvironment, files: string | string[], watermarks = clickWatermarks) {
+export function clickstream(
+  env: StreamExecutionEnvironment,
+  files: string | string[],
+  watermarks = clickWatermarks,
+) {
   const clicks: DataStream<Click> = env.fromSource(
     FileSource.jsonLines<Click>(files, { malformed: malformedLines }),
     watermarks,

@@ -19,7 +19,8 @@ for (let i = 0; i < count; i++) {
   const ts = start + i * 50 - Math.floor(random() * 4_000) - late;
   const r = random();
   const kind = r < 0.03 ? 'login' : r < 0.05 ? 'buy' : 'view';
-  const page = kind === 'buy' ? '/checkout' : kind === 'login' ? '/login' : pages[Math.floor(random() * pages.length)]!;
+  const page =
+    kind === 'buy' ? '/checkout' : kind === 'login' ? '/login' : pages[Math.floor(random() * pages.length)]!;
   lines.push(JSON.stringify({ uid, kind, page, ts }));
 }
 // Two malformed lines, to show how bad input is reported.

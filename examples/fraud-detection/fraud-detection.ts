@@ -1,7 +1,14 @@
 // The fraud-detection job: a small card transaction followed by a large one within a minute raises an alert.
 import type { DataStream } from '../../src/api/data-stream.ts';
 import { OutputTag } from '../../src/api/output-tag.ts';
-import { AfterMatchSkipStrategy, CEP, Pattern, type PatternMatch, type PatternProcessFunction, type TimedOutPartialMatchHandler } from '../../src/cep/index.ts';
+import {
+  AfterMatchSkipStrategy,
+  CEP,
+  Pattern,
+  type PatternMatch,
+  type PatternProcessFunction,
+  type TimedOutPartialMatchHandler,
+} from '../../src/cep/index.ts';
 import { Time } from '../../src/time/time.ts';
 
 /** A card transaction; `ts` is its event time in milliseconds. */
@@ -19,7 +26,9 @@ export interface Alert {
 }
 
 /** Small transactions not followed by a large one within the minute (the "probe" that came to nothing). */
-export const timedOutTag = new OutputTag<{ card: string; small: number; expiredAt: number }>('probe-timeouts');
+export const timedOutTag = new OutputTag<{ card: string; small: number; expiredAt: number }>(
+  'probe-timeouts',
+);
 /** Transactions that arrived behind the watermark. */
 export const lateTag = new OutputTag<Transaction>('late-transactions');
 
@@ -37,13 +46,25 @@ export function fraudPattern() {
 
 type FraudMatch = PatternMatch<ReturnType<typeof fraudPattern>>;
 
-class FraudAlerts implements PatternProcessFunction<Transaction, Alert, FraudMatch>, TimedOutPartialMatchHandler<Transaction, FraudMatch> {
+class FraudAlerts
+  implements
+    PatternProcessFunction<Transaction, Alert, FraudMatch>,
+    TimedOutPartialMatchHandler<Transaction, FraudMatch>
+{
   processMatch(match: FraudMatch, ctx: { timestamp(): number }, out: { collect(a: Alert): void }): void {
     const small = match.small[0]!;
-    out.collect({ card: small.card, small: small.amount, large: match.large[0]!.amount, at: ctx.timestamp() });
+    out.collect({
+      card: small.card,
+      small: small.amount,
+      large: match.large[0]!.amount,
+      at: ctx.timestamp(),
+    });
   }
 
-  processTimedOutMatch(match: Partial<FraudMatch>, ctx: { timestamp(): number; output: <X>(tag: OutputTag<X>, v: X) => void }): void {
+  processTimedOutMatch(
+    match: Partial<FraudMatch>,
+    ctx: { timestamp(): number; output: <X>(tag: OutputTag<X>, v: X) => void },
+  ): void {
     const small = match.small![0]!;
     ctx.output(timedOutTag, { card: small.card, small: small.amount, expiredAt: ctx.timestamp() });
   }
@@ -51,7 +72,10 @@ class FraudAlerts implements PatternProcessFunction<Transaction, Alert, FraudMat
 
 /** Applies the pattern per card; alerts on the main output, timeouts and late transactions on side outputs. */
 export function detectFraud(transactions: DataStream<Transaction>) {
-  const alerts = CEP.pattern(transactions.keyBy((t) => t.card), fraudPattern())
+  const alerts = CEP.pattern(
+    transactions.keyBy((t) => t.card),
+    fraudPattern(),
+  )
     .sideOutputLateData(lateTag)
     .process(new FraudAlerts(), 'Fraud detection');
   return { alerts, timedOut: alerts.getSideOutput(timedOutTag), late: alerts.getSideOutput(lateTag) };

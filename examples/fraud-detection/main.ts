@@ -3,7 +3,11 @@ import { StreamExecutionEnvironment } from '../../src/index.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { detectFraud, type Transaction } from './fraud-detection.ts';
 
-const t = (card: string, amount: number, seconds: number): Transaction => ({ card, amount, ts: seconds * 1000 });
+const t = (card: string, amount: number, seconds: number): Transaction => ({
+  card,
+  amount,
+  ts: seconds * 1000,
+});
 
 const env = StreamExecutionEnvironment.create();
 const transactions = env
@@ -17,7 +21,9 @@ const transactions = env
     t('4111', 0.2, 100), // a probe that expires
     t('4111', 1200, 10), // out of order: sorted back to 10 s, before the 900 at 30 s, so it completes the alert
   )
-  .assignTimestampsAndWatermarks(WatermarkStrategy.forBoundedOutOfOrderness<Transaction>(10_000).withTimestampAssigner((x) => x.ts));
+  .assignTimestampsAndWatermarks(
+    WatermarkStrategy.forBoundedOutOfOrderness<Transaction>(10_000).withTimestampAssigner((x) => x.ts),
+  );
 
 const { alerts, timedOut, late } = detectFraud(transactions);
 alerts.print('ALERT');

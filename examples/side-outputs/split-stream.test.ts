@@ -1,7 +1,13 @@
 // Tests of the side-output job: each record reaches exactly the consumers of its output.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CollectSink, ConfigurationError, OutputTag, StreamExecutionEnvironment, type DataStream } from '../../src/index.ts';
+import {
+  CollectSink,
+  ConfigurationError,
+  OutputTag,
+  StreamExecutionEnvironment,
+  type DataStream,
+} from '../../src/index.ts';
 import { TestHarness } from '../../src/testing/index.ts';
 import { largeTag, negativeTag, splitStream } from './split-stream.ts';
 
@@ -9,14 +15,25 @@ describe('side outputs', () => {
   it('splits one stream into a main output and two side outputs, at any parallelism', async () => {
     for (const parallelism of [1, 3]) {
       const env = StreamExecutionEnvironment.create({ parallelism });
-      const { main, negative, large } = splitStream(env.fromElements(5, -3, 250, 42, -1, 101, 7).rebalance().map((n) => n));
+      const { main, negative, large } = splitStream(
+        env
+          .fromElements(5, -3, 250, 42, -1, 101, 7)
+          .rebalance()
+          .map((n) => n),
+      );
       const [m, n, l] = [new CollectSink<number>(), new CollectSink<number>(), new CollectSink<string>()];
       main.sinkTo(m);
       negative.sinkTo(n);
       large.sinkTo(l);
       await env.execute('split');
-      assert.deepEqual(m.values.sort((a, b) => a - b), [5, 7, 42]);
-      assert.deepEqual(n.values.sort((a, b) => a - b), [-3, -1]);
+      assert.deepEqual(
+        m.values.sort((a, b) => a - b),
+        [5, 7, 42],
+      );
+      assert.deepEqual(
+        n.values.sort((a, b) => a - b),
+        [-3, -1],
+      );
       assert.deepEqual(l.values.sort(), ['large: 101', 'large: 250']);
     }
   });

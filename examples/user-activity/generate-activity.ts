@@ -10,10 +10,15 @@ export function generateActivity(): Activity[] {
   const events: Activity[] = [];
   const kinds: Activity['kind'][] = ['view', 'view', 'click', 'view', 'buy'];
   for (let i = 0; i < 1800; i++) events.push({ user: 'alice', kind: kinds[i % kinds.length]!, ts: i * 100 });
-  for (let i = 0; i < 30; i++) events.push({ user: 'bob', kind: kinds[(i * 3) % kinds.length]!, ts: i * 6000 + 17 });
+  for (let i = 0; i < 30; i++)
+    events.push({ user: 'bob', kind: kinds[(i * 3) % kinds.length]!, ts: i * 6000 + 17 });
   events.sort((a, b) => a.ts - b.ts);
   // Arrives when the watermark is ~65 s: minute 0 has fired but is kept 10 s longer, so it fires again.
-  events.splice(events.findIndex((e) => e.ts >= 70_000), 0, { user: 'bob', kind: 'buy', ts: 57_000 });
+  events.splice(
+    events.findIndex((e) => e.ts >= 70_000),
+    0,
+    { user: 'bob', kind: 'buy', ts: 57_000 },
+  );
   // Arrives at the very end: minute 0 is long gone, so it goes to the late side output.
   events.push({ user: 'bob', kind: 'buy', ts: 30_000 });
   return events;

@@ -11,7 +11,10 @@ const a = (user: string, ts: number, kind: Activity['kind'] = 'view'): Activity 
 
 describe('user activity example', () => {
   it('fires early every N events, finally at the end of the minute, and again for late events', async () => {
-    const h = await TestHarness.create((input: DataStream<Activity>) => userActivity(input, { earlyEvery: 3 }).summaries, { parallelism: 2 });
+    const h = await TestHarness.create(
+      (input: DataStream<Activity>) => userActivity(input, { earlyEvery: 3 }).summaries,
+      { parallelism: 2 },
+    );
     const feed = (x: Activity) => h.processElement(x, x.ts);
     for (let i = 0; i < 7; i++) feed(a('alice', i * 1000, i === 4 ? 'buy' : 'view'));
     feed(a('bob', 5000));
@@ -20,17 +23,26 @@ describe('user activity example', () => {
       { user: 'alice', windowStart: 0, events: 6, buys: 1, early: true },
     ]);
     h.processWatermark(60_000);
-    assert.deepEqual(h.records().slice(2).sort((x, y) => x.user.localeCompare(y.user)), [
-      { user: 'alice', windowStart: 0, events: 7, buys: 1, early: false },
-      { user: 'bob', windowStart: 0, events: 1, buys: 0, early: false },
-    ]);
+    assert.deepEqual(
+      h
+        .records()
+        .slice(2)
+        .sort((x, y) => x.user.localeCompare(y.user)),
+      [
+        { user: 'alice', windowStart: 0, events: 7, buys: 1, early: false },
+        { user: 'bob', windowStart: 0, events: 1, buys: 0, early: false },
+      ],
+    );
     // Within the 10 s allowed lateness: the minute fires again at once with the new count.
     feed(a('bob', 59_000, 'buy'));
     assert.deepEqual(h.records().at(-1), { user: 'bob', windowStart: 0, events: 2, buys: 1, early: false });
     // Past it: the late side output, and every trace of the minute is gone.
     h.processWatermark(70_000);
     feed(a('bob', 59_500));
-    assert.deepEqual(h.sideOutput(lateActivity).map((r) => r.value), [a('bob', 59_500)]);
+    assert.deepEqual(
+      h.sideOutput(lateActivity).map((r) => r.value),
+      [a('bob', 59_500)],
+    );
     assert.equal(h.numKeyedStateEntries(), 0);
     assert.equal(h.numEventTimeTimers(), 0);
     await h.close();
@@ -50,7 +62,9 @@ describe('user activity example', () => {
 
   it('runs end to end as main.ts does', async () => {
     const env = StreamExecutionEnvironment.create();
-    const source = env.fromElements(...generateActivity()).assignTimestampsAndWatermarks(activityWatermarks());
+    const source = env
+      .fromElements(...generateActivity())
+      .assignTimestampsAndWatermarks(activityWatermarks());
     const { summaries, late } = userActivity(source);
     const [s, l] = [new CollectSink<ActivitySummary>(), new CollectSink<Activity>()];
     summaries.sinkTo(s);
@@ -60,11 +74,26 @@ describe('user activity example', () => {
     // 600 events per minute: one early result at 500, one final per minute.
     assert.deepEqual(
       alice.map((v) => [v.windowStart, v.events, v.early]),
-      [[0, 500, true], [0, 600, false], [60_000, 500, true], [60_000, 600, false], [120_000, 500, true], [120_000, 600, false]],
+      [
+        [0, 500, true],
+        [0, 600, false],
+        [60_000, 500, true],
+        [60_000, 600, false],
+        [120_000, 500, true],
+        [120_000, 600, false],
+      ],
     );
     const bob = s.values.filter((v) => v.user === 'bob');
     // Minute 0 fires at its end, then once more for the purchase that came 8 s late (within the 10 s lateness).
-    assert.deepEqual(bob.map((v) => [v.windowStart, v.events, v.buys]), [[0, 10, 2], [0, 11, 3], [60_000, 10, 2], [120_000, 10, 2]]);
+    assert.deepEqual(
+      bob.map((v) => [v.windowStart, v.events, v.buys]),
+      [
+        [0, 10, 2],
+        [0, 11, 3],
+        [60_000, 10, 2],
+        [120_000, 10, 2],
+      ],
+    );
     assert.deepEqual(l.values, [a('bob', 30_000, 'buy')]);
   });
 });

@@ -31,7 +31,11 @@ export interface ActivitySummary {
 export const lateActivity = new OutputTag<Activity>('late-activity');
 
 /** Counts events and purchases: one small accumulator per user and minute, however many events it sees. */
-const countActivity: AggregateFunction<Activity, { events: number; buys: number }, { events: number; buys: number }> = {
+const countActivity: AggregateFunction<
+  Activity,
+  { events: number; buys: number },
+  { events: number; buys: number }
+> = {
   createAccumulator: () => ({ events: 0, buys: 0 }),
   add: (a, acc) => {
     acc.events++;
@@ -43,7 +47,12 @@ const countActivity: AggregateFunction<Activity, { events: number; buys: number 
 };
 
 /** Adds the user, the window and whether the result is early (the watermark has not yet passed the window). */
-const summarize: ProcessWindowFunction<{ events: number; buys: number }, ActivitySummary, string, TimeWindow> = {
+const summarize: ProcessWindowFunction<
+  { events: number; buys: number },
+  ActivitySummary,
+  string,
+  TimeWindow
+> = {
   process(user, ctx, [counts], out) {
     out.collect({
       user,
@@ -65,7 +74,10 @@ export function userActivity(
   activity: DataStream<Activity>,
   { earlyEvery = 500, allowedLateness = Time.seconds(10) } = {},
 ): { summaries: DataStream<ActivitySummary>; late: DataStream<Activity> } {
-  const summaries = new WindowedStream(activity.keyBy((a) => a.user), TumblingEventTimeWindows.of(Time.minutes(1)))
+  const summaries = new WindowedStream(
+    activity.keyBy((a) => a.user),
+    TumblingEventTimeWindows.of(Time.minutes(1)),
+  )
     .trigger(new CountOrEndOfWindowTrigger(earlyEvery))
     .allowedLateness(allowedLateness)
     .sideOutputLateData(lateActivity)

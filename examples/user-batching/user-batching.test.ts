@@ -6,7 +6,8 @@ import type { DataStream } from '../../src/index.ts';
 import { userBatching, type UserBatch, type UserEvent } from './user-batching.ts';
 
 const HOUR = 3_600_000;
-const build = (size: number, timeout: number) => (input: DataStream<UserEvent>) => userBatching(input, size, timeout);
+const build = (size: number, timeout: number) => (input: DataStream<UserEvent>) =>
+  userBatching(input, size, timeout);
 
 describe('per-user batching (keyed state and key-bound processing-time timers)', () => {
   it('emits at the batch size and deletes the pending timer', async () => {
@@ -30,7 +31,9 @@ describe('per-user batching (keyed state and key-bound processing-time timers)',
     h.setProcessingTime(12 * HOUR - 1);
     assert.deepEqual(h.records(), []);
     h.setProcessingTime(12 * HOUR);
-    assert.deepEqual(h.output(), [{ value: { uid: 'a', count: 2, timestamp: 12 * HOUR }, timestamp: undefined }]);
+    assert.deepEqual(h.output(), [
+      { value: { uid: 'a', count: 2, timestamp: 12 * HOUR }, timestamp: undefined },
+    ]);
     h.setProcessingTime(13 * HOUR);
     assert.deepEqual(h.records(), [
       { uid: 'a', count: 2, timestamp: 12 * HOUR },

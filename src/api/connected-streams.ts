@@ -31,7 +31,10 @@ export class ConnectedStreams<IN1, IN2, K = never> {
     if (typeof first !== 'function' || typeof second !== 'function') {
       throw new ConfigurationError('ConnectedStreams.keyBy() needs two key selector functions');
     }
-    return new ConnectedStreams<IN1, IN2, K2>(this.first.keyBy(first), this.second.keyBy(second), [first, second]);
+    return new ConnectedStreams<IN1, IN2, K2>(this.first.keyBy(first), this.second.keyBy(second), [
+      first,
+      second,
+    ]);
   }
 
   get isKeyed(): boolean {
@@ -40,12 +43,21 @@ export class ConnectedStreams<IN1, IN2, K = never> {
 
   /** Runs a CoProcessFunction, or a KeyedCoProcessFunction when the streams are keyed. */
   process<OUT>(
-    fn: FunctionObject<[K] extends [never] ? CoProcessFunction<IN1, IN2, OUT> : KeyedCoProcessFunction<K, IN1, IN2, OUT>>,
+    fn: FunctionObject<
+      [K] extends [never] ? CoProcessFunction<IN1, IN2, OUT> : KeyedCoProcessFunction<K, IN1, IN2, OUT>
+    >,
     name = this.isKeyed ? 'KeyedCoProcess' : 'CoProcess',
   ): DataStream<OUT> {
     const f = fn as CoProcessFunction<IN1, IN2, OUT>;
-    if (f === null || typeof f !== 'object' || typeof f.processElement1 !== 'function' || typeof f.processElement2 !== 'function') {
-      throw new ConfigurationError('process() on connected streams needs processElement1 and processElement2');
+    if (
+      f === null ||
+      typeof f !== 'object' ||
+      typeof f.processElement1 !== 'function' ||
+      typeof f.processElement2 !== 'function'
+    ) {
+      throw new ConfigurationError(
+        'process() on connected streams needs processElement1 and processElement2',
+      );
     }
     if (!this.isKeyed && typeof f.onTimer === 'function') {
       throw new ConfigurationError(

@@ -41,7 +41,8 @@ import type { GlobalWindow } from '../windowing/global-window.ts';
  */
 export class DataStream<T> {
   /** Set by keyed-stream.ts, which cannot be imported here without a module cycle (KeyedStream extends DataStream). */
-  static keyedStreamFactory: ((input: DataStream<any>, selector: KeySelector<any, any>) => KeyedStream<any, any>) | undefined;
+  static keyedStreamFactory:
+    ((input: DataStream<any>, selector: KeySelector<any, any>) => KeyedStream<any, any>) | undefined;
 
   constructor(
     readonly environment: StreamExecutionEnvironment,
@@ -93,7 +94,10 @@ export class DataStream<T> {
 
   /** Merges streams of the same type. */
   union(...others: DataStream<T>[]): DataStream<T> {
-    const t = new Transformation('union', 'Union', [this.transformation, ...others.map((o) => o.transformation)]);
+    const t = new Transformation('union', 'Union', [
+      this.transformation,
+      ...others.map((o) => o.transformation),
+    ]);
     return new DataStream<T>(this.environment, t);
   }
 
@@ -103,7 +107,10 @@ export class DataStream<T> {
   }
 
   /** Assigns event timestamps and watermarks with a strategy, replacing upstream ones. */
-  assignTimestampsAndWatermarks(strategy: WatermarkStrategy<T>, name = 'Timestamps/Watermarks'): DataStream<T> {
+  assignTimestampsAndWatermarks(
+    strategy: WatermarkStrategy<T>,
+    name = 'Timestamps/Watermarks',
+  ): DataStream<T> {
     const interval = this.environment.autoWatermarkInterval;
     return this.transform<T>(name, () => new TimestampsAndWatermarksOperator(strategy, interval));
   }
@@ -190,7 +197,8 @@ export class DataStream<T> {
 
   /** A stable id for the operator, used to match its state when restoring a snapshot or savepoint. */
   uid(uid: string): this {
-    if (typeof uid !== 'string' || uid.length === 0) throw new ConfigurationError('uid() needs a non-empty string');
+    if (typeof uid !== 'string' || uid.length === 0)
+      throw new ConfigurationError('uid() needs a non-empty string');
     this.transformation.uid = uid;
     return this;
   }

@@ -42,7 +42,10 @@ export class JobExecutionError extends WeirError {
         : location.activity !== undefined
           ? ` while processing ${location.activity}`
           : '';
-    const at = location.timestamp !== undefined && !Number.isNaN(location.timestamp) ? ` (timestamp ${location.timestamp})` : '';
+    const at =
+      location.timestamp !== undefined && !Number.isNaN(location.timestamp)
+        ? ` (timestamp ${location.timestamp})`
+        : '';
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(
       `Operator '${location.operator}' (subtask ${location.subtask + 1}/${location.parallelism}) failed${what}${at}: ${reason}`,
@@ -73,7 +76,8 @@ export function describeRecord(value: unknown, max = 200): string {
         ? JSON.stringify(value)
         : typeof value === 'bigint'
           ? `${value}n`
-          : (JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)) ?? String(value));
+          : (JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)) ??
+            String(value));
   } catch {
     text = String(value);
   }

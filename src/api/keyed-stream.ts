@@ -30,7 +30,10 @@ export class KeyedStream<T, K> extends DataStream<T> {
   }
 
   /** Runs a KeyedProcessFunction: keyed state and key-bound timers. */
-  override process<R>(fn: FunctionObject<KeyedProcessFunction<K, T, R>>, name = 'KeyedProcess'): DataStream<R> {
+  override process<R>(
+    fn: FunctionObject<KeyedProcessFunction<K, T, R>>,
+    name = 'KeyedProcess',
+  ): DataStream<R> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
       throw new ConfigurationError(`process() needs an object with a processElement method`);
     }
@@ -68,11 +71,15 @@ export class KeyedStream<T, K> extends DataStream<T> {
   }
 
   override name(_name: string): this {
-    throw new ConfigurationError('name() applies to an operator; a keyed stream is a partitioning, not an operator');
+    throw new ConfigurationError(
+      'name() applies to an operator; a keyed stream is a partitioning, not an operator',
+    );
   }
 
   override uid(_uid: string): this {
-    throw new ConfigurationError('uid() applies to an operator; a keyed stream is a partitioning, not an operator');
+    throw new ConfigurationError(
+      'uid() applies to an operator; a keyed stream is a partitioning, not an operator',
+    );
   }
 
   override setParallelism(_parallelism: number): this {

@@ -25,7 +25,8 @@ export class OutputTag<T> {
     readonly id: string,
     readonly typeName?: string,
   ) {
-    if (typeof id !== 'string' || id.length === 0) throw new ConfigurationError('An OutputTag needs a non-empty id');
+    if (typeof id !== 'string' || id.length === 0)
+      throw new ConfigurationError('An OutputTag needs a non-empty id');
   }
 
   toString(): string {

@@ -28,7 +28,9 @@ export interface RuntimeContext {
   getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T>;
   getMapState<UK, UV>(descriptor: MapStateDescriptor<UK, UV>): MapState<UK, UV>;
   getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T>;
-  getAggregatingState<IN, ACC, OUT>(descriptor: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT>;
+  getAggregatingState<IN, ACC, OUT>(
+    descriptor: AggregatingStateDescriptor<IN, ACC, OUT>,
+  ): AggregatingState<IN, OUT>;
 }
 
 /** A function with a life cycle: `open` before the first record, `close` after the last. Classes or plain objects. */

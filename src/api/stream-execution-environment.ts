@@ -14,7 +14,11 @@ import { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../runtime/operators/timestamps
 import { checkParallelism, DEFAULT_MAX_PARALLELISM } from '../state/key-group-range.ts';
 import { SystemClock, type ProcessingTimeClock } from '../time/clock.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
-import { checkpointConfig, type CheckpointConfig, type CheckpointingOptions } from '../checkpoint/checkpoint-config.ts';
+import {
+  checkpointConfig,
+  type CheckpointConfig,
+  type CheckpointingOptions,
+} from '../checkpoint/checkpoint-config.ts';
 import { loadSavepoint } from '../checkpoint/checkpoint-storage.ts';
 import { startFaultTolerantJob } from '../checkpoint/fault-tolerant-execution.ts';
 import { JobClient } from '../checkpoint/job-client.ts';
@@ -75,7 +79,8 @@ export class StreamExecutionEnvironment {
     this.clock = options.clock ?? new SystemClock();
     if (options.maxParallelism !== undefined) this.setMaxParallelism(options.maxParallelism);
     if (options.parallelism !== undefined) this.setParallelism(options.parallelism);
-    if (options.autoWatermarkInterval !== undefined) this.setAutoWatermarkInterval(options.autoWatermarkInterval);
+    if (options.autoWatermarkInterval !== undefined)
+      this.setAutoWatermarkInterval(options.autoWatermarkInterval);
   }
 
   static create(options: EnvironmentOptions = {}): StreamExecutionEnvironment {
@@ -179,9 +184,15 @@ export class StreamExecutionEnvironment {
    * A stream from a source. With a WatermarkStrategy, timestamps and watermarks are assigned in the source
    * subtasks, as Flink's `fromSource(source, strategy, name)`.
    */
-  fromSource<T>(source: Source<T>, watermarkStrategy: WatermarkStrategy<T> | undefined, name = 'Source'): DataStream<T> {
+  fromSource<T>(
+    source: Source<T>,
+    watermarkStrategy: WatermarkStrategy<T> | undefined,
+    name = 'Source',
+  ): DataStream<T> {
     if (source === null || typeof source !== 'object' || typeof source.createReader !== 'function') {
-      throw new ConfigurationError(`fromSource() needs a Source (an object with createReader), got ${String(source)}`);
+      throw new ConfigurationError(
+        `fromSource() needs a Source (an object with createReader), got ${String(source)}`,
+      );
     }
     const t = new Transformation('source', name, []);
     t.source = source;
@@ -205,9 +216,14 @@ export class StreamExecutionEnvironment {
   buildGraph(extraSinks: readonly Transformation[] = []): StreamGraph {
     const sinks = [...this.sinks, ...extraSinks];
     if (sinks.length === 0) {
-      throw new ConfigurationError('No sinks defined in the job: add one with print(), sinkTo() or executeAndCollect()');
+      throw new ConfigurationError(
+        'No sinks defined in the job: add one with print(), sinkTo() or executeAndCollect()',
+      );
     }
-    return new StreamGraph(sinks, { defaultParallelism: this.parallelism, maxParallelism: this.maxParallelism });
+    return new StreamGraph(sinks, {
+      defaultParallelism: this.parallelism,
+      maxParallelism: this.maxParallelism,
+    });
   }
 
   /**
@@ -216,7 +232,11 @@ export class StreamExecutionEnvironment {
    * pipelines are cleared, so the environment can define and run another job.
    */
   async execute(jobName = 'Weir Job', options: ExecuteOptions = {}): Promise<JobExecutionResult> {
-    if (this.checkpoints !== undefined || this.restartStrategy !== undefined || options.savepointPath !== undefined) {
+    if (
+      this.checkpoints !== undefined ||
+      this.restartStrategy !== undefined ||
+      options.savepointPath !== undefined
+    ) {
       return (await this.executeAsync(jobName, options)).result;
     }
     const graph = this.buildGraph();
@@ -256,9 +276,14 @@ export class StreamExecutionEnvironment {
   async executeAsync(jobName = 'Weir Job', options: ExecuteOptions = {}): Promise<JobClient> {
     const graph = this.buildGraph();
     this.sinks.length = 0;
-    const restoreFrom = options.restoreFrom ?? (options.savepointPath !== undefined ? loadSavepoint(options.savepointPath) : undefined);
+    const restoreFrom =
+      options.restoreFrom ??
+      (options.savepointPath !== undefined ? loadSavepoint(options.savepointPath) : undefined);
     const strategy =
-      this.restartStrategy ?? (this.checkpoints !== undefined ? RestartStrategies.fixedDelay(3, 1_000) : RestartStrategies.noRestart());
+      this.restartStrategy ??
+      (this.checkpoints !== undefined
+        ? RestartStrategies.fixedDelay(3, 1_000)
+        : RestartStrategies.noRestart());
     const { control, result } = startFaultTolerantJob({
       jobName,
       graph,

@@ -52,5 +52,9 @@ export type PatternTimeoutFunction<M, OUT> = (match: Partial<M>, timeoutTimestam
 
 /** Whether a function also handles timed-out partial matches. */
 export function isTimedOutPartialMatchHandler(fn: unknown): fn is TimedOutPartialMatchHandler<unknown> {
-  return fn !== null && typeof fn === 'object' && typeof (fn as { processTimedOutMatch?: unknown }).processTimedOutMatch === 'function';
+  return (
+    fn !== null &&
+    typeof fn === 'object' &&
+    typeof (fn as { processTimedOutMatch?: unknown }).processTimedOutMatch === 'function'
+  );
 }

@@ -72,7 +72,13 @@ export class PatternStream<T, M> {
     const compiled = compilePattern(this.pattern);
     const { comparator, lateDataOutputTag, processingTime } = this.options;
     const factory = () =>
-      new CepOperator<T, unknown, OUT>(compiled, fn as PatternProcessFunction<T, OUT, any>, processingTime, comparator, lateDataOutputTag);
+      new CepOperator<T, unknown, OUT>(
+        compiled,
+        fn as PatternProcessFunction<T, OUT, any>,
+        processingTime,
+        comparator,
+        lateDataOutputTag,
+      );
     if (this.input instanceof KeyedStream) return this.input.transform<OUT>(name, factory);
     // Flink keys a non-keyed stream by a constant and runs the operator with parallelism 1
     return this.input
@@ -102,7 +108,8 @@ export class PatternStream<T, M> {
     requireFunctions(timeoutFn, selectFn, 'select');
     return this.process<OUT>({
       processMatch: (m, _ctx, out) => out.collect(selectFn!(m)),
-      processTimedOutMatch: (m: Partial<M>, ctx: PatternProcessContext) => ctx.output(tag, timeoutFn!(m, ctx.timestamp())),
+      processTimedOutMatch: (m: Partial<M>, ctx: PatternProcessContext) =>
+        ctx.output(tag, timeoutFn!(m, ctx.timestamp())),
     });
   }
 

@@ -230,7 +230,11 @@ class CsvCursor<T> implements FileCursor<T> {
       const start = inCurrent ? this.currentStart : this.previousStart;
       const end = Math.min(to, start + buffer.length);
       if (end <= this.countedTo) return;
-      for (let i = buffer.indexOf(NEWLINE, this.countedTo - start); i >= 0 && i < end - start; i = buffer.indexOf(NEWLINE, i + 1)) {
+      for (
+        let i = buffer.indexOf(NEWLINE, this.countedTo - start);
+        i >= 0 && i < end - start;
+        i = buffer.indexOf(NEWLINE, i + 1)
+      ) {
         this.newlines++;
       }
       this.countedTo = end;

@@ -36,7 +36,8 @@ export class FileSink<T> implements Sink<T> {
     private readonly encode: (value: T) => string,
     private readonly options: FileSinkOptions,
   ) {
-    if (typeof path !== 'string' || path.length === 0) throw new ConfigurationError('FileSink: the path must be a non-empty string');
+    if (typeof path !== 'string' || path.length === 0)
+      throw new ConfigurationError('FileSink: the path must be a non-empty string');
     const blockSize = options.blockSize;
     if (blockSize !== undefined && !(Number.isSafeInteger(blockSize) && blockSize >= 1)) {
       throw new ConfigurationError(`FileSink: blockSize must be a positive integer, got ${blockSize}`);
@@ -60,7 +61,10 @@ export class FileSink<T> implements Sink<T> {
   }
 
   createWriter(context: SinkWriterContext): SinkWriter<T> {
-    const file = PartFileWriter.create(this.partPath(context.subtaskIndex, context.parallelism), this.options.blockSize);
+    const file = PartFileWriter.create(
+      this.partPath(context.subtaskIndex, context.parallelism),
+      this.options.blockSize,
+    );
     const encode = this.encode;
     return {
       write(value) {

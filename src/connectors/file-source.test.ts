@@ -38,7 +38,11 @@ class ListOutput<T> implements ReaderOutput<T> {
   }
 }
 
-async function drain<T>(reader: SourceReader<T>, output: ListOutput<T>, maxPolls = Infinity): Promise<PollResult> {
+async function drain<T>(
+  reader: SourceReader<T>,
+  output: ListOutput<T>,
+  maxPolls = Infinity,
+): Promise<PollResult> {
   let result: PollResult = 'more';
   for (let i = 0; i < maxPolls && result === 'more'; i++) result = await reader.pollNext(output);
   return result;
@@ -90,7 +94,12 @@ describe('FileSource.jsonLines', () => {
       assert.equal(error.file, path);
       assert.equal(error.line, 3);
       assert.equal(error.text, '{"a":');
-      assert.match(error.message, new RegExp(`^Malformed record at ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: .*JSON.* — \\{"a":$`));
+      assert.match(
+        error.message,
+        new RegExp(
+          `^Malformed record at ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: .*JSON.* — \\{"a":$`,
+        ),
+      );
       return true;
     });
   });
@@ -105,7 +114,11 @@ describe('FileSource.jsonLines', () => {
       if (v.n < 0) throw new RangeError(`negative: ${v.n}`);
       return v.n;
     };
-    const stream = env.fromSource(FileSource.jsonLines<number>(path, { malformed: bad, map }), undefined, 'numbers');
+    const stream = env.fromSource(
+      FileSource.jsonLines<number>(path, { malformed: bad, map }),
+      undefined,
+      'numbers',
+    );
     stream.sinkTo(good);
     stream.getSideOutput(bad).sinkTo(rejected as Sink<MalformedRecord>);
     await env.execute();
@@ -134,10 +147,18 @@ describe('FileSource.jsonLines', () => {
     assert.equal(one.length, 5 * 1_500 + 7 * 10);
     assert.deepEqual(three, one);
     assert.deepEqual(fromDirectory, one);
-    const reader = FileSource.jsonLines<number>(paths).createReader({ subtaskIndex: 1, parallelism: 3, sourceName: 's' });
+    const reader = FileSource.jsonLines<number>(paths).createReader({
+      subtaskIndex: 1,
+      parallelism: 3,
+      sourceName: 's',
+    });
     const out = new ListOutput<number>();
     await drain(reader, out);
-    assert.deepEqual(new Set(out.values.map((v) => Math.floor(v / 10_000))), new Set([1, 4]), 'subtask 1 of 3 reads files 1 and 4');
+    assert.deepEqual(
+      new Set(out.values.map((v) => Math.floor(v / 10_000))),
+      new Set([1, 4]),
+      'subtask 1 of 3 reads files 1 and 4',
+    );
   });
 
   it('reads gzip files', async () => {
@@ -147,13 +168,20 @@ describe('FileSource.jsonLines', () => {
   });
 
   it('restores mid-file and mid-list: the rest comes exactly once (plain, gzip, several files)', async () => {
-    const records = Array.from({ length: 2_345 }, (_, i) => ({ i, pad: 'x'.repeat(i % 50), s: i % 7 === 0 ? 'ü' : '' }));
+    const records = Array.from({ length: 2_345 }, (_, i) => ({
+      i,
+      pad: 'x'.repeat(i % 50),
+      s: i % 7 === 0 ? 'ü' : '',
+    }));
     const text = jsonl(records).replace(/\n/g, (m, at: number) => (at % 3 === 0 ? '\n\n' : m));
     const plain = file('restore.jsonl', text);
     const zipped = file('restore.jsonl.gz', gzipSync(text));
     for (const path of [plain, zipped]) {
       for (const polls of [1, 2, 3]) {
-        const { before, rest, position } = await readInTwoRuns(FileSource.jsonLines(path, { batchSize: 700 }), polls);
+        const { before, rest, position } = await readInTwoRuns(
+          FileSource.jsonLines(path, { batchSize: 700 }),
+          polls,
+        );
         assert.equal(before.length, Math.min(700 * polls, records.length), `${path} after ${polls} polls`);
         assert.deepEqual([...before, ...rest], records, `${path} after ${polls} polls`);
         assert.equal((position as { file: number }).file, 0);
@@ -162,7 +190,11 @@ describe('FileSource.jsonLines', () => {
     const many = FileSource.jsonLines([plain, zipped, plain], { batchSize: 1_000 });
     for (const polls of [2, 4, 5, 7]) {
       const { before, rest } = await readInTwoRuns(many, polls);
-      assert.deepEqual([...before, ...rest], [...records, ...records, ...records], `3 files after ${polls} polls`);
+      assert.deepEqual(
+        [...before, ...rest],
+        [...records, ...records, ...records],
+        `3 files after ${polls} polls`,
+      );
     }
   });
 
@@ -176,8 +208,15 @@ describe('FileSource.jsonLines', () => {
   it('rejects a position of another parallelism and reports a missing file by name', async () => {
     const a = file('a.jsonl', '1\n');
     const b = file('b.jsonl', '2\n');
-    const reader = FileSource.jsonLines([a, b]).createReader({ subtaskIndex: 0, parallelism: 2, sourceName: 's' });
-    assert.throws(() => reader.restorePosition!({ file: 1, path: b, offset: 0, line: 0 }), /restore at the parallelism/);
+    const reader = FileSource.jsonLines([a, b]).createReader({
+      subtaskIndex: 0,
+      parallelism: 2,
+      sourceName: 's',
+    });
+    assert.throws(
+      () => reader.restorePosition!({ file: 1, path: b, offset: 0, line: 0 }),
+      /restore at the parallelism/,
+    );
     const missing = join(dir, 'missing.jsonl');
     await assert.rejects(readAll(FileSource.jsonLines(missing)), new RegExp(`cannot read '${missing}'`));
     assert.throws(() => FileSource.jsonLines([]), /non-empty array/);
@@ -188,7 +227,9 @@ describe('FileSource.jsonLines', () => {
     const out = createWriteStream(path);
     const pad = 'p'.repeat(150);
     for (let i = 0; i < 200_000; i++) out.write(`{"id":${i},"user":${i % 977},"pad":"${pad}"}\n`);
-    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
     const baseline = process.memoryUsage().arrayBuffers;
     let peak = 0;
     let count = 0;
@@ -215,7 +256,10 @@ describe('FileSource.jsonLines', () => {
 
 describe('FileSource.csv', () => {
   it('turns rows into objects named by the header, with quoted fields spanning lines', async () => {
-    const path = file('basic.csv', 'id,name,note\r\n1,ada,"likes ""quotes"""\r\n2,bob,"two\r\nlines"\r\n\r\n3,cy,\r\n');
+    const path = file(
+      'basic.csv',
+      'id,name,note\r\n1,ada,"likes ""quotes"""\r\n2,bob,"two\r\nlines"\r\n\r\n3,cy,\r\n',
+    );
     assert.deepEqual(await readAll(FileSource.csv(path)), [
       { id: '1', name: 'ada', note: 'likes "quotes"' },
       { id: '2', name: 'bob', note: 'two\r\nlines' },
@@ -225,21 +269,31 @@ describe('FileSource.csv', () => {
 
   it('converts with cast, per-column parsers and a mapper; honours delimiter, columns and header options', async () => {
     const semi = file('semi.csv', 'a;b;when\n1;x;2024-01-02T00:00:00Z\n2.5;y;2024-01-03T00:00:00Z\n');
-    assert.deepEqual(await readAll(FileSource.csv(semi, { delimiter: ';', cast: true, parsers: { when: Date.parse } })), [
-      { a: 1, b: 'x', when: Date.parse('2024-01-02T00:00:00Z') },
-      { a: 2.5, b: 'y', when: Date.parse('2024-01-03T00:00:00Z') },
-    ]);
+    assert.deepEqual(
+      await readAll(FileSource.csv(semi, { delimiter: ';', cast: true, parsers: { when: Date.parse } })),
+      [
+        { a: 1, b: 'x', when: Date.parse('2024-01-02T00:00:00Z') },
+        { a: 2.5, b: 'y', when: Date.parse('2024-01-03T00:00:00Z') },
+      ],
+    );
     const plain = file('noheader.csv', '1,2\n3,4\n');
     assert.deepEqual(await readAll(FileSource.csv(plain, { header: false })), [
       ['1', '2'],
       ['3', '4'],
     ]);
-    assert.deepEqual(await readAll(FileSource.csv(plain, { header: false, columns: ['x', 'y'], cast: true })), [
-      { x: 1, y: 2 },
-      { x: 3, y: 4 },
-    ]);
+    assert.deepEqual(
+      await readAll(FileSource.csv(plain, { header: false, columns: ['x', 'y'], cast: true })),
+      [
+        { x: 1, y: 2 },
+        { x: 3, y: 4 },
+      ],
+    );
     const renamed = file('renamed.csv', 'A,B\n1,2\n');
-    const source = FileSource.csv<number>(renamed, { columns: ['x', 'y'], parsers: { x: Number, y: Number }, map: (r: { x: number; y: number }) => r.x + r.y });
+    const source = FileSource.csv<number>(renamed, {
+      columns: ['x', 'y'],
+      parsers: { x: Number, y: Number },
+      map: (r: { x: number; y: number }) => r.x + r.y,
+    });
     assert.deepEqual(await readAll(source), [3]);
   });
 
@@ -249,7 +303,10 @@ describe('FileSource.csv', () => {
       assert.ok(error instanceof MalformedRecordError);
       assert.equal(error.line, 5);
       assert.equal(error.text, '3');
-      assert.ok(error.message.startsWith(`Malformed record at ${path}:5: Invalid Record Length`), error.message);
+      assert.ok(
+        error.message.startsWith(`Malformed record at ${path}:5: Invalid Record Length`),
+        error.message,
+      );
       return true;
     });
   });
@@ -265,7 +322,11 @@ describe('FileSource.csv', () => {
       if (Number.isNaN(n)) throw new TypeError(`not a number: ${text}`);
       return n;
     };
-    const stream = env.fromSource(FileSource.csv(path, { malformed: bad, parsers: { a: number } }), undefined, 'rows');
+    const stream = env.fromSource(
+      FileSource.csv(path, { malformed: bad, parsers: { a: number } }),
+      undefined,
+      'rows',
+    );
     stream.sinkTo(good);
     stream.getSideOutput(bad).sinkTo(rejected as Sink<MalformedRecord>);
     await env.execute();
@@ -295,8 +356,13 @@ describe('FileSource.csv', () => {
     const reader = source.createReader(context);
     const out = new ListOutput<unknown>();
     await drain(reader, out, 3);
-    assert.deepEqual(out.values, [{ a: 'x\r\ny', b: '1' }, { a: '3', b: '4' }]);
-    assert.deepEqual(out.side, [{ file: path, line: 5, text: '2', error: (out.side[0] as MalformedRecord).error }]);
+    assert.deepEqual(out.values, [
+      { a: 'x\r\ny', b: '1' },
+      { a: '3', b: '4' },
+    ]);
+    assert.deepEqual(out.side, [
+      { file: path, line: 5, text: '2', error: (out.side[0] as MalformedRecord).error },
+    ]);
     const restored = source.createReader(context);
     restored.restorePosition!(structuredClone(reader.snapshotPosition!()));
     const rest = new ListOutput<unknown>();
@@ -333,16 +399,23 @@ describe('FileSource.csv', () => {
     const out = new ListOutput<unknown>();
     await drain(second, out);
     assert.deepEqual(out.values, [{ a: '6', b: '7' }]);
-    assert.deepEqual((out.side as MalformedRecord[]).map((r) => r.line), [4]);
+    assert.deepEqual(
+      (out.side as MalformedRecord[]).map((r) => r.line),
+      [4],
+    );
   });
 
   it('reads a directory of CSV files at parallelism 1 and 3 alike', async () => {
     const sub = join(dir, 'csvs');
     mkdirSync(sub);
     for (let f = 0; f < 4; f++) {
-      writeFileSync(join(sub, `p${f}.csv`), 'n\n' + Array.from({ length: 1_200 }, (_, i) => f * 10_000 + i).join('\n') + '\n');
+      writeFileSync(
+        join(sub, `p${f}.csv`),
+        'n\n' + Array.from({ length: 1_200 }, (_, i) => f * 10_000 + i).join('\n') + '\n',
+      );
     }
-    const read = async (p: number) => sortNumbers(await readAll(FileSource.csv<number>(sub, { map: (r: { n: string }) => Number(r.n) }), p));
+    const read = async (p: number) =>
+      sortNumbers(await readAll(FileSource.csv<number>(sub, { map: (r: { n: string }) => Number(r.n) }), p));
     const one = await read(1);
     assert.equal(one.length, 4_800);
     assert.deepEqual(await read(3), one);

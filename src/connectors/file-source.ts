@@ -72,13 +72,21 @@ export class FileSource<T> implements Source<T> {
     private readonly options: FileSourceOptions,
   ) {
     const list = typeof paths === 'string' ? [paths] : paths;
-    if (!Array.isArray(list) || list.length === 0 || list.some((p) => typeof p !== 'string' || p.length === 0)) {
-      throw new ConfigurationError(`FileSource: expected a path or a non-empty array of paths, got ${String(paths)}`);
+    if (
+      !Array.isArray(list) ||
+      list.length === 0 ||
+      list.some((p) => typeof p !== 'string' || p.length === 0)
+    ) {
+      throw new ConfigurationError(
+        `FileSource: expected a path or a non-empty array of paths, got ${String(paths)}`,
+      );
     }
     this.paths = [...list];
     this.batchSize = options.batchSize ?? 1000;
     if (!(Number.isSafeInteger(this.batchSize) && this.batchSize >= 1)) {
-      throw new ConfigurationError(`FileSource: batchSize must be a positive integer, got ${options.batchSize}`);
+      throw new ConfigurationError(
+        `FileSource: batchSize must be a positive integer, got ${options.batchSize}`,
+      );
     }
   }
 
@@ -88,7 +96,10 @@ export class FileSource<T> implements Source<T> {
    * @example
    * env.fromSource(FileSource.jsonLines<Order>('orders.jsonl', { map: (o) => ({ ...o, total: Number(o.total) }) }), undefined, 'orders');
    */
-  static jsonLines<T>(paths: string | readonly string[], options: JsonLinesSourceOptions<T> = {}): FileSource<T> {
+  static jsonLines<T>(
+    paths: string | readonly string[],
+    options: JsonLinesSourceOptions<T> = {},
+  ): FileSource<T> {
     if (options.map !== undefined && typeof options.map !== 'function') {
       throw new ConfigurationError('FileSource.jsonLines: map must be a function');
     }
@@ -106,12 +117,16 @@ export class FileSource<T> implements Source<T> {
    *   'trades',
    * );
    */
-  static csv<T = Record<string, string>>(paths: string | readonly string[], options: CsvSourceOptions<T> = {}): FileSource<T> {
+  static csv<T = Record<string, string>>(
+    paths: string | readonly string[],
+    options: CsvSourceOptions<T> = {},
+  ): FileSource<T> {
     if (options.delimiter !== undefined && options.delimiter.length === 0) {
       throw new ConfigurationError('FileSource.csv: the delimiter must not be empty');
     }
     for (const [name, parser] of Object.entries(options.parsers ?? {})) {
-      if (typeof parser !== 'function') throw new ConfigurationError(`FileSource.csv: the parser of column '${name}' is not a function`);
+      if (typeof parser !== 'function')
+        throw new ConfigurationError(`FileSource.csv: the parser of column '${name}' is not a function`);
     }
     return new FileSource(paths, new CsvFormat(options), options);
   }
@@ -123,7 +138,9 @@ export class FileSource<T> implements Source<T> {
       try {
         isDirectory = statSync(path).isDirectory();
       } catch (error) {
-        throw new ConfigurationError(`FileSource: cannot read '${path}': ${(error as Error).message}`, { cause: error });
+        throw new ConfigurationError(`FileSource: cannot read '${path}': ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       if (!isDirectory) return [path];
       return readdirSync(path, { withFileTypes: true })
@@ -193,7 +210,13 @@ class FileSourceReader<T> implements SourceReader<T>, RecordHandler<T> {
   snapshotPosition(): FileSourcePosition {
     const file = this.next < this.mine.length ? this.mine[this.next]! : this.files.length;
     const at = this.cursor?.position() ?? this.resumeAt ?? { offset: 0, line: 0 };
-    return { file, path: this.files[file], offset: at.offset, line: at.line, columns: at.columns && [...at.columns] };
+    return {
+      file,
+      path: this.files[file],
+      offset: at.offset,
+      line: at.line,
+      columns: at.columns && [...at.columns],
+    };
   }
 
   restorePosition(position: unknown): void {
@@ -212,7 +235,9 @@ class FileSourceReader<T> implements SourceReader<T>, RecordHandler<T> {
       );
     }
     if (p.path !== this.files[p.file]) {
-      throw new ConfigurationError(`FileSource: the snapshot was reading '${p.path}', but file ${p.file} is now '${this.files[p.file]}'`);
+      throw new ConfigurationError(
+        `FileSource: the snapshot was reading '${p.path}', but file ${p.file} is now '${this.files[p.file]}'`,
+      );
     }
     this.next = next;
     this.resumeAt = { offset: p.offset, line: p.line, columns: p.columns };

@@ -31,7 +31,11 @@ class ListOutput<T> implements ReaderOutput<T> {
   }
 }
 
-async function drain<T>(reader: SourceReader<T>, output: ListOutput<T>, maxPolls = Infinity): Promise<PollResult> {
+async function drain<T>(
+  reader: SourceReader<T>,
+  output: ListOutput<T>,
+  maxPolls = Infinity,
+): Promise<PollResult> {
   let result: PollResult = 'more';
   for (let i = 0; i < maxPolls && result === 'more'; i++) result = await reader.pollNext(output);
   return result;
@@ -42,21 +46,32 @@ const byId = (a: Event, b: Event) => a.id - b.id;
 describe('GeneratorSource', () => {
   it('generates count records from their index', async () => {
     const env = StreamExecutionEnvironment.create();
-    const squares = await env.fromSource(GeneratorSource.of(5, (i) => i * i), undefined, 'squares').executeAndCollect();
+    const squares = await env
+      .fromSource(
+        GeneratorSource.of(5, (i) => i * i),
+        undefined,
+        'squares',
+      )
+      .executeAndCollect();
     assert.deepEqual(squares, [0, 1, 4, 9, 16]);
   });
 
   it('gives the same records for the same seed at parallelism 1 and 3, different for another seed', async () => {
     const run = async (parallelism: number, seed: number) => {
       const env = StreamExecutionEnvironment.create({ parallelism });
-      const values = await env.fromSource(GeneratorSource.of(10_000, makeEvent, { seed }), undefined).executeAndCollect();
+      const values = await env
+        .fromSource(GeneratorSource.of(10_000, makeEvent, { seed }), undefined)
+        .executeAndCollect();
       return values.sort(byId);
     };
     const one = await run(1, 42);
     const three = await run(3, 42);
     assert.equal(one.length, 10_000);
     assert.deepEqual(three, one);
-    assert.deepEqual(one.map((e) => e.id), Array.from({ length: 10_000 }, (_, i) => i));
+    assert.deepEqual(
+      one.map((e) => e.id),
+      Array.from({ length: 10_000 }, (_, i) => i),
+    );
     const other = await run(1, 43);
     assert.notDeepEqual(other, one);
     assert.deepEqual(await run(2, 42), one);
@@ -70,7 +85,11 @@ describe('GeneratorSource', () => {
   });
 
   it('emits batches of batchSize records per poll', async () => {
-    const reader = GeneratorSource.of(2_500, (i) => i).createReader({ subtaskIndex: 0, parallelism: 1, sourceName: 'g' });
+    const reader = GeneratorSource.of(2_500, (i) => i).createReader({
+      subtaskIndex: 0,
+      parallelism: 1,
+      sourceName: 'g',
+    });
     const out = new ListOutput<number>();
     assert.equal(await reader.pollNext(out), 'more');
     assert.equal(out.values.length, 1000);
@@ -98,7 +117,11 @@ describe('GeneratorSource', () => {
   });
 
   it('rejects a position from another parallelism and invalid options', () => {
-    const reader = GeneratorSource.of(10, (i) => i).createReader({ subtaskIndex: 0, parallelism: 2, sourceName: 'g' });
+    const reader = GeneratorSource.of(10, (i) => i).createReader({
+      subtaskIndex: 0,
+      parallelism: 2,
+      sourceName: 'g',
+    });
     assert.throws(() => reader.restorePosition!(3), /restore at the parallelism of the snapshot/);
     assert.throws(() => GeneratorSource.of(-1, (i) => i), ConfigurationError);
     assert.throws(() => GeneratorSource.of(1.5, (i) => i), /non-negative integer or Infinity/);
@@ -128,7 +151,10 @@ describe('GeneratorSource', () => {
     clock.advanceTo(1_000);
     assert.equal(reader.pollNext(out), 'more');
     assert.ok(reader.pollNext(out) instanceof Promise);
-    assert.deepEqual(out.values.slice(0, 30), Array.from({ length: 30 }, (_, i) => 2 * i));
+    assert.deepEqual(
+      out.values.slice(0, 30),
+      Array.from({ length: 30 }, (_, i) => 2 * i),
+    );
     await reader.close!();
   });
 
@@ -151,7 +177,10 @@ describe('GeneratorSource', () => {
     const env = StreamExecutionEnvironment.create({ parallelism: 2 });
     const started = performance.now();
     const values = await env
-      .fromSource(GeneratorSource.of(500, (i) => i, { ratePerSecond: 2_000 }), undefined)
+      .fromSource(
+        GeneratorSource.of(500, (i) => i, { ratePerSecond: 2_000 }),
+        undefined,
+      )
       .executeAndCollect();
     const elapsed = performance.now() - started;
     assert.equal(values.length, 500);

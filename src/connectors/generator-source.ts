@@ -59,17 +59,24 @@ export class GeneratorSource<T> implements Source<T> {
     private readonly options: GeneratorSourceOptions,
   ) {
     if (!(count === Number.POSITIVE_INFINITY || (Number.isSafeInteger(count) && count >= 0))) {
-      throw new ConfigurationError(`GeneratorSource: count must be a non-negative integer or Infinity, got ${count}`);
+      throw new ConfigurationError(
+        `GeneratorSource: count must be a non-negative integer or Infinity, got ${count}`,
+      );
     }
     if (typeof generator !== 'function') {
-      throw new ConfigurationError(`GeneratorSource: the generator must be a function, got ${typeof generator}`);
+      throw new ConfigurationError(
+        `GeneratorSource: the generator must be a function, got ${typeof generator}`,
+      );
     }
     const rate = options.ratePerSecond;
     if (rate !== undefined && !(rate > 0 && Number.isFinite(rate))) {
-      throw new ConfigurationError(`GeneratorSource: ratePerSecond must be a positive finite number, got ${rate}`);
+      throw new ConfigurationError(
+        `GeneratorSource: ratePerSecond must be a positive finite number, got ${rate}`,
+      );
     }
     const seed = options.seed ?? 0;
-    if (!Number.isInteger(seed)) throw new ConfigurationError(`GeneratorSource: seed must be an integer, got ${seed}`);
+    if (!Number.isInteger(seed))
+      throw new ConfigurationError(`GeneratorSource: seed must be an integer, got ${seed}`);
     const batchSize = options.batchSize ?? 1000;
     if (!(Number.isSafeInteger(batchSize) && batchSize >= 1)) {
       throw new ConfigurationError(`GeneratorSource: batchSize must be a positive integer, got ${batchSize}`);
@@ -87,7 +94,11 @@ export class GeneratorSource<T> implements Source<T> {
    * GeneratorSource.of(10, (i) => i * i); // 0, 1, 4, ..., 81
    * GeneratorSource.of(Infinity, (i, r) => r.next(), { ratePerSecond: 500, seed: 1 });
    */
-  static of<T>(count: number, generator: GeneratorFunction<T>, options: GeneratorSourceOptions = {}): GeneratorSource<T> {
+  static of<T>(
+    count: number,
+    generator: GeneratorFunction<T>,
+    options: GeneratorSourceOptions = {},
+  ): GeneratorSource<T> {
     return new GeneratorSource(count, generator, options);
   }
 
@@ -100,7 +111,15 @@ export class GeneratorSource<T> implements Source<T> {
       limiter = new RateLimiter(rate, this.options.clock ?? context.clock ?? new SystemClock());
       batch = Math.max(1, Math.min(batch, Math.floor(rate / THROTTLED_BATCHES_PER_SECOND)));
     }
-    return new GeneratorReader(this.generator, this.count, this.seed, subtaskIndex, parallelism, batch, limiter);
+    return new GeneratorReader(
+      this.generator,
+      this.count,
+      this.seed,
+      subtaskIndex,
+      parallelism,
+      batch,
+      limiter,
+    );
   }
 }
 
@@ -151,7 +170,9 @@ class GeneratorReader<T> implements SourceReader<T> {
 
   restorePosition(position: unknown): void {
     if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) {
-      throw new ConfigurationError(`GeneratorSource: cannot restore from position ${String(position)}; expected the next index`);
+      throw new ConfigurationError(
+        `GeneratorSource: cannot restore from position ${String(position)}; expected the next index`,
+      );
     }
     if ((position - this.subtaskIndex) % this.stride !== 0) {
       throw new ConfigurationError(

@@ -81,7 +81,8 @@ export class LineReader {
   async fill(): Promise<boolean> {
     if (this.ended) return false;
     const rest = this.chunk.subarray(this.position);
-    if (rest.length > 0) this.carry = this.carry.length === 0 ? Buffer.from(rest) : Buffer.concat([this.carry, rest]);
+    if (rest.length > 0)
+      this.carry = this.carry.length === 0 ? Buffer.from(rest) : Buffer.concat([this.carry, rest]);
     this.chunk = EMPTY;
     this.position = 0;
     this.decoded = '';
@@ -108,7 +109,8 @@ export class LineReader {
   private joinCarry(): boolean {
     const newline = this.chunk.indexOf(NEWLINE, this.position);
     const whole = Buffer.concat([this.carry, this.chunk.subarray(this.position, newline + 1)]);
-    const length = whole.length - 1 - (whole.length > 1 && whole[whole.length - 2] === CARRIAGE_RETURN ? 1 : 0);
+    const length =
+      whole.length - 1 - (whole.length > 1 && whole[whole.length - 2] === CARRIAGE_RETURN ? 1 : 0);
     this.text = whole.toString('utf8', 0, length);
     this.offset += whole.length;
     this.carry = EMPTY;

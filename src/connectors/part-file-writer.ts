@@ -32,7 +32,11 @@ export class PartFileWriter {
 
   /** Opens the in-progress file for `finalPath` (truncating an old one); creates missing directories. */
   static create(finalPath: string, blockSize = 1 << 16): PartFileWriter {
-    return new PartFileWriter(finalPath, join(dirname(finalPath), `.${basename(finalPath)}.inprogress`), blockSize);
+    return new PartFileWriter(
+      finalPath,
+      join(dirname(finalPath), `.${basename(finalPath)}.inprogress`),
+      blockSize,
+    );
   }
 
   append(text: string): void {

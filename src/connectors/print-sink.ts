@@ -17,7 +17,11 @@ export class PrintSink<T> implements Sink<T> {
   createWriter(context: SinkWriterContext): SinkWriter<T> {
     const tag =
       (this.prefix !== undefined ? `${this.prefix}` : '') +
-      (context.parallelism > 1 ? `${this.prefix !== undefined ? ':' : ''}${context.subtaskIndex + 1}> ` : this.prefix !== undefined ? '> ' : '');
+      (context.parallelism > 1
+        ? `${this.prefix !== undefined ? ':' : ''}${context.subtaskIndex + 1}> `
+        : this.prefix !== undefined
+          ? '> '
+          : '');
     let buffer = '';
     const stream = this.stream;
     const flush = (): void => {

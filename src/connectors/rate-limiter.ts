@@ -21,7 +21,9 @@ export class RateLimiter {
     private readonly clock: ProcessingTimeClock,
   ) {
     if (!(permitsPerSecond > 0) || !Number.isFinite(permitsPerSecond)) {
-      throw new RangeError(`A rate must be a positive finite number of permits per second, got ${permitsPerSecond}`);
+      throw new RangeError(
+        `A rate must be a positive finite number of permits per second, got ${permitsPerSecond}`,
+      );
     }
   }
 

@@ -12,7 +12,11 @@ describe('SeededRandom', () => {
     ];
     for (const [seed, expected] of vectors) {
       const random = new SeededRandom(seed);
-      assert.deepEqual(expected.map(() => random.nextUint32()), expected, `seed ${seed}`);
+      assert.deepEqual(
+        expected.map(() => random.nextUint32()),
+        expected,
+        `seed ${seed}`,
+      );
     }
   });
 

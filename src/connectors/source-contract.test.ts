@@ -20,10 +20,18 @@ function file(name: string, content: string | Buffer): string {
   return path;
 }
 
-const lines = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join('\n') + '\n';
-const jsonFiles = [0, 1, 2, 3].map((f) => file(`c${f}.jsonl`, lines(150 + f * 11, (i) => JSON.stringify({ f, i }))));
+const lines = (n: number, f: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) => f(i)).join('\n') + '\n';
+const jsonFiles = [0, 1, 2, 3].map((f) =>
+  file(
+    `c${f}.jsonl`,
+    lines(150 + f * 11, (i) => JSON.stringify({ f, i })),
+  ),
+);
 const gzFile = file('c.jsonl.gz', gzipSync(lines(200, (i) => `{"z":${i}}\n`)));
-const csvFiles = [0, 1, 2].map((f) => file(`c${f}.csv`, 'f,i,text\n' + lines(120, (i) => `${f},${i},"multi\nline ${i}"`)));
+const csvFiles = [0, 1, 2].map((f) =>
+  file(`c${f}.csv`, 'f,i,text\n' + lines(120, (i) => `${f},${i},"multi\nline ${i}"`)),
+);
 
 interface Case {
   name: string;
@@ -31,9 +39,18 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'CollectionSource', source: () => new CollectionSource(Array.from({ length: 3_000 }, (_, i) => ({ i }))) },
-  { name: 'GeneratorSource', source: () => GeneratorSource.of(1_000, (i, r) => ({ i, r: r.nextUint32() }), { seed: 5, batchSize: 37 }) },
-  { name: 'FileSource.jsonLines', source: () => FileSource.jsonLines([...jsonFiles, gzFile], { batchSize: 13 }) },
+  {
+    name: 'CollectionSource',
+    source: () => new CollectionSource(Array.from({ length: 3_000 }, (_, i) => ({ i }))),
+  },
+  {
+    name: 'GeneratorSource',
+    source: () => GeneratorSource.of(1_000, (i, r) => ({ i, r: r.nextUint32() }), { seed: 5, batchSize: 37 }),
+  },
+  {
+    name: 'FileSource.jsonLines',
+    source: () => FileSource.jsonLines([...jsonFiles, gzFile], { batchSize: 13 }),
+  },
   { name: 'FileSource.csv', source: () => FileSource.csv(csvFiles, { batchSize: 17 }) },
 ];
 
@@ -47,13 +64,22 @@ class ListOutput implements ReaderOutput<unknown> {
   }
 }
 
-async function drain(reader: SourceReader<unknown>, output: ListOutput, maxPolls = Infinity): Promise<PollResult> {
+async function drain(
+  reader: SourceReader<unknown>,
+  output: ListOutput,
+  maxPolls = Infinity,
+): Promise<PollResult> {
   let result: PollResult = 'more';
   for (let i = 0; i < maxPolls && result === 'more'; i++) result = await reader.pollNext(output);
   return result;
 }
 
-async function readSubtask(source: Source<unknown>, subtaskIndex: number, parallelism: number, maxPolls = Infinity) {
+async function readSubtask(
+  source: Source<unknown>,
+  subtaskIndex: number,
+  parallelism: number,
+  maxPolls = Infinity,
+) {
   const reader = source.createReader({ subtaskIndex, parallelism, sourceName: 'contract' });
   const output = new ListOutput();
   const result = await drain(reader, output, maxPolls);
@@ -69,7 +95,8 @@ for (const { name, source } of cases) {
       assert.ok(expected.length > 0);
       for (const parallelism of [2, 3]) {
         const all: unknown[] = [];
-        for (let s = 0; s < parallelism; s++) all.push(...(await readSubtask(source(), s, parallelism)).values);
+        for (let s = 0; s < parallelism; s++)
+          all.push(...(await readSubtask(source(), s, parallelism)).values);
         assert.deepEqual(canonical(all), expected, `parallelism ${parallelism}`);
       }
     });
@@ -86,12 +113,20 @@ for (const { name, source } of cases) {
           done = first.result === 'end';
           const position = structuredClone(first.reader.snapshotPosition!());
           await first.reader.close?.();
-          const second = source().createReader({ subtaskIndex: subtask, parallelism, sourceName: 'contract' });
+          const second = source().createReader({
+            subtaskIndex: subtask,
+            parallelism,
+            sourceName: 'contract',
+          });
           second.restorePosition!(position);
           const rest = new ListOutput();
           assert.equal(await drain(second, rest), 'end');
           await second.close?.();
-          assert.deepEqual([...first.values, ...rest.values], full.values, `subtask ${subtask}/${parallelism} after ${polls} polls`);
+          assert.deepEqual(
+            [...first.values, ...rest.values],
+            full.values,
+            `subtask ${subtask}/${parallelism} after ${polls} polls`,
+          );
         }
         if (full.values.length > 0) assert.ok(polls > 3, 'the case is large enough to need several polls');
       }

@@ -59,9 +59,19 @@ export class StreamGraph {
       const parallelism = t.forceSingleParallelism ? 1 : (t.parallelism ?? options.defaultParallelism);
       checkParallelism(t.name, parallelism, maxParallelism);
       const uid = t.uid ?? `${index}-${t.name}`;
-      if (uids.has(uid)) throw new ConfigurationError(`Two operators have the uid '${uid}'; uids must be unique in a job`);
+      if (uids.has(uid))
+        throw new ConfigurationError(`Two operators have the uid '${uid}'; uids must be unique in a job`);
       uids.add(uid);
-      const node: StreamNode = { transformation: t, id: t.id, name: t.name, uid, parallelism, maxParallelism, inputs: [], outputs: [] };
+      const node: StreamNode = {
+        transformation: t,
+        id: t.id,
+        name: t.name,
+        uid,
+        parallelism,
+        maxParallelism,
+        inputs: [],
+        outputs: [],
+      };
       this.nodes.push(node);
       this.byTransformation.set(t, node);
     });
@@ -89,7 +99,13 @@ export class StreamGraph {
             }
             tags.set(edge.sideTag.id, edge.sideTag);
           }
-          const streamEdge: StreamEdge = { source, target: node, inputIndex, partitioning, sideTag: edge.sideTag };
+          const streamEdge: StreamEdge = {
+            source,
+            target: node,
+            inputIndex,
+            partitioning,
+            sideTag: edge.sideTag,
+          };
           node.inputs.push(streamEdge);
           source.outputs.push(streamEdge);
         }
@@ -113,7 +129,8 @@ export class StreamGraph {
       case 'partition':
         return this.resolve(t.inputs[0]!, t.partitioning!, sideTag);
       case 'side-output':
-        if (sideTag !== undefined) throw new ConfigurationError('A side output of a side output is not possible');
+        if (sideTag !== undefined)
+          throw new ConfigurationError('A side output of a side output is not possible');
         return this.resolve(t.inputs[0]!, partitioning, t.sideTag);
       case 'union':
         return t.inputs.flatMap((input) => this.resolve(input, partitioning, sideTag));

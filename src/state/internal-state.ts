@@ -1,12 +1,5 @@
 // Engine-side views of keyed state: a state handle whose namespace operators (windows, CEP) set themselves.
-import type {
-  AggregatingState,
-  ListState,
-  MapState,
-  ReducingState,
-  State,
-  ValueState,
-} from './state.ts';
+import type { AggregatingState, ListState, MapState, ReducingState, State, ValueState } from './state.ts';
 
 /** A state handle scoped to (current key, current namespace). Only operators see this; users get plain handles. */
 export interface InternalKvState<N> extends State {
@@ -23,7 +16,8 @@ export interface InternalValueState<N, T> extends ValueState<T>, InternalKvState
 export interface InternalListState<N, T> extends ListState<T>, InternalMergingState<N> {}
 export interface InternalMapState<N, UK, UV> extends MapState<UK, UV>, InternalKvState<N> {}
 export interface InternalReducingState<N, T> extends ReducingState<T>, InternalMergingState<N> {}
-export interface InternalAggregatingState<N, IN, OUT> extends AggregatingState<IN, OUT>, InternalMergingState<N> {
+export interface InternalAggregatingState<N, IN, OUT>
+  extends AggregatingState<IN, OUT>, InternalMergingState<N> {
   /** The raw accumulator of the current entry (for window functions that need it), or undefined. */
   getAccumulator(): unknown;
 }

@@ -39,7 +39,9 @@ export function subtaskForKeyGroup(keyGroup: number, maxParallelism: number, par
 /** Rejects a parallelism / max parallelism pair that cannot work, naming the operator. */
 export function checkParallelism(operator: string, parallelism: number, maxParallelism: number): void {
   if (!Number.isInteger(parallelism) || parallelism < 1) {
-    throw new ConfigurationError(`Operator '${operator}': parallelism must be a positive integer, got ${parallelism}`);
+    throw new ConfigurationError(
+      `Operator '${operator}': parallelism must be a positive integer, got ${parallelism}`,
+    );
   }
   if (!Number.isInteger(maxParallelism) || maxParallelism < 1 || maxParallelism > 32768) {
     throw new ConfigurationError(

@@ -19,7 +19,10 @@ describe('key hashing', () => {
   it('spreads keys over key groups', () => {
     const counts = new Array(128).fill(0);
     for (let i = 0; i < 128_000; i++) counts[keyGroupFor(normalizeKey(`k${i}`), 128)]++;
-    assert.ok(Math.min(...counts) > 800 && Math.max(...counts) < 1200, `${Math.min(...counts)}..${Math.max(...counts)}`);
+    assert.ok(
+      Math.min(...counts) > 800 && Math.max(...counts) < 1200,
+      `${Math.min(...counts)}..${Math.max(...counts)}`,
+    );
   });
 
   it('normalises composite keys canonically and inverts them', () => {
@@ -33,7 +36,13 @@ describe('key hashing', () => {
   });
 
   it('assigns key groups to subtasks consistently with the subtask ranges', () => {
-    for (const [maxP, p] of [[128, 1], [128, 3], [128, 7], [10, 4], [5, 5]] as const) {
+    for (const [maxP, p] of [
+      [128, 1],
+      [128, 3],
+      [128, 7],
+      [10, 4],
+      [5, 5],
+    ] as const) {
       for (let i = 0; i < p; i++) {
         const range = KeyGroupRange.forSubtask(maxP, p, i);
         for (let kg = range.start; kg <= range.end; kg++) assert.equal(subtaskForKeyGroup(kg, maxP, p), i);

@@ -52,7 +52,9 @@ function toCanonical(value: unknown): unknown {
       if (value === null) return null;
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) {
-        throw new ConfigurationError('Composite keys must be arrays or plain objects (no class instances, Maps or Dates)');
+        throw new ConfigurationError(
+          'Composite keys must be arrays or plain objects (no class instances, Maps or Dates)',
+        );
       }
       const out: Record<string, unknown> = {};
       for (const k of Object.keys(value).sort()) out[k] = toCanonical((value as Record<string, unknown>)[k]);

@@ -29,7 +29,8 @@ export abstract class StateDescriptor<S, V = unknown> {
     readonly name: string,
     options: StateDescriptorOptions<V> = {},
   ) {
-    if (typeof name !== 'string' || name.length === 0) throw new TypeError('A state descriptor needs a non-empty name');
+    if (typeof name !== 'string' || name.length === 0)
+      throw new TypeError('A state descriptor needs a non-empty name');
     this.serializer = options.serializer ?? structuredCloneSerializer;
     this.ttl = options.ttl;
   }
@@ -77,7 +78,8 @@ export class ReducingStateDescriptor<T> extends StateDescriptor<import('./state.
     options: StateDescriptorOptions<T> = {},
   ) {
     super(name, options);
-    if (typeof reduceFunction !== 'function') throw new TypeError(`Reducing state '${name}' needs a reduce function`);
+    if (typeof reduceFunction !== 'function')
+      throw new TypeError(`Reducing state '${name}' needs a reduce function`);
   }
 }
 

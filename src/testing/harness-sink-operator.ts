@@ -5,7 +5,10 @@ import { hasTimestamp } from '../time/time-domain.ts';
 /** An element of a harness's output: a record with its timestamp, or a watermark. */
 export type HarnessElement<T> = { value: T; timestamp: number | undefined } | { watermark: number };
 
-export class HarnessSinkOperator<T> extends AbstractStreamOperator<never> implements OneInputStreamOperator<T, never> {
+export class HarnessSinkOperator<T>
+  extends AbstractStreamOperator<never>
+  implements OneInputStreamOperator<T, never>
+{
   constructor(private readonly sink: HarnessElement<T>[]) {
     super();
   }

@@ -105,12 +105,18 @@ export class TestHarness<OUT> {
       clock: this.clock,
       ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
       ...(options.maxParallelism !== undefined ? { maxParallelism: options.maxParallelism } : {}),
-      ...(options.autoWatermarkInterval !== undefined ? { autoWatermarkInterval: options.autoWatermarkInterval } : {}),
+      ...(options.autoWatermarkInterval !== undefined
+        ? { autoWatermarkInterval: options.autoWatermarkInterval }
+        : {}),
     });
     const inputTransformations: Transformation[] = [];
     const streams: DataStream<any>[] = [];
     for (let i = 0; i < inputCount; i++) {
-      const t = new Transformation('source', inputCount === 1 ? 'Harness Input' : `Harness Input ${i + 1}`, []);
+      const t = new Transformation(
+        'source',
+        inputCount === 1 ? 'Harness Input' : `Harness Input ${i + 1}`,
+        [],
+      );
       t.operatorFactory = () => new PassThroughOperator();
       t.forceSingleParallelism = true;
       t.uid = `harness-input-${i + 1}`;
@@ -200,13 +206,15 @@ export class TestHarness<OUT> {
   /** Keyed state entries across all operators and subtasks (Flink: numKeyedStateEntries). */
   numKeyedStateEntries(): number {
     let n = 0;
-    for (const list of this.runtime.subtasks.values()) for (const s of list) n += s.backend?.numStateEntries() ?? 0;
+    for (const list of this.runtime.subtasks.values())
+      for (const s of list) n += s.backend?.numStateEntries() ?? 0;
     return n;
   }
 
   numEventTimeTimers(): number {
     let n = 0;
-    for (const list of this.runtime.subtasks.values()) for (const s of list) n += s.timers?.numEventTimeTimers() ?? 0;
+    for (const list of this.runtime.subtasks.values())
+      for (const s of list) n += s.timers?.numEventTimeTimers() ?? 0;
     return n;
   }
 

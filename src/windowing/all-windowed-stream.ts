@@ -38,7 +38,10 @@ export class AllWindowedStream<T, W extends Window> {
     readonly input: DataStream<T>,
     readonly assigner: WindowAssigner<NoInfer<T>, W>,
   ) {
-    this.windowed = new WindowedStream<T, number, W>(input.keyBy((): number => ALL) as KeyedStream<T, number>, assigner);
+    this.windowed = new WindowedStream<T, number, W>(
+      input.keyBy((): number => ALL) as KeyedStream<T, number>,
+      assigner,
+    );
   }
 
   trigger(trigger: Trigger<T, W>): this {
@@ -65,14 +68,22 @@ export class AllWindowedStream<T, W extends Window> {
   reduce(fn: ReduceFunction<T>): DataStream<T>;
   reduce<R>(fn: ReduceFunction<T>, process: ProcessAllWindowFunction<T, R, W>): DataStream<R>;
   reduce<R>(fn: ReduceFunction<T>, process?: ProcessAllWindowFunction<T, R, W>): DataStream<T | R> {
-    const stream = process === undefined ? this.windowed.reduce(fn) : this.windowed.reduce(fn, keyless(process));
+    const stream =
+      process === undefined ? this.windowed.reduce(fn) : this.windowed.reduce(fn, keyless(process));
     return single(stream as DataStream<T | R>);
   }
 
   aggregate<ACC, V>(fn: AggregateFunction<T, ACC, V>): DataStream<V>;
-  aggregate<ACC, V, R>(fn: AggregateFunction<T, ACC, V>, process: ProcessAllWindowFunction<V, R, W>): DataStream<R>;
-  aggregate<ACC, V, R>(fn: AggregateFunction<T, ACC, V>, process?: ProcessAllWindowFunction<V, R, W>): DataStream<V | R> {
-    const stream = process === undefined ? this.windowed.aggregate(fn) : this.windowed.aggregate(fn, keyless(process));
+  aggregate<ACC, V, R>(
+    fn: AggregateFunction<T, ACC, V>,
+    process: ProcessAllWindowFunction<V, R, W>,
+  ): DataStream<R>;
+  aggregate<ACC, V, R>(
+    fn: AggregateFunction<T, ACC, V>,
+    process?: ProcessAllWindowFunction<V, R, W>,
+  ): DataStream<V | R> {
+    const stream =
+      process === undefined ? this.windowed.aggregate(fn) : this.windowed.aggregate(fn, keyless(process));
     return single(stream as DataStream<V | R>);
   }
 
@@ -81,7 +92,8 @@ export class AllWindowedStream<T, W extends Window> {
   }
 
   apply<R>(fn: AllWindowFunction<T, R, W>): DataStream<R> {
-    if (typeof fn !== 'function') throw new ConfigurationError('apply() needs a function (window, elements, out) => void');
+    if (typeof fn !== 'function')
+      throw new ConfigurationError('apply() needs a function (window, elements, out) => void');
     return single(this.windowed.apply((_key, window, elements, out) => fn(window, elements, out)));
   }
 }
@@ -92,7 +104,11 @@ export class AllWindowedStream<T, W extends Window> {
  * @example
  * countWindowAll(stream, 1000).reduce(sum)
  */
-export function countWindowAll<T>(input: DataStream<T>, size: number, slide?: number): AllWindowedStream<T, GlobalWindow> {
+export function countWindowAll<T>(
+  input: DataStream<T>,
+  size: number,
+  slide?: number,
+): AllWindowedStream<T, GlobalWindow> {
   const windowed = new AllWindowedStream<T, GlobalWindow>(input, GlobalWindows.create());
   if (slide === undefined) return windowed.trigger(PurgingTrigger.of(CountTrigger.of<GlobalWindow>(size)));
   return windowed.evictor(CountEvictor.of<GlobalWindow>(size)).trigger(CountTrigger.of<GlobalWindow>(slide));
@@ -105,7 +121,9 @@ function single<R>(stream: DataStream<R>): DataStream<R> {
 }
 
 /** A ProcessAllWindowFunction seen as a keyed one that ignores the (constant) key. */
-function keyless<IN, OUT, W extends Window>(fn: ProcessAllWindowFunction<IN, OUT, W>): ProcessWindowFunction<IN, OUT, number, W> {
+function keyless<IN, OUT, W extends Window>(
+  fn: ProcessAllWindowFunction<IN, OUT, W>,
+): ProcessWindowFunction<IN, OUT, number, W> {
   checkProcess(fn);
   return {
     open: fn.open?.bind(fn),

@@ -32,7 +32,10 @@ export interface Evictor<T, W extends Window> {
 }
 
 /** Removes, in place and keeping order, every element for which `predicate` holds. O(n). */
-export function removeElementsWhere<T>(elements: T[], predicate: (element: T, index: number) => boolean): void {
+export function removeElementsWhere<T>(
+  elements: T[],
+  predicate: (element: T, index: number) => boolean,
+): void {
   let kept = 0;
   for (let i = 0; i < elements.length; i++) {
     const e = elements[i]!;

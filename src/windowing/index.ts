@@ -6,7 +6,12 @@ export { AllWindowedStream, countWindowAll } from './all-windowed-stream.ts';
 
 // Windows
 export type { Window } from './window.ts';
-export { TimeWindow, timeWindowSerializer, fixedSizeTimeWindowSerializer, timeWindowTypeSerializer } from './time-window.ts';
+export {
+  TimeWindow,
+  timeWindowSerializer,
+  fixedSizeTimeWindowSerializer,
+  timeWindowTypeSerializer,
+} from './time-window.ts';
 export { GlobalWindow, globalWindowSerializer } from './global-window.ts';
 
 // Assigners
@@ -57,4 +62,8 @@ export type {
 } from './process-window-function.ts';
 
 // The operator, for custom transformations and tests
-export { WindowOperator, type WindowOperatorConfig, type WindowStateDescriptor } from './operator/window-operator.ts';
+export {
+  WindowOperator,
+  type WindowOperatorConfig,
+  type WindowStateDescriptor,
+} from './operator/window-operator.ts';

@@ -82,4 +82,8 @@ export type WindowFunction<IN, OUT, KEY, W extends Window> = (
 ) => void;
 
 /** `apply()` on a non-keyed window: the window and its elements. */
-export type AllWindowFunction<IN, OUT, W extends Window> = (window: W, elements: readonly IN[], out: Collector<OUT>) => void;
+export type AllWindowFunction<IN, OUT, W extends Window> = (
+  window: W,
+  elements: readonly IN[],
+  out: Collector<OUT>,
+) => void;

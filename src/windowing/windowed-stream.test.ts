@@ -128,7 +128,10 @@ describe('WindowedStream', () => {
 
   it('rejects negative lateness', () => {
     const fake = { keyBy: () => ({}) } as unknown as DataStream<Click>;
-    assert.throws(() => new WindowedStream(byUser(fake), TumblingEventTimeWindows.of(10)).allowedLateness(-1), ConfigurationError);
+    assert.throws(
+      () => new WindowedStream(byUser(fake), TumblingEventTimeWindows.of(10)).allowedLateness(-1),
+      ConfigurationError,
+    );
   });
 
   it('ProcessWindowFunction: per-window state survives late firings and is cleared with the window', async () => {
@@ -140,14 +143,16 @@ describe('WindowedStream', () => {
         perWindow.update(perWindow.value()! + 1);
         const global = ctx.globalState().getState(totals);
         if (perWindow.value() === 1) global.update(global.value()! + 1);
-        out.collect(`${user}@${ctx.window.start}: ${elements.length} elements, firing ${perWindow.value()}, window ${global.value()}, wm ${ctx.currentWatermark()}`);
+        out.collect(
+          `${user}@${ctx.window.start}: ${elements.length} elements, firing ${perWindow.value()}, window ${global.value()}, wm ${ctx.currentWatermark()}`,
+        );
       },
       clear(ctx) {
         ctx.windowState().getState(firings).clear();
       },
     };
-    const h = await TestHarness.create(
-      (input: DataStream<Click>) => new WindowedStream(byUser(input), TumblingEventTimeWindows.of(1000)).allowedLateness(1000).process(fn),
+    const h = await TestHarness.create((input: DataStream<Click>) =>
+      new WindowedStream(byUser(input), TumblingEventTimeWindows.of(1000)).allowedLateness(1000).process(fn),
     );
     h.processElement({ user: 'a', n: 1 }, 10);
     h.processWatermark(1000);
@@ -167,12 +172,16 @@ describe('WindowedStream', () => {
   });
 
   it('countWindow: tumbling and sliding count windows', async () => {
-    const h = await TestHarness.create((input: DataStream<Click>) => countWindow(byUser(input), 3).aggregate(countAndSum));
+    const h = await TestHarness.create((input: DataStream<Click>) =>
+      countWindow(byUser(input), 3).aggregate(countAndSum),
+    );
     for (let i = 1; i <= 7; i++) h.processElement({ user: 'a', n: i }, i);
     assert.deepEqual(h.records(), ['a:3/6', 'a:3/15']);
     await h.close();
 
-    const s = await TestHarness.create((input: DataStream<Click>) => countWindow(byUser(input), 3, 2).aggregate(countAndSum));
+    const s = await TestHarness.create((input: DataStream<Click>) =>
+      countWindow(byUser(input), 3, 2).aggregate(countAndSum),
+    );
     for (let i = 1; i <= 7; i++) s.processElement({ user: 'a', n: i }, i);
     // Every 2 elements, the last 3 (Flink's CountEvictor + CountTrigger).
     assert.deepEqual(s.records(), ['a:2/3', 'a:3/9', 'a:3/15']);
@@ -184,7 +193,12 @@ describe('WindowedStream', () => {
       (input: DataStream<Click>) =>
         new AllWindowedStream(input, TumblingEventTimeWindows.of(1000)).process({
           process(ctx, elements, out) {
-            out.collect(`${ctx.window.start}: ${elements.map((e) => e.user).sort().join('')}`);
+            out.collect(
+              `${ctx.window.start}: ${elements
+                .map((e) => e.user)
+                .sort()
+                .join('')}`,
+            );
           },
         }),
       { parallelism: 4 },
@@ -202,10 +216,15 @@ describe('WindowedStream', () => {
     e.processElement({ user: 'b', n: 2 }, 2);
     assert.deepEqual(e.records(), []);
     e.endInput();
-    assert.deepEqual(e.output().filter((o) => 'value' in o), [{ value: 'b:2/3', timestamp: MAX_WATERMARK }]);
+    assert.deepEqual(
+      e.output().filter((o) => 'value' in o),
+      [{ value: 'b:2/3', timestamp: MAX_WATERMARK }],
+    );
     await e.close();
 
-    const c = await TestHarness.create((input: DataStream<Click>) => countWindowAll(input, 2).aggregate(countAndSum));
+    const c = await TestHarness.create((input: DataStream<Click>) =>
+      countWindowAll(input, 2).aggregate(countAndSum),
+    );
     for (const u of ['x', 'y', 'z', 'w']) c.processElement({ user: u, n: 1 }, 1);
     assert.deepEqual(c.records(), ['y:2/2', 'w:2/2']);
     await c.close();

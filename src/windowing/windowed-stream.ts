@@ -93,7 +93,8 @@ export class WindowedStream<T, K, W extends Window> {
 
   /** Sends elements that arrive after their windows were cleaned up to the side output `tag`. */
   sideOutputLateData(tag: OutputTag<T>): this {
-    if (tag === null || typeof tag !== 'object') throw new ConfigurationError('Side output tag must not be null.');
+    if (tag === null || typeof tag !== 'object')
+      throw new ConfigurationError('Side output tag must not be null.');
     this.lateDataOutputTag = tag;
     return this;
   }
@@ -107,7 +108,9 @@ export class WindowedStream<T, K, W extends Window> {
   reduce<R>(fn: ReduceFunction<T>, process?: ProcessWindowFunction<T, R, K, W>): DataStream<R | T> {
     if (typeof fn !== 'function') throw new ConfigurationError('reduce() needs a function (a, b) => reduced');
     const single: InternalWindowFunction<T, R | T, K, W> =
-      process === undefined ? passThrough<T, K, W>() : new SingleValueProcessWindowFunction(checkProcess(process));
+      process === undefined
+        ? passThrough<T, K, W>()
+        : new SingleValueProcessWindowFunction(checkProcess(process));
     if (this.windowEvictor !== undefined) {
       return this.build('reduce', evictingState<T>(), new ReduceApplyWindowFunction(fn, single));
     }
@@ -119,11 +122,19 @@ export class WindowedStream<T, K, W extends Window> {
    * emits its result — or, with `process`, hands the result to a ProcessWindowFunction.
    */
   aggregate<ACC, V>(fn: AggregateFunction<T, ACC, V>): DataStream<V>;
-  aggregate<ACC, V, R>(fn: AggregateFunction<T, ACC, V>, process: ProcessWindowFunction<V, R, K, W>): DataStream<R>;
-  aggregate<ACC, V, R>(fn: AggregateFunction<T, ACC, V>, process?: ProcessWindowFunction<V, R, K, W>): DataStream<V | R> {
+  aggregate<ACC, V, R>(
+    fn: AggregateFunction<T, ACC, V>,
+    process: ProcessWindowFunction<V, R, K, W>,
+  ): DataStream<R>;
+  aggregate<ACC, V, R>(
+    fn: AggregateFunction<T, ACC, V>,
+    process?: ProcessWindowFunction<V, R, K, W>,
+  ): DataStream<V | R> {
     checkAggregate(fn);
     const single: InternalWindowFunction<V, V | R, K, W> =
-      process === undefined ? passThrough<V, K, W>() : new SingleValueProcessWindowFunction(checkProcess(process));
+      process === undefined
+        ? passThrough<V, K, W>()
+        : new SingleValueProcessWindowFunction(checkProcess(process));
     if (this.windowEvictor !== undefined) {
       return this.build('aggregate', evictingState<T>(), new AggregateApplyWindowFunction(fn, single));
     }
@@ -133,25 +144,40 @@ export class WindowedStream<T, K, W extends Window> {
   /** Evaluates each window with all its elements. */
   process<R>(fn: ProcessWindowFunction<T, R, K, W>): DataStream<R> {
     const internal = new IterableProcessWindowFunction(checkProcess(fn));
-    return this.build('process', this.windowEvictor ? evictingState<T>() : new ListStateDescriptor<T>('window-contents'), internal);
+    return this.build(
+      'process',
+      this.windowEvictor ? evictingState<T>() : new ListStateDescriptor<T>('window-contents'),
+      internal,
+    );
   }
 
   /** Evaluates each window with a legacy WindowFunction `(key, window, elements, out)`. */
   apply<R>(fn: WindowFunction<T, R, K, W>): DataStream<R> {
-    if (typeof fn !== 'function') throw new ConfigurationError('apply() needs a function (key, window, elements, out) => void');
+    if (typeof fn !== 'function')
+      throw new ConfigurationError('apply() needs a function (key, window, elements, out) => void');
     const internal = new IterableWindowFunction(fn);
-    return this.build('apply', this.windowEvictor ? evictingState<T>() : new ListStateDescriptor<T>('window-contents'), internal);
+    return this.build(
+      'apply',
+      this.windowEvictor ? evictingState<T>() : new ListStateDescriptor<T>('window-contents'),
+      internal,
+    );
   }
 
   /** Evaluates each window with a legacy WindowFunction over the reduced value. */
   reduceApply<R>(reduce: ReduceFunction<T>, fn: WindowFunction<T, R, K, W>): DataStream<R> {
-    if (typeof reduce !== 'function' || typeof fn !== 'function') throw new ConfigurationError('reduceApply() needs two functions');
+    if (typeof reduce !== 'function' || typeof fn !== 'function')
+      throw new ConfigurationError('reduceApply() needs two functions');
     const single = new SingleValueWindowFunction(fn);
-    if (this.windowEvictor !== undefined) return this.build('reduce', evictingState<T>(), new ReduceApplyWindowFunction(reduce, single));
+    if (this.windowEvictor !== undefined)
+      return this.build('reduce', evictingState<T>(), new ReduceApplyWindowFunction(reduce, single));
     return this.build('reduce', new ReducingStateDescriptor<T>('window-contents', reduce), single);
   }
 
-  private build<ACC, R>(kind: string, state: WindowStateDescriptor<T, ACC>, fn: InternalWindowFunction<ACC, R, K, W>): DataStream<R> {
+  private build<ACC, R>(
+    kind: string,
+    state: WindowStateDescriptor<T, ACC>,
+    fn: InternalWindowFunction<ACC, R, K, W>,
+  ): DataStream<R> {
     const config = {
       assigner: this.assigner,
       trigger: this.windowTrigger,
@@ -174,7 +200,11 @@ export class WindowedStream<T, K, W extends Window> {
  * countWindow(keyed, 100).reduce(sum)     // keyed.countWindow(100)
  * countWindow(keyed, 100, 10).process(f)  // keyed.countWindow(100, 10)
  */
-export function countWindow<T, K>(input: KeyedStream<T, K>, size: number, slide?: number): WindowedStream<T, K, GlobalWindow> {
+export function countWindow<T, K>(
+  input: KeyedStream<T, K>,
+  size: number,
+  slide?: number,
+): WindowedStream<T, K, GlobalWindow> {
   const windowed = new WindowedStream<T, K, GlobalWindow>(input, GlobalWindows.create());
   if (slide === undefined) return windowed.trigger(PurgingTrigger.of(CountTrigger.of<GlobalWindow>(size)));
   return windowed.evictor(CountEvictor.of<GlobalWindow>(size)).trigger(CountTrigger.of<GlobalWindow>(slide));
@@ -203,15 +233,25 @@ export function checkLateness(lateness: number): number {
 
 /** @internal */
 export function checkAggregate(fn: AggregateFunction<any, any, any>): void {
-  if (fn === null || typeof fn !== 'object' || typeof fn.createAccumulator !== 'function' || typeof fn.add !== 'function' || typeof fn.getResult !== 'function') {
-    throw new ConfigurationError('aggregate() needs an AggregateFunction: { createAccumulator, add, getResult, merge }');
+  if (
+    fn === null ||
+    typeof fn !== 'object' ||
+    typeof fn.createAccumulator !== 'function' ||
+    typeof fn.add !== 'function' ||
+    typeof fn.getResult !== 'function'
+  ) {
+    throw new ConfigurationError(
+      'aggregate() needs an AggregateFunction: { createAccumulator, add, getResult, merge }',
+    );
   }
 }
 
 /** @internal */
 export function checkProcess<F extends { process: unknown }>(fn: F): F {
   if (fn === null || typeof fn !== 'object' || typeof fn.process !== 'function') {
-    throw new ConfigurationError('A ProcessWindowFunction is an object with a process(key, context, elements, out) method');
+    throw new ConfigurationError(
+      'A ProcessWindowFunction is an object with a process(key, context, elements, out) method',
+    );
   }
   return fn;
 }

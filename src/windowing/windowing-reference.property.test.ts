@@ -20,13 +20,31 @@ const FINAL_WATERMARK = 1e9;
 
 /** Offsets in steps of 100 ms, nudged by ±1, so elements and watermarks often sit exactly on window bounds. */
 const offset = fc
-  .tuple(fc.oneof(fc.integer({ min: -3, max: 3 }), fc.integer({ min: -30, max: 30 })), fc.constantFrom(-1, 0, 0, 1))
+  .tuple(
+    fc.oneof(fc.integer({ min: -3, max: 3 }), fc.integer({ min: -30, max: 30 })),
+    fc.constantFrom(-1, 0, 0, 1),
+  )
   .map(([hundreds, nudge]) => hundreds * 100 + nudge);
 
 const steps = fc.array(
   fc.oneof(
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant('e' as const), key: fc.constantFrom('a', 'b', 'c'), v: fc.integer({ min: 1, max: 9 }), dt: offset }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('w' as const), advance: fc.integer({ min: 1, max: 20 }), nudge: fc.constantFrom(-1, 0, 1) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant('e' as const),
+        key: fc.constantFrom('a', 'b', 'c'),
+        v: fc.integer({ min: 1, max: 9 }),
+        dt: offset,
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('w' as const),
+        advance: fc.integer({ min: 1, max: 20 }),
+        nudge: fc.constantFrom(-1, 0, 1),
+      }),
+    },
   ),
   { maxLength: 40 },
 );
@@ -62,7 +80,12 @@ interface Pane {
  * A pane fires when the watermark passes its end (or at once, for an element within the lateness of a closed
  * window); it is dropped at end + lateness; an element no pane accepts is late when ts + lateness <= watermark.
  */
-function reference(input: Step[], lateness: number, windowsOf: ((ts: number) => [number, number][]) | 'session', gap = 0) {
+function reference(
+  input: Step[],
+  lateness: number,
+  windowsOf: ((ts: number) => [number, number][]) | 'session',
+  gap = 0,
+) {
   const out: Out[] = [];
   const late: number[] = [];
   const panes: Pane[] = [];
@@ -139,11 +162,19 @@ function segments(output: readonly Out[]): unknown[] {
   return result;
 }
 
-async function runWeir(input: Step[], assigner: WindowAssigner<Event, TimeWindow>, lateness: number, parallelism: number) {
+async function runWeir(
+  input: Step[],
+  assigner: WindowAssigner<Event, TimeWindow>,
+  lateness: number,
+  parallelism: number,
+) {
   const lateTag = new OutputTag<Event>('late');
   const h = await TestHarness.create(
     (s: DataStream<Event>) =>
-      new WindowedStream(s.keyBy((e) => e.key), assigner)
+      new WindowedStream(
+        s.keyBy((e) => e.key),
+        assigner,
+      )
         .allowedLateness(lateness)
         .sideOutputLateData(lateTag)
         .reduce((a, b) => ({ key: b.key, v: a.v + b.v }))
@@ -154,7 +185,9 @@ async function runWeir(input: Step[], assigner: WindowAssigner<Event, TimeWindow
     if ('watermark' in step) h.processWatermark(step.watermark);
     else h.processElement(step.event, step.ts);
   }
-  const out = h.output().map((o) => ('value' in o ? { value: o.value, timestamp: o.timestamp! } : { watermark: o.watermark }));
+  const out = h
+    .output()
+    .map((o) => ('value' in o ? { value: o.value, timestamp: o.timestamp! } : { watermark: o.watermark }));
   const late = h.sideOutput(lateTag).map((r) => r.timestamp!);
   const entries = h.numKeyedStateEntries();
   const timers = h.numEventTimeTimers();
@@ -167,24 +200,46 @@ const settings = { numRuns: 250 };
 describe('windows agree with a naive reference', () => {
   it('tumbling event-time windows', async () => {
     await fc.assert(
-      fc.asyncProperty(steps, fc.constantFrom(500, 1000, 1500), fc.constantFrom(0, 400, 2000), fc.integer({ min: 1, max: 3 }), async (input, size, lateness, parallelism) => {
-        const expected = reference(input, lateness, (ts) => {
-          const start = ts - (ts % size);
-          return [[start, start + size]];
-        });
-        const actual = await runWeir(input, TumblingEventTimeWindows.of(size), lateness, parallelism);
-        assert.deepEqual(segments(actual.out), segments(expected.out));
-        assert.deepEqual([...actual.late].sort(), [...expected.late].sort());
-        assert.equal(actual.entries, 0, 'no state left after the final watermark');
-        assert.equal(actual.timers, 0, 'no timers left after the final watermark');
-      }),
+      fc.asyncProperty(
+        steps,
+        fc.constantFrom(500, 1000, 1500),
+        fc.constantFrom(0, 400, 2000),
+        fc.integer({ min: 1, max: 3 }),
+        async (input, size, lateness, parallelism) => {
+          const expected = reference(input, lateness, (ts) => {
+            const start = ts - (ts % size);
+            return [[start, start + size]];
+          });
+          const actual = await runWeir(input, TumblingEventTimeWindows.of(size), lateness, parallelism);
+          assert.deepEqual(segments(actual.out), segments(expected.out));
+          assert.deepEqual([...actual.late].sort(), [...expected.late].sort());
+          assert.equal(actual.entries, 0, 'no state left after the final watermark');
+          assert.equal(actual.timers, 0, 'no timers left after the final watermark');
+        },
+      ),
       {
         ...settings,
         // The boundary cases: an element exactly at the watermark and at its window's max timestamp (late with
         // zero lateness), and one exactly at a window's cleanup time with lateness.
         examples: [
-          [[{ kind: 'w', advance: 10, nudge: -1 }, { kind: 'e', key: 'a', v: 1, dt: -1 }], 1000, 0, 1],
-          [[{ kind: 'w', advance: 14, nudge: -1 }, { kind: 'e', key: 'a', v: 1, dt: -401 }], 1000, 400, 1],
+          [
+            [
+              { kind: 'w', advance: 10, nudge: -1 },
+              { kind: 'e', key: 'a', v: 1, dt: -1 },
+            ],
+            1000,
+            0,
+            1,
+          ],
+          [
+            [
+              { kind: 'w', advance: 14, nudge: -1 },
+              { kind: 'e', key: 'a', v: 1, dt: -401 },
+            ],
+            1000,
+            400,
+            1,
+          ],
         ],
       },
     );
@@ -192,32 +247,45 @@ describe('windows agree with a naive reference', () => {
 
   it('sliding event-time windows (size a multiple of the slide or not)', async () => {
     await fc.assert(
-      fc.asyncProperty(steps, fc.constantFrom([1000, 500], [1500, 500], [1000, 300], [700, 700]), fc.constantFrom(0, 600), fc.integer({ min: 1, max: 3 }), async (input, [size, slide], lateness, parallelism) => {
-        const expected = reference(input, lateness, (ts) => {
-          const windows: [number, number][] = [];
-          for (let start = ts - (ts % slide); start > ts - size; start -= slide) windows.push([start, start + size]);
-          return windows;
-        });
-        const actual = await runWeir(input, SlidingEventTimeWindows.of(size, slide), lateness, parallelism);
-        assert.deepEqual(segments(actual.out), segments(expected.out));
-        assert.deepEqual([...actual.late].sort(), [...expected.late].sort());
-        assert.equal(actual.entries, 0);
-        assert.equal(actual.timers, 0);
-      }),
+      fc.asyncProperty(
+        steps,
+        fc.constantFrom([1000, 500], [1500, 500], [1000, 300], [700, 700]),
+        fc.constantFrom(0, 600),
+        fc.integer({ min: 1, max: 3 }),
+        async (input, [size, slide], lateness, parallelism) => {
+          const expected = reference(input, lateness, (ts) => {
+            const windows: [number, number][] = [];
+            for (let start = ts - (ts % slide); start > ts - size; start -= slide)
+              windows.push([start, start + size]);
+            return windows;
+          });
+          const actual = await runWeir(input, SlidingEventTimeWindows.of(size, slide), lateness, parallelism);
+          assert.deepEqual(segments(actual.out), segments(expected.out));
+          assert.deepEqual([...actual.late].sort(), [...expected.late].sort());
+          assert.equal(actual.entries, 0);
+          assert.equal(actual.timers, 0);
+        },
+      ),
       settings,
     );
   });
 
   it('event-time session windows', async () => {
     await fc.assert(
-      fc.asyncProperty(steps, fc.constantFrom(300, 1000, 2000), fc.constantFrom(0, 500, 3000), fc.integer({ min: 1, max: 3 }), async (input, gap, lateness, parallelism) => {
-        const expected = reference(input, lateness, 'session', gap);
-        const actual = await runWeir(input, EventTimeSessionWindows.withGap(gap), lateness, parallelism);
-        assert.deepEqual(segments(actual.out), segments(expected.out));
-        assert.deepEqual([...actual.late].sort(), [...expected.late].sort());
-        assert.equal(actual.entries, 0);
-        assert.equal(actual.timers, 0);
-      }),
+      fc.asyncProperty(
+        steps,
+        fc.constantFrom(300, 1000, 2000),
+        fc.constantFrom(0, 500, 3000),
+        fc.integer({ min: 1, max: 3 }),
+        async (input, gap, lateness, parallelism) => {
+          const expected = reference(input, lateness, 'session', gap);
+          const actual = await runWeir(input, EventTimeSessionWindows.withGap(gap), lateness, parallelism);
+          assert.deepEqual(segments(actual.out), segments(expected.out));
+          assert.deepEqual([...actual.late].sort(), [...expected.late].sort());
+          assert.equal(actual.entries, 0);
+          assert.equal(actual.timers, 0);
+        },
+      ),
       settings,
     );
   });

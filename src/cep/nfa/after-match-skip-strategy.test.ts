@@ -26,11 +26,18 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
     const a2 = new Event(4, 'a', 0.0);
     const b2 = new Event(5, 'b', 0.0);
     const run = (s: AfterMatchSkipStrategy) =>
-      new NFATestHarness(Pattern.begin<Event>('start', s).where(named('a')).followedByAny('end').where(named('b'))).feed(
-        untimed([a1, b1, a2, b2]),
-      );
-    assert.deepEqual(run(AfterMatchSkipStrategy.noSkip()), [[a1, b1], [a1, b2], [a2, b2]]);
-    assert.deepEqual(run(AfterMatchSkipStrategy.skipToNext()), [[a1, b1], [a2, b2]]);
+      new NFATestHarness(
+        Pattern.begin<Event>('start', s).where(named('a')).followedByAny('end').where(named('b')),
+      ).feed(untimed([a1, b1, a2, b2]));
+    assert.deepEqual(run(AfterMatchSkipStrategy.noSkip()), [
+      [a1, b1],
+      [a1, b2],
+      [a2, b2],
+    ]);
+    assert.deepEqual(run(AfterMatchSkipStrategy.skipToNext()), [
+      [a1, b1],
+      [a2, b2],
+    ]);
   });
 
   it('testNoSkipWithQuantifierAtTheEnd / testSkipToNextWithQuantifierAtTheEnd', () => {
@@ -39,16 +46,25 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
     const b2 = new Event(4, 'b', 0.0);
     const b3 = new Event(5, 'b', 0.0);
     const run = (s: AfterMatchSkipStrategy) =>
-      new NFATestHarness(Pattern.begin<Event>('start', s).where(named('a')).next('end').where(named('b')).oneOrMore()).feed(
-        untimed([a1, b1, b2, b3]),
-      );
-    assert.deepEqual(sortMatches(run(AfterMatchSkipStrategy.noSkip())), sortMatches([[a1, b1, b2, b3], [a1, b1, b2], [a1, b1]]));
+      new NFATestHarness(
+        Pattern.begin<Event>('start', s).where(named('a')).next('end').where(named('b')).oneOrMore(),
+      ).feed(untimed([a1, b1, b2, b3]));
+    assert.deepEqual(
+      sortMatches(run(AfterMatchSkipStrategy.noSkip())),
+      sortMatches([
+        [a1, b1, b2, b3],
+        [a1, b1, b2],
+        [a1, b1],
+      ]),
+    );
     assert.deepEqual(run(AfterMatchSkipStrategy.skipToNext()), [[a1, b1]]);
   });
 
   it('testSkipPastLast: times(3) over six a', () => {
     const a = evs('a a a a a a');
-    const p = Pattern.begin<Event>('start', AfterMatchSkipStrategy.skipPastLastEvent()).where(named('a')).times(3);
+    const p = Pattern.begin<Event>('start', AfterMatchSkipStrategy.skipPastLastEvent())
+      .where(named('a'))
+      .times(3);
     assert.deepEqual(new NFATestHarness(p).feed(untimed(a)), [a.slice(0, 3), a.slice(3, 6)]);
   });
 
@@ -56,10 +72,10 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
     const ab = evs('ab ab ab ab ab ab ab');
     const p = (s: AfterMatchSkipStrategy) =>
       Pattern.begin<Event>('start', s).where(has('a')).times(2).next('end').where(has('b')).times(2);
-    assert.deepEqual(new NFATestHarness(p(AfterMatchSkipStrategy.skipToFirst('end'))).feed(untimed(ab.slice(0, 6))), [
-      ab.slice(0, 4),
-      ab.slice(2, 6),
-    ]);
+    assert.deepEqual(
+      new NFATestHarness(p(AfterMatchSkipStrategy.skipToFirst('end'))).feed(untimed(ab.slice(0, 6))),
+      [ab.slice(0, 4), ab.slice(2, 6)],
+    );
     assert.deepEqual(new NFATestHarness(p(AfterMatchSkipStrategy.skipToLast('end'))).feed(untimed(ab)), [
       ab.slice(0, 4),
       ab.slice(3, 7),
@@ -67,7 +83,16 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
   });
 
   it('testSkipPastLast2: skip past last with followedByAny branches', () => {
-    const [a1, a2, b1, b2, c1, c2, d1, d2] = evs('a1 a2 b1 b2 c1 c2 d1 d2') as [Event, Event, Event, Event, Event, Event, Event, Event];
+    const [a1, a2, b1, b2, c1, c2, d1, d2] = evs('a1 a2 b1 b2 c1 c2 d1 d2') as [
+      Event,
+      Event,
+      Event,
+      Event,
+      Event,
+      Event,
+      Event,
+      Event,
+    ];
     const p = Pattern.begin<Event>('a', AfterMatchSkipStrategy.skipPastLastEvent())
       .where(has('a'))
       .followedByAny('b')
@@ -76,12 +101,17 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
       .where(has('c'))
       .followedBy('d')
       .where(has('d'));
-    assert.deepEqual(new NFATestHarness(p).feed(untimed([a1, a2, b1, b2, c1, c2, d1, d2])), [[a1, b1, c1, d1]]);
+    assert.deepEqual(new NFATestHarness(p).feed(untimed([a1, a2, b1, b2, c1, c2, d1, d2])), [
+      [a1, b1, c1, d1],
+    ]);
   });
 
   it('testSkipPastLast3: strict next after a broken start', () => {
     const [a1, c, a2, b2] = evs('a1 c a2 b2') as [Event, Event, Event, Event];
-    const p = Pattern.begin<Event>('a', AfterMatchSkipStrategy.skipPastLastEvent()).where(has('a')).next('b').where(has('b'));
+    const p = Pattern.begin<Event>('a', AfterMatchSkipStrategy.skipPastLastEvent())
+      .where(has('a'))
+      .next('b')
+      .where(has('b'));
     assert.deepEqual(new NFATestHarness(p).feed(untimed([a1, c, a2, b2])), [[a2, b2]]);
   });
 
@@ -95,7 +125,10 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
       .where(has('b'))
       .next('c')
       .where(has('c'));
-    assert.deepEqual(new NFATestHarness(p).feed(untimed([ab1, c1, ab2, c2])), [[ab1, c1], [ab2, c2]]);
+    assert.deepEqual(new NFATestHarness(p).feed(untimed([ab1, c1, ab2, c2])), [
+      [ab1, c1],
+      [ab2, c2],
+    ]);
   });
 
   it('skipToFirst with throwExceptionOnMiss fails when skipping to the first event of the match', () => {
@@ -104,7 +137,10 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
       .where(has('b'))
       .next('c')
       .where(has('c'));
-    assert.throws(() => new NFATestHarness(p).feed(untimed([ab1, c1])), /Could not skip to first element of a match/);
+    assert.throws(
+      () => new NFATestHarness(p).feed(untimed([ab1, c1])),
+      /Could not skip to first element of a match/,
+    );
   });
 
   it('rejects a skip strategy naming a stage that does not exist', () => {
@@ -116,6 +152,9 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
       .optional()
       .next('end')
       .where(has('c'));
-    assert.throws(() => new NFATestHarness(p), /The pattern name specified in AfterMatchSkipStrategy can not be found/);
+    assert.throws(
+      () => new NFATestHarness(p),
+      /The pattern name specified in AfterMatchSkipStrategy can not be found/,
+    );
   });
 });

@@ -1,5 +1,9 @@
 // AfterMatchSkipStrategy: which overlapping partial and completed matches to drop once a match is emitted.
-import { compareComputationStates, computationStateEquals, type ComputationState } from './computation-state.ts';
+import {
+  compareComputationStates,
+  computationStateEquals,
+  type ComputationState,
+} from './computation-state.ts';
 import { removeIf, type JavaPriorityQueue } from './java-priority-queue.ts';
 import { compareEventIds, eventIdEquals, eventIdToString, type EventId } from './shared-buffer/event-id.ts';
 import type { EventIdMatch, SharedBufferAccessor } from './shared-buffer/shared-buffer-accessor.ts';
@@ -100,10 +104,12 @@ export class AfterMatchSkipStrategy {
       case 'NO_SKIP':
         return null;
       case 'SKIP_PAST_LAST_EVENT':
-        for (const m of match) for (const ids of m.values()) for (const id of ids) pruningId = max(pruningId, id);
+        for (const m of match)
+          for (const ids of m.values()) for (const id of ids) pruningId = max(pruningId, id);
         return pruningId;
       case 'SKIP_TO_NEXT':
-        for (const m of match) for (const ids of m.values()) for (const id of ids) pruningId = min(pruningId, id);
+        for (const m of match)
+          for (const ids of m.values()) for (const id of ids) pruningId = min(pruningId, id);
         return pruningId;
       case 'SKIP_TO_FIRST':
       case 'SKIP_TO_LAST':
@@ -111,7 +117,9 @@ export class AfterMatchSkipStrategy {
           const ids = m.get(this.patternName!);
           if (ids === undefined || ids.length === 0) {
             if (this.shouldThrowException) {
-              throw new Error(`Could not skip to ${this.patternName}. No such element in the found match ${describe(m)}`);
+              throw new Error(
+                `Could not skip to ${this.patternName}. No such element in the found match ${describe(m)}`,
+              );
             }
           } else {
             pruningId = max(pruningId, ids[this.kind === 'SKIP_TO_FIRST' ? 0 : ids.length - 1]!);
@@ -129,14 +137,25 @@ export class AfterMatchSkipStrategy {
   }
 
   toString(): string {
-    const name = this.patternName !== undefined ? `{patternName='${this.patternName}', shouldThrowException=${this.shouldThrowException}}` : '';
+    const name =
+      this.patternName !== undefined
+        ? `{patternName='${this.patternName}', shouldThrowException=${this.shouldThrowException}}`
+        : '';
     return `${this.kind}${name}`;
   }
 }
 
 const NO_SKIP = new (AfterMatchSkipStrategy as any)('NO_SKIP', undefined, false) as AfterMatchSkipStrategy;
-const SKIP_TO_NEXT = new (AfterMatchSkipStrategy as any)('SKIP_TO_NEXT', undefined, false) as AfterMatchSkipStrategy;
-const SKIP_PAST_LAST = new (AfterMatchSkipStrategy as any)('SKIP_PAST_LAST_EVENT', undefined, false) as AfterMatchSkipStrategy;
+const SKIP_TO_NEXT = new (AfterMatchSkipStrategy as any)(
+  'SKIP_TO_NEXT',
+  undefined,
+  false,
+) as AfterMatchSkipStrategy;
+const SKIP_PAST_LAST = new (AfterMatchSkipStrategy as any)(
+  'SKIP_PAST_LAST_EVENT',
+  undefined,
+  false,
+) as AfterMatchSkipStrategy;
 
 function max(a: EventId | null, b: EventId): EventId {
   return a === null || compareEventIds(b, a) > 0 ? b : a;
@@ -147,7 +166,8 @@ function min(a: EventId | null, b: EventId): EventId {
 }
 
 function checkName(name: string): string {
-  if (typeof name !== 'string' || name.length === 0) throw new TypeError('A skip strategy needs a stage name');
+  if (typeof name !== 'string' || name.length === 0)
+    throw new TypeError('A skip strategy needs a stage name');
   return name;
 }
 

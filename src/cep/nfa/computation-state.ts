@@ -21,7 +21,14 @@ export interface ComputationState {
 }
 
 export function createStartState(name: string, version: DeweyNumber = START_VERSION): ComputationState {
-  return { currentStateName: name, version, previousBufferEntry: null, startTimestamp: -1, previousTimestamp: -1, startEventId: null };
+  return {
+    currentStateName: name,
+    version,
+    previousBufferEntry: null,
+    startTimestamp: -1,
+    previousTimestamp: -1,
+    startEventId: null,
+  };
 }
 
 export function createState(
@@ -32,7 +39,14 @@ export function createState(
   previousTimestamp: number,
   startEventId: SharedBufferEvent<any> | null,
 ): ComputationState {
-  return { currentStateName: name, version, previousBufferEntry: previousEntry, startTimestamp, previousTimestamp, startEventId };
+  return {
+    currentStateName: name,
+    version,
+    previousBufferEntry: previousEntry,
+    startTimestamp,
+    previousTimestamp,
+    startEventId,
+  };
 }
 
 /** Field-wise equality, as Flink's `ComputationState.equals`. */

@@ -15,9 +15,22 @@ function runBoth(pattern: () => Pattern<Event, any, any, any>, events: Event[], 
   const restored = new NFATestHarness(pattern(), true);
   const out: [string[], string[]] = [[], []];
   events.forEach((e, i) => {
-    out[0].push(...plain.consume(e, i + 1).map((m) => flatten(m).map((x) => x.id).join(',')));
-    if (i % every === 0) restored.nfaState = nfaStateSerializer.deserialize(nfaStateSerializer.serialize(restored.nfaState));
-    out[1].push(...restored.consume(e, i + 1).map((m) => flatten(m).map((x) => x.id).join(',')));
+    out[0].push(
+      ...plain.consume(e, i + 1).map((m) =>
+        flatten(m)
+          .map((x) => x.id)
+          .join(','),
+      ),
+    );
+    if (i % every === 0)
+      restored.nfaState = nfaStateSerializer.deserialize(nfaStateSerializer.serialize(restored.nfaState));
+    out[1].push(
+      ...restored.consume(e, i + 1).map((m) =>
+        flatten(m)
+          .map((x) => x.id)
+          .join(','),
+      ),
+    );
   });
   return { plain, restored, out };
 }
@@ -27,7 +40,14 @@ describe('nfaStateSerializer', () => {
     const names = ['a', 'b', 'b', 'x', 'a', 'b', 'c', 'b', 'c', 'a', 'c', 'b', 'b', 'c'];
     const events = Array.from({ length: 200 }, (_, i) => new Event(i, names[i % names.length]!, i));
     const pattern = () =>
-      Pattern.begin<Event>('a').where(named('a')).followedByAny('b').where(named('b')).oneOrMore().followedBy('c').where(named('c')).within(12);
+      Pattern.begin<Event>('a')
+        .where(named('a'))
+        .followedByAny('b')
+        .where(named('b'))
+        .oneOrMore()
+        .followedBy('c')
+        .where(named('c'))
+        .within(12);
     for (const every of [1, 3, 17]) {
       const { plain, restored, out } = runBoth(pattern, events, every);
       assert.ok(out[0].length > 0);

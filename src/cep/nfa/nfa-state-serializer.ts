@@ -136,7 +136,14 @@ function inflate(flat: FlatNFAState): NFAState {
   });
   const queue = (items: FlatComputationState[]): JavaPriorityQueue<ComputationState> => ({
     items: items.map(([name, version, node, startTs, previousTs, startEvent]) =>
-      createState(name, node < 0 ? null : nodes[node]!, version, startTs, previousTs, startEvent < 0 ? null : events[startEvent]!),
+      createState(
+        name,
+        node < 0 ? null : nodes[node]!,
+        version,
+        startTs,
+        previousTs,
+        startEvent < 0 ? null : events[startEvent]!,
+      ),
     ),
   });
   return {

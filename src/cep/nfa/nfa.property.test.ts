@@ -9,7 +9,11 @@ type Contiguity = 'next' | 'followedBy' | 'followedByAny';
 const LETTERS = ['a', 'b', 'c'] as const;
 
 /** Every match of `letters[0] (c1 letters[1]) (c2 letters[2]) ...` by enumeration, as index lists. */
-function bruteForce(names: readonly string[], letters: readonly string[], joins: readonly Contiguity[]): number[][] {
+function bruteForce(
+  names: readonly string[],
+  letters: readonly string[],
+  joins: readonly Contiguity[],
+): number[][] {
   const out: number[][] = [];
   const extend = (prefix: number[]) => {
     const j = prefix.length;
@@ -43,7 +47,10 @@ describe('NFA property tests', () => {
         fc.integer({ min: 1, max: 3 }).chain((k) =>
           fc.record({
             letters: fc.array(fc.constantFrom(...LETTERS), { minLength: k + 1, maxLength: k + 1 }),
-            joins: fc.array(fc.constantFrom<Contiguity>('next', 'followedBy', 'followedByAny'), { minLength: k, maxLength: k }),
+            joins: fc.array(fc.constantFrom<Contiguity>('next', 'followedBy', 'followedByAny'), {
+              minLength: k,
+              maxLength: k,
+            }),
             names: fc.array(fc.constantFrom(...LETTERS, 'x'), { maxLength: 14 }),
           }),
         ),
@@ -57,7 +64,10 @@ describe('NFA property tests', () => {
           // ... emitted when their last event arrives, earliest start first
           for (let i = 1; i < got.length; i++) {
             const [prev, cur] = [got[i - 1]!, got[i]!];
-            assert.ok(prev.at(-1)! < cur.at(-1)! || (prev.at(-1) === cur.at(-1) && prev[0]! <= cur[0]!), `order ${got.join(' | ')}`);
+            assert.ok(
+              prev.at(-1)! < cur.at(-1)! || (prev.at(-1) === cur.at(-1) && prev[0]! <= cur[0]!),
+              `order ${got.join(' | ')}`,
+            );
           }
           // nothing survives once every partial match is done: only the start state remains after a flush
           return true;
@@ -88,7 +98,10 @@ describe('NFA property tests', () => {
       const entries = h.buffer.numEntries();
       peak = Math.max(peak, entries);
       // only events of the last `window` timestamps can be held, each by at most one entry per stage
-      assert.ok(h.buffer.numEvents() <= window, `step ${i}: ${h.buffer.numEvents()} events held, window ${window}`);
+      assert.ok(
+        h.buffer.numEvents() <= window,
+        `step ${i}: ${h.buffer.numEvents()} events held, window ${window}`,
+      );
       assert.ok(entries <= 3 * window, `step ${i}: ${entries} entries held, window ${window}`);
     }
     assert.ok(peak > 0 && peak < 2_000, `peak ${peak} stays bounded by the live partial matches`);

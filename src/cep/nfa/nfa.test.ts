@@ -13,7 +13,18 @@ describe('NFA (ported from Flink NFAITCase)', () => {
     const res = h.feed([a!, b!, c!, d!, e!].map((x, i) => [x, i + 1] as const));
     assert.deepEqual(
       sortMatches(res),
-      sortMatches([[a!, b!], [a!, c!], [a!, d!], [a!, e!], [b!, c!], [b!, d!], [b!, e!], [c!, d!], [c!, e!], [d!, e!]]),
+      sortMatches([
+        [a!, b!],
+        [a!, c!],
+        [a!, d!],
+        [a!, e!],
+        [b!, c!],
+        [b!, d!],
+        [b!, e!],
+        [c!, d!],
+        [c!, e!],
+        [d!, e!],
+      ]),
     );
   });
 
@@ -44,9 +55,22 @@ describe('NFA (ported from Flink NFAITCase)', () => {
     const p = () => Pattern.begin<Event>('middle').where(name('a')).next('end').where(name('b'));
     const a = new Event(41, 'a', 2.0);
     const b = new Event(42, 'b', 4.0);
-    assert.deepEqual(new NFATestHarness(p()).feed([[a, 3], [b, 5]]), [[a, b]]);
+    assert.deepEqual(
+      new NFATestHarness(p()).feed([
+        [a, 3],
+        [b, 5],
+      ]),
+      [[a, b]],
+    );
     const c = new Event(42, 'c', 3.0);
-    assert.deepEqual(new NFATestHarness(p()).feed([[a, 3], [c, 4], [b, 5]]), []);
+    assert.deepEqual(
+      new NFATestHarness(p()).feed([
+        [a, 3],
+        [c, 4],
+        [b, 5],
+      ]),
+      [],
+    );
   });
 
   it('testSimplePatternWithTimeWindowNFA: matches older than within are dropped', () => {
@@ -90,7 +114,12 @@ describe('NFA (ported from Flink NFAITCase)', () => {
     ]);
     assert.equal(res.length, 1);
     const timeouts = h.timedOut
-      .map((t) => `${Object.entries(t.match).map(([k, v]) => `${k}=${v.map((e) => e.id).join(',')}`).join(' ')}@${t.timestamp}`)
+      .map(
+        (t) =>
+          `${Object.entries(t.match)
+            .map(([k, v]) => `${k}=${v.map((e) => e.id).join(',')}`)
+            .join(' ')}@${t.timestamp}`,
+      )
       .sort();
     assert.deepEqual(timeouts, ['start=1 middle=3@11', 'start=1@11', 'start=2 middle=3@12', 'start=2@12']);
   });

@@ -2,7 +2,12 @@
 import type { ConditionContext, Condition } from '../pattern/conditions.ts';
 import type { AfterMatchSkipStrategy } from './after-match-skip-strategy.ts';
 import type { CompiledPattern } from './compiler/nfa-compiler.ts';
-import { compareComputationStates, createStartState, createState, type ComputationState } from './computation-state.ts';
+import {
+  compareComputationStates,
+  createStartState,
+  createState,
+  type ComputationState,
+} from './computation-state.ts';
 import { addStage, deweyEquals, increase, type DeweyNumber } from './dewey-number.ts';
 import { newQueue, offer, offerAll, peek, poll, type JavaPriorityQueue } from './java-priority-queue.ts';
 import { initialNFAState, type NFAState } from './nfa-state.ts';
@@ -79,7 +84,12 @@ export class NFA<T> {
   private decisionIgnores = 0;
   /** Set by addComputationState when the partial match being computed was kept as is. */
   private keptCurrent = false;
-  private readonly eventWrapper: EventWrapper<T> = { event: undefined, timestamp: 0, eventId: null, accessor: null };
+  private readonly eventWrapper: EventWrapper<T> = {
+    event: undefined,
+    timestamp: 0,
+    eventId: null,
+    accessor: null,
+  };
 
   constructor(
     compiled: CompiledPattern<T>,
@@ -170,7 +180,8 @@ export class NFA<T> {
     const potentialMatches = newQueue<ComputationState>();
     for (const cs of partial) {
       const gap = this.windowTimes.get(cs.currentStateName);
-      const timeoutForPrevious = gap !== undefined && this.isStateTimedOut(cs, timestamp, cs.previousTimestamp, gap);
+      const timeoutForPrevious =
+        gap !== undefined && this.isStateTimedOut(cs, timestamp, cs.previousTimestamp, gap);
       const timeoutForFirst = this.isStateTimedOut(cs, timestamp, cs.startTimestamp, this.windowTime);
       if (timeoutForPrevious || timeoutForFirst) {
         nfaState.stateChanged = true;
@@ -191,7 +202,13 @@ export class NFA<T> {
         offer(newPartialMatches, cs, compareComputationStates);
       }
     }
-    const matches = this.processMatchesAccordingToSkipStrategy(accessor, nfaState, skipStrategy, potentialMatches, newPartialMatches);
+    const matches = this.processMatchesAccordingToSkipStrategy(
+      accessor,
+      nfaState,
+      skipStrategy,
+      potentialMatches,
+      newPartialMatches,
+    );
     nfaState.partialMatches = newPartialMatches;
     return { matches, timedOut };
   }
@@ -207,7 +224,8 @@ export class NFA<T> {
     if (this.windowTimes.size === 0) {
       const root = partial[0]!;
       if (root.startEventId === null) return false; // only start states wait
-      if (!this.isStartState(root)) return this.isStateTimedOut(root, timestamp, root.startTimestamp, this.windowTime);
+      if (!this.isStartState(root))
+        return this.isStateTimedOut(root, timestamp, root.startTimestamp, this.windowTime);
     }
     for (let i = 0; i < partial.length; i++) {
       const cs = partial[i]!;
@@ -220,7 +238,12 @@ export class NFA<T> {
     return false;
   }
 
-  private isStateTimedOut(cs: ComputationState, timestamp: number, since: number, windowTime: number): boolean {
+  private isStateTimedOut(
+    cs: ComputationState,
+    timestamp: number,
+    since: number,
+    windowTime: number,
+  ): boolean {
     return windowTime > 0 && timestamp - since >= windowTime && !this.isStartState(cs);
   }
 
@@ -319,7 +342,11 @@ export class NFA<T> {
     while ((earliestMatch = peek(completed)) !== undefined) {
       if (isSkip) {
         const earliestPartialMatch = peek(partialMatches);
-        if (earliestPartialMatch !== undefined && compareComputationStates(earliestMatch, earliestPartialMatch) > 0) break;
+        if (
+          earliestPartialMatch !== undefined &&
+          compareComputationStates(earliestMatch, earliestPartialMatch) > 0
+        )
+          break;
       }
       nfaState.stateChanged = true;
       poll(completed, compareComputationStates);
@@ -345,7 +372,12 @@ export class NFA<T> {
    * Appends to `nextStates` / `nextStateTypes` the partial matches `cs` turns into when it sees the current event
    * (see the class comment), and releases `cs`'s entry unless `cs` itself was kept.
    */
-  private computeNextStates(accessor: SharedBufferAccessor<T>, cs: ComputationState, state: State<T>, timerService: CepTimerService): void {
+  private computeNextStates(
+    accessor: SharedBufferAccessor<T>,
+    cs: ComputationState,
+    state: State<T>,
+    timerService: CepTimerService,
+  ): void {
     const event = this.eventWrapper;
     const ctx = this.context;
     ctx.reset(accessor, cs, timerService, event.timestamp);
@@ -374,7 +406,16 @@ export class NFA<T> {
           version = addStage(increase(cs.version, totalTakeToSkip + ignoreBranchesToVisit));
           ignoreBranchesToVisit--;
         }
-        this.addComputationState(accessor, cs, edge.targetState, cs.previousBufferEntry, version, cs.startTimestamp, cs.previousTimestamp, cs.startEventId);
+        this.addComputationState(
+          accessor,
+          cs,
+          edge.targetState,
+          cs.previousBufferEntry,
+          version,
+          cs.startTimestamp,
+          cs.previousTimestamp,
+          cs.startEventId,
+        );
       } else {
         // TAKE
         const nextState = edge.targetState;
@@ -382,14 +423,37 @@ export class NFA<T> {
         const nextVersion = addStage(currentVersion);
         takeBranchesToVisit--;
         const eventId = this.currentEventId();
-        const newEntry = accessor.put(edge.sourceState.stageName, eventId, cs.previousBufferEntry, currentVersion);
+        const newEntry = accessor.put(
+          edge.sourceState.stageName,
+          eventId,
+          cs.previousBufferEntry,
+          currentVersion,
+        );
         const startTimestamp = isStart ? event.timestamp : cs.startTimestamp;
         const startEventId = isStart ? eventId : cs.startEventId;
-        this.addComputationState(accessor, cs, nextState, newEntry, nextVersion, startTimestamp, event.timestamp, startEventId);
+        this.addComputationState(
+          accessor,
+          cs,
+          nextState,
+          newEntry,
+          nextVersion,
+          startTimestamp,
+          event.timestamp,
+          startEventId,
+        );
         // if the state after the take can proceed to the final state, the match is complete as well
         const finalState = this.findFinalStateAfterProceed(ctx, nextState, event.event as T);
         if (finalState !== undefined) {
-          this.addComputationState(accessor, cs, finalState, newEntry, nextVersion, startTimestamp, event.timestamp, startEventId);
+          this.addComputationState(
+            accessor,
+            cs,
+            finalState,
+            newEntry,
+            nextVersion,
+            startTimestamp,
+            event.timestamp,
+            startEventId,
+          );
         }
       }
     }
@@ -407,7 +471,8 @@ export class NFA<T> {
     }
     // The partial match itself is replaced by the ones above. Flink locks the entry for an identical copy and then
     // releases it for the original; when the original was kept, both are skipped (same counts, no walk).
-    if (!this.keptCurrent && cs.previousBufferEntry !== null) accessor.releaseNode(cs.previousBufferEntry, cs.version);
+    if (!this.keptCurrent && cs.previousBufferEntry !== null)
+      accessor.releaseNode(cs.previousBufferEntry, cs.version);
   }
 
   private pushNextState(cs: ComputationState, state: State<T>): void {
@@ -439,7 +504,10 @@ export class NFA<T> {
       this.pushNextState(cs, state);
       return;
     }
-    this.pushNextState(createState(state.name, previousEntry, version, startTimestamp, previousTimestamp, startEventId), state);
+    this.pushNextState(
+      createState(state.name, previousEntry, version, startTimestamp, previousTimestamp, startEventId),
+      state,
+    );
     if (previousEntry !== null) accessor.lockNode(previousEntry, version);
   }
 
@@ -478,7 +546,11 @@ export class NFA<T> {
     this.decisionIgnores = ignores;
   }
 
-  private findFinalStateAfterProceed(ctx: NFAConditionContext<T>, state: State<T>, event: T): State<T> | undefined {
+  private findFinalStateAfterProceed(
+    ctx: NFAConditionContext<T>,
+    state: State<T>,
+    event: T,
+  ): State<T> | undefined {
     // the decision graph is built, so its stack is free
     const stack = this.stateStack;
     stack[0] = state;
@@ -509,7 +581,9 @@ export class NFA<T> {
   private getState(cs: ComputationState): State<T> {
     const state = this.states.get(cs.currentStateName);
     if (state === undefined) {
-      throw new Error(`State ${cs.currentStateName} does not exist in the NFA. NFA has states ${[...this.states.keys()].join(', ')}`);
+      throw new Error(
+        `State ${cs.currentStateName} does not exist in the NFA. NFA has states ${[...this.states.keys()].join(', ')}`,
+      );
     }
     return state;
   }
@@ -526,7 +600,11 @@ interface EventWrapper<T> {
   accessor: SharedBufferAccessor<T> | null;
 }
 
-function checkFilterCondition<T>(ctx: ConditionContext<T>, condition: Condition<T> | undefined, event: T): boolean {
+function checkFilterCondition<T>(
+  ctx: ConditionContext<T>,
+  condition: Condition<T> | undefined,
+  event: T,
+): boolean {
   return condition === undefined || condition(event, ctx);
 }
 
@@ -550,7 +628,12 @@ class NFAConditionContext<T> implements ConditionContext<T> {
   private lastName: string | null = null;
   private lastEvents: readonly T[] = EMPTY;
 
-  reset(accessor: SharedBufferAccessor<T>, cs: ComputationState, timerService: CepTimerService, timestamp: number): void {
+  reset(
+    accessor: SharedBufferAccessor<T>,
+    cs: ComputationState,
+    timerService: CepTimerService,
+    timestamp: number,
+  ): void {
     this.accessor = accessor;
     this.cs = cs;
     this.timerService = timerService;
@@ -574,7 +657,10 @@ class NFAConditionContext<T> implements ConditionContext<T> {
     if (name === this.lastName) return this.lastEvents;
     if (this.pathLength < 0) {
       const cs = this.cs!;
-      this.pathLength = cs.previousBufferEntry === null ? 0 : this.accessor!.extractFirstPath(cs.previousBufferEntry, cs.version, this.path);
+      this.pathLength =
+        cs.previousBufferEntry === null
+          ? 0
+          : this.accessor!.extractFirstPath(cs.previousBufferEntry, cs.version, this.path);
     }
     let events: T[] | null = null;
     const path = this.path;

@@ -18,7 +18,11 @@ describe('negative patterns (ported from Flink NotPatternITCase)', () => {
       const b2 = new Event(44, 'b', 5.0);
       const a3 = new Event(45, 'a', 7.0);
       const b3 = new Event(46, 'b', 8.0);
-      const p = Pattern.begin<Event>('a').where(named('a')).notFollowedBy('b').where(named('b')).within(3, withinType);
+      const p = Pattern.begin<Event>('a')
+        .where(named('a'))
+        .notFollowedBy('b')
+        .where(named('b'))
+        .within(3, withinType);
       const res = new NFATestHarness(p).feed([
         [a1, 1],
         [b1, 2],
@@ -92,13 +96,55 @@ describe('negative patterns (ported from Flink NotPatternITCase)', () => {
     const b = new Event(2, 'b', 0);
     const c = new Event(3, 'c', 0);
     const d = new Event(4, 'd', 0);
-    const notNext = () => Pattern.begin<Event>('a').where(named('a')).notNext('not').where(named('b')).followedBy('c').where(named('c'));
-    assert.deepEqual(new NFATestHarness(notNext()).feed([[a, 1], [b, 2], [c, 3]]), []);
-    assert.deepEqual(new NFATestHarness(notNext()).feed([[a, 1], [d, 2], [b, 3], [c, 4]]), [[a, c]]);
+    const notNext = () =>
+      Pattern.begin<Event>('a')
+        .where(named('a'))
+        .notNext('not')
+        .where(named('b'))
+        .followedBy('c')
+        .where(named('c'));
+    assert.deepEqual(
+      new NFATestHarness(notNext()).feed([
+        [a, 1],
+        [b, 2],
+        [c, 3],
+      ]),
+      [],
+    );
+    assert.deepEqual(
+      new NFATestHarness(notNext()).feed([
+        [a, 1],
+        [d, 2],
+        [b, 3],
+        [c, 4],
+      ]),
+      [[a, c]],
+    );
     const notFollowed = () =>
-      Pattern.begin<Event>('a').where(named('a')).notFollowedBy('not').where(named('b')).followedBy('c').where(named('c'));
-    assert.deepEqual(new NFATestHarness(notFollowed()).feed([[a, 1], [d, 2], [b, 3], [c, 4]]), []);
-    assert.deepEqual(new NFATestHarness(notFollowed()).feed([[a, 1], [d, 2], [c, 3], [b, 4]]), [[a, c]]);
+      Pattern.begin<Event>('a')
+        .where(named('a'))
+        .notFollowedBy('not')
+        .where(named('b'))
+        .followedBy('c')
+        .where(named('c'));
+    assert.deepEqual(
+      new NFATestHarness(notFollowed()).feed([
+        [a, 1],
+        [d, 2],
+        [b, 3],
+        [c, 4],
+      ]),
+      [],
+    );
+    assert.deepEqual(
+      new NFATestHarness(notFollowed()).feed([
+        [a, 1],
+        [d, 2],
+        [c, 3],
+        [b, 4],
+      ]),
+      [[a, c]],
+    );
   });
 
   it('rejects malformed negative patterns with Flink reasons', () => {
@@ -106,8 +152,14 @@ describe('negative patterns (ported from Flink NotPatternITCase)', () => {
       () => new NFATestHarness(Pattern.begin<Event>('start').followedBy('middle').notFollowedBy('end')),
       /NotFollowedBy is not supported without windowTime as a last part of a Pattern!/,
     );
-    assert.throws(() => Pattern.begin<Event>('a').optional().notFollowedBy('b'), /optional path to NOT condition/);
-    assert.throws(() => Pattern.begin<Event>('a').notNext('b').oneOrMore(), /Option not applicable to NOT pattern/);
+    assert.throws(
+      () => Pattern.begin<Event>('a').optional().notFollowedBy('b'),
+      /optional path to NOT condition/,
+    );
+    assert.throws(
+      () => Pattern.begin<Event>('a').notNext('b').oneOrMore(),
+      /Option not applicable to NOT pattern/,
+    );
     assert.throws(() => Pattern.begin<Event>('a').notNext('b').optional(), /NOT pattern cannot be optional/);
     assert.throws(
       () => new NFATestHarness(Pattern.begin<Event>('start').followedBy('middle').followedBy('start')),

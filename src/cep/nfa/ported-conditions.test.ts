@@ -10,7 +10,8 @@ const named = (n: string) => (e: Event) => e.name === n;
 const key = (e: Event) => `${e.name}:${e.id}:${e.price}`;
 /** Flink's `compareMaps`: matches as sets of events (order inside a match and between matches ignored). */
 const asSets = (matches: Event[][]) => matches.map((m) => m.map(key).sort().join(' ')).sort();
-const feed = (p: Pattern<Event, any, any, any>, records: [Event, number][]) => new NFATestHarness(p).feed(records);
+const feed = (p: Pattern<Event, any, any, any>, records: [Event, number][]) =>
+  new NFATestHarness(p).feed(records);
 const isSubEvent = (e: Event): e is SubEvent => e instanceof SubEvent;
 const describeMatch = (m: Match<Event>) =>
   Object.keys(m)
@@ -28,8 +29,20 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
   const ab = () => Pattern.begin<Event>('middle1').where(named('a')).followedBy('middle2').where(named('b'));
 
   it('testGroupFollowedByTimes: c (a b){2} d', () => {
-    const p = Pattern.begin<Event>('start').where(named('c')).followedBy(ab()).times(2).followedBy('end').where(named('d'));
-    const res = feed(p, [[c, 1], [a1, 2], [b1, 3], [a2, 4], [b2, 5], [d, 6]]);
+    const p = Pattern.begin<Event>('start')
+      .where(named('c'))
+      .followedBy(ab())
+      .times(2)
+      .followedBy('end')
+      .where(named('d'));
+    const res = feed(p, [
+      [c, 1],
+      [a1, 2],
+      [b1, 3],
+      [a2, 4],
+      [b2, 5],
+      [d, 6],
+    ]);
     assert.deepEqual(asSets(res), asSets([[c, a1, b1, a2, b2, d]]));
   });
 
@@ -38,16 +51,48 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
     const a2b = new Event(42, 'a', 2.0);
     const b = new Event(43, 'b', 3.0);
     const dd = new Event(44, 'd', 4.0);
-    const p = Pattern.begin<Event>('start').where(named('c')).followedBy(ab()).optional().followedBy('end').where(named('d'));
-    const res = feed(p, [[c, 1], [a1b, 2], [a2b, 3], [b, 4], [dd, 5]]);
-    assert.deepEqual(asSets(res), asSets([[c, dd], [c, a1b, b, dd]]));
+    const p = Pattern.begin<Event>('start')
+      .where(named('c'))
+      .followedBy(ab())
+      .optional()
+      .followedBy('end')
+      .where(named('d'));
+    const res = feed(p, [
+      [c, 1],
+      [a1b, 2],
+      [a2b, 3],
+      [b, 4],
+      [dd, 5],
+    ]);
+    assert.deepEqual(
+      asSets(res),
+      asSets([
+        [c, dd],
+        [c, a1b, b, dd],
+      ]),
+    );
   });
 
   it('testFollowedByGroupTimesOptional: c (a b){2}? d', () => {
     const a = new Event(41, 'a', 2.0);
     const dd = new Event(45, 'd', 3.0);
-    const p = Pattern.begin<Event>('start').where(named('c')).followedBy(ab()).times(2).optional().followedBy('end').where(named('d'));
-    assert.deepEqual(asSets(feed(p, [[c, 1], [a, 2], [dd, 3]])), asSets([[c, dd]]));
+    const p = Pattern.begin<Event>('start')
+      .where(named('c'))
+      .followedBy(ab())
+      .times(2)
+      .optional()
+      .followedBy('end')
+      .where(named('d'));
+    assert.deepEqual(
+      asSets(
+        feed(p, [
+          [c, 1],
+          [a, 2],
+          [dd, 3],
+        ]),
+      ),
+      asSets([[c, dd]]),
+    );
   });
 });
 
@@ -60,9 +105,23 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
   const breaking = new Event(44, 'a', 5.0);
   const ignored = new Event(45, 'a', 6.0);
   const base = () => Pattern.begin<Event>('start').where(named('c')).followedBy('middle').where(named('a'));
-  const input: [Event, number][] = [[start, 1], [m1, 3], [m2, 4], [breaking, 6], [ignored, 7]];
-  const input3: [Event, number][] = [[start, 1], [m1, 3], [m2, 4], [m3, 5], [breaking, 6], [ignored, 7]];
-  const thenEnd = (p: Pattern<Event, any, any, any>) => p.until(untilCondition).followedBy('end').where(untilCondition);
+  const input: [Event, number][] = [
+    [start, 1],
+    [m1, 3],
+    [m2, 4],
+    [breaking, 6],
+    [ignored, 7],
+  ];
+  const input3: [Event, number][] = [
+    [start, 1],
+    [m1, 3],
+    [m2, 4],
+    [m3, 5],
+    [breaking, 6],
+    [ignored, 7],
+  ];
+  const thenEnd = (p: Pattern<Event, any, any, any>) =>
+    p.until(untilCondition).followedBy('end').where(untilCondition);
 
   const drained = (h: NFATestHarness<Event>) => {
     // Flink asserts nfa.isEmpty(): nothing is left but the start state
@@ -72,7 +131,13 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
 
   it('testUntilConditionFollowedByOneOrMore', () => {
     const h = new NFATestHarness(thenEnd(base().oneOrMore()));
-    assert.deepEqual(asSets(h.feed(input)), asSets([[start, m1, m2, breaking], [start, m1, breaking]]));
+    assert.deepEqual(
+      asSets(h.feed(input)),
+      asSets([
+        [start, m1, m2, breaking],
+        [start, m1, breaking],
+      ]),
+    );
     drained(h);
   });
 
@@ -80,7 +145,12 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
     const h = new NFATestHarness(thenEnd(base().oneOrMore().allowCombinations()));
     assert.deepEqual(
       asSets(h.feed(input3)),
-      asSets([[start, m1, m2, m3, breaking], [start, m1, m2, breaking], [start, m1, m3, breaking], [start, m1, breaking]]),
+      asSets([
+        [start, m1, m2, m3, breaking],
+        [start, m1, m2, breaking],
+        [start, m1, m3, breaking],
+        [start, m1, breaking],
+      ]),
     );
     drained(h);
   });
@@ -88,14 +158,33 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
   it('testUntilConditionFollowedByOneOrMoreConsecutive', () => {
     const breaking45 = new Event(45, 'a', 5.0);
     const h = new NFATestHarness(thenEnd(base().oneOrMore().consecutive()));
-    const res = h.feed([[start, 1], [m1, 3], [m2, 4], [breaking45, 7], [new Event(46, 'a', 6.0), 8]]);
-    assert.deepEqual(asSets(res), asSets([[start, m1, m2, breaking45], [start, m1, breaking45]]));
+    const res = h.feed([
+      [start, 1],
+      [m1, 3],
+      [m2, 4],
+      [breaking45, 7],
+      [new Event(46, 'a', 6.0), 8],
+    ]);
+    assert.deepEqual(
+      asSets(res),
+      asSets([
+        [start, m1, m2, breaking45],
+        [start, m1, breaking45],
+      ]),
+    );
     drained(h);
   });
 
   it('testUntilConditionFollowedByZeroOrMore', () => {
     const h = new NFATestHarness(thenEnd(base().oneOrMore().optional()));
-    assert.deepEqual(asSets(h.feed(input)), asSets([[start, m1, m2, breaking], [start, m1, breaking], [start, breaking]]));
+    assert.deepEqual(
+      asSets(h.feed(input)),
+      asSets([
+        [start, m1, m2, breaking],
+        [start, m1, breaking],
+        [start, breaking],
+      ]),
+    );
     drained(h);
   });
 
@@ -116,9 +205,28 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
 
   it('testUntilConditionFollowedByAnyOneOrMore', () => {
     const m3after = new Event(45, 'a', 6.0);
-    const p = Pattern.begin<Event>('start').where(named('c')).followedByAny('middle').where(named('a')).oneOrMore().until(untilCondition);
-    const res = feed(p, [[start, 1], [m1, 3], [m2, 4], [breaking, 6], [m3after, 7]]);
-    assert.deepEqual(asSets(res), asSets([[start, m1, m2], [start, m1], [start, m2], [start, m3after]]));
+    const p = Pattern.begin<Event>('start')
+      .where(named('c'))
+      .followedByAny('middle')
+      .where(named('a'))
+      .oneOrMore()
+      .until(untilCondition);
+    const res = feed(p, [
+      [start, 1],
+      [m1, 3],
+      [m2, 4],
+      [breaking, 6],
+      [m3after, 7],
+    ]);
+    assert.deepEqual(
+      asSets(res),
+      asSets([
+        [start, m1, m2],
+        [start, m1],
+        [start, m2],
+        [start, m3after],
+      ]),
+    );
   });
 });
 
@@ -138,7 +246,12 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
   const branching = (eager: boolean) => {
     const middleCondition = (v: SubEvent, ctx: ConditionContext<Event>) =>
       v.name.startsWith('foo') && sumOf(ctx.getEventsForPattern('middle')) + v.price < 5.0;
-    let middle = Pattern.begin<Event>('start').where(named('start')).followedBy('middle').subtype(isSubEvent).where(middleCondition).oneOrMore();
+    let middle = Pattern.begin<Event>('start')
+      .where(named('start'))
+      .followedBy('middle')
+      .subtype(isSubEvent)
+      .where(middleCondition)
+      .oneOrMore();
     if (!eager) middle = middle.allowCombinations();
     return feed(middle.followedBy('end').where(named('end')), [
       [start1, 1],
@@ -181,7 +294,8 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
   });
 
   const loopingStart = (eager: boolean) => {
-    const cond = (v: Event, ctx: ConditionContext<Event>) => v.name === 'start' && sumOf(ctx.getEventsForPattern('start')) + v.price < 5.0;
+    const cond = (v: Event, ctx: ConditionContext<Event>) =>
+      v.name === 'start' && sumOf(ctx.getEventsForPattern('start')) + v.price < 5.0;
     let p = Pattern.begin<Event>('start').where(cond).oneOrMore();
     if (!eager) p = p.allowCombinations();
     return feed(p.optional().followedBy('end').where(named('end')), [
@@ -202,7 +316,14 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
   it('testIterativeWithLoopingStartingCombination', () => {
     assert.deepEqual(
       asSets(loopingStart(false)),
-      asSets([[start1, start2, end], [start1, start3, end], [start1, end], [start2, end], [start3, end], [end]]),
+      asSets([
+        [start1, start2, end],
+        [start1, start3, end],
+        [start1, end],
+        [start2, end],
+        [start3, end],
+        [end],
+      ]),
     );
   });
 
@@ -212,8 +333,18 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
       .oneOrMore()
       .followedBy('end')
       .where((v, ctx) => v.name === 'end' && sumOf(ctx.getEventsForPattern('start')) >= 2.0);
-    const res = feed(p, [[start1, 1], [start2, 2], [end, 4]]);
-    assert.deepEqual(asSets(res), asSets([[start1, start2, end], [start2, end]]));
+    const res = feed(p, [
+      [start1, 1],
+      [start2, 2],
+      [end, 4],
+    ]);
+    assert.deepEqual(
+      asSets(res),
+      asSets([
+        [start1, start2, end],
+        [start2, end],
+      ]),
+    );
   });
 
   it('testIterativeWithABACPattern', () => {
@@ -311,8 +442,14 @@ describe('within types and timeouts (ported from Flink NFAITCase)', () => {
   });
 
   const anyPattern = () =>
-    Pattern.begin<Event>('start').where(named('start')).followedByAny('middle').where(named('middle')).followedByAny('end').where(named('end'));
-  const timeouts = (h: NFATestHarness<Event>) => h.timedOut.map((t) => `${describeMatch(t.match)} @${t.timestamp}`).sort();
+    Pattern.begin<Event>('start')
+      .where(named('start'))
+      .followedByAny('middle')
+      .where(named('middle'))
+      .followedByAny('end')
+      .where(named('end'));
+  const timeouts = (h: NFATestHarness<Event>) =>
+    h.timedOut.map((t) => `${describeMatch(t.match)} @${t.timestamp}`).sort();
 
   it('testSimplePatternWithTimeoutHandlingWithinFirstAndLast', () => {
     const h = new NFATestHarness(anyPattern().within(10), true);
@@ -331,6 +468,9 @@ describe('within types and timeouts (ported from Flink NFAITCase)', () => {
   it('testSimplePatternWithTimeoutHandlingWithinPreviousAndCurrent', () => {
     const h = new NFATestHarness(anyPattern().within(10, 'PREVIOUS_AND_CURRENT'), true);
     assert.equal(h.feed(events()).length, 2);
-    assert.deepEqual(timeouts(h), [`middle=middle:3:1 start=start:1:1 @13`, `middle=middle:3:1 start=start:2:1 @13`]);
+    assert.deepEqual(timeouts(h), [
+      `middle=middle:3:1 start=start:1:1 @13`,
+      `middle=middle:3:1 start=start:2:1 @13`,
+    ]);
   });
 });

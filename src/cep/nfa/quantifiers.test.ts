@@ -5,7 +5,8 @@ import { Pattern } from '../pattern/pattern.ts';
 import { Event, NFATestHarness, sortMatches, withTimestamps } from './nfa-test-harness.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;
-const run = (p: Pattern<Event, any, any, any>, events: Event[]) => new NFATestHarness(p).feed(withTimestamps(events));
+const run = (p: Pattern<Event, any, any, any>, events: Event[]) =>
+  new NFATestHarness(p).feed(withTimestamps(events));
 
 describe('quantifiers (ported from Flink GreedyITCase and NFAITCase)', () => {
   const c = new Event(40, 'c', 1.0);
@@ -16,10 +17,18 @@ describe('quantifiers (ported from Flink GreedyITCase and NFAITCase)', () => {
   const dummy = () => new Event(1, 'dummy', 1111);
 
   const cAStarD = () =>
-    Pattern.begin<Event>('start').where(named('c')).followedBy('middle').where(named('a')).oneOrMore().optional().greedy();
+    Pattern.begin<Event>('start')
+      .where(named('c'))
+      .followedBy('middle')
+      .where(named('a'))
+      .oneOrMore()
+      .optional()
+      .greedy();
 
   it('testGreedyZeroOrMore', () => {
-    assert.deepEqual(run(cAStarD().followedBy('end').where(named('d')), [c, a1, a2, a3, d]), [[c, a1, a2, a3, d]]);
+    assert.deepEqual(run(cAStarD().followedBy('end').where(named('d')), [c, a1, a2, a3, d]), [
+      [c, a1, a2, a3, d],
+    ]);
   });
 
   it('rejects an optional stage right after a greedy one (modern Flink check, replaces the old EndWithOptional case)', () => {
@@ -56,7 +65,11 @@ describe('quantifiers (ported from Flink GreedyITCase and NFAITCase)', () => {
     const b2 = new Event(42, 'a', 3.0);
     const b3 = new Event(43, 'a', 3.0);
     const d5 = new Event(45, 'd', 3.0);
-    const p = () => cAStarD().until((e) => e.price > 3.0).followedBy('end').where(named('d'));
+    const p = () =>
+      cAStarD()
+        .until((e) => e.price > 3.0)
+        .followedBy('end')
+        .where(named('d'));
     assert.deepEqual(run(p(), [c, b1, b2, b3, new Event(44, 'a', 4.0), d5]), [[c, b1, b2, b3, d5]]);
     assert.deepEqual(run(p(), [c, new Event(44, 'a', 4.0), b1, b2, b3, d5]), [[c, d5]]);
   });
@@ -95,20 +108,45 @@ describe('quantifiers (ported from Flink GreedyITCase and NFAITCase)', () => {
     const base = () => Pattern.begin<Event>('start').where(named('c')).followedBy('middle').where(named('a'));
     const events = [c, a1, x, a2, a3, d];
     const relaxed = run(base().oneOrMore().followedBy('end').where(named('d')), events);
-    assert.deepEqual(sortMatches(relaxed), sortMatches([[c, a1, d], [c, a1, a2, d], [c, a1, a2, a3, d]]));
+    assert.deepEqual(
+      sortMatches(relaxed),
+      sortMatches([
+        [c, a1, d],
+        [c, a1, a2, d],
+        [c, a1, a2, a3, d],
+      ]),
+    );
     const strict = run(base().oneOrMore().consecutive().followedBy('end').where(named('d')), events);
     assert.deepEqual(sortMatches(strict), sortMatches([[c, a1, d]]));
     const combos = run(base().oneOrMore().allowCombinations().followedBy('end').where(named('d')), events);
     assert.deepEqual(
       sortMatches(combos),
-      sortMatches([[c, a1, d], [c, a1, a2, d], [c, a1, a3, d], [c, a1, a2, a3, d]]),
+      sortMatches([
+        [c, a1, d],
+        [c, a1, a2, d],
+        [c, a1, a3, d],
+        [c, a1, a2, a3, d],
+      ]),
     );
   });
 
   it('times(2, 3) and timesOrMore(2)', () => {
-    const p = Pattern.begin<Event>('start').where(named('c')).next('middle').where(named('a')).times(2, 3).next('end').where(named('d'));
+    const p = Pattern.begin<Event>('start')
+      .where(named('c'))
+      .next('middle')
+      .where(named('a'))
+      .times(2, 3)
+      .next('end')
+      .where(named('d'));
     assert.deepEqual(run(p, [c, a1, a2, a3, d]), [[c, a1, a2, a3, d]]);
     const q = Pattern.begin<Event>('start').where(named('a')).timesOrMore(2);
-    assert.deepEqual(sortMatches(run(q, [a1, a2, a3])), sortMatches([[a1, a2], [a1, a2, a3], [a2, a3]]));
+    assert.deepEqual(
+      sortMatches(run(q, [a1, a2, a3])),
+      sortMatches([
+        [a1, a2],
+        [a1, a2, a3],
+        [a2, a3],
+      ]),
+    );
   });
 });

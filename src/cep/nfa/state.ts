@@ -59,7 +59,11 @@ export class State<T> {
     this.stateType = 'Start';
   }
 
-  addStateTransition(action: StateTransitionAction, targetState: State<T>, condition: Condition<T> | undefined): void {
+  addStateTransition(
+    action: StateTransitionAction,
+    targetState: State<T>,
+    condition: Condition<T> | undefined,
+  ): void {
     this.transitions.push({ action, sourceState: this, targetState, condition });
   }
 

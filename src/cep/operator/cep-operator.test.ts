@@ -31,9 +31,16 @@ const describeMatch = (m: { start: Event[]; middle: SubEvent[]; end: Event[] }) 
   `${m.start[0]!.id}:${[...m.start, ...m.middle, ...m.end].map((e) => e.name).join(',')}`;
 
 function build(input: DataStream<Event>) {
-  return CEP.pattern(input.keyBy((e) => e.id), pattern())
+  return CEP.pattern(
+    input.keyBy((e) => e.id),
+    pattern(),
+  )
     .sideOutputLateData(lateTag)
-    .select(timeoutTag, (m, ts) => `timeout ${m.start![0]!.id} [${Object.keys(m).join(',')}] @${ts}`, describeMatch);
+    .select(
+      timeoutTag,
+      (m, ts) => `timeout ${m.start![0]!.id} [${Object.keys(m).join(',')}] @${ts}`,
+      describeMatch,
+    );
 }
 
 describe('CepOperator', () => {
@@ -45,11 +52,17 @@ describe('CepOperator', () => {
     h.processWatermark(2);
     assert.deepEqual(h.records(), []);
     h.processWatermark(5);
-    assert.deepEqual(h.output().filter((e) => 'value' in e), [{ value: '42:start,middle,end', timestamp: 5 }]);
+    assert.deepEqual(
+      h.output().filter((e) => 'value' in e),
+      [{ value: '42:start,middle,end', timestamp: 5 }],
+    );
     // at or before the watermark: late
     h.processElement(new Event(42, 'end', 1.0), 5);
     h.processElement(new Event(42, 'end', 1.0), 6);
-    assert.deepEqual(h.sideOutput(lateTag).map((r) => r.timestamp), [5]);
+    assert.deepEqual(
+      h.sideOutput(lateTag).map((r) => r.timestamp),
+      [5],
+    );
     await h.close();
   });
 
@@ -78,7 +91,10 @@ describe('CepOperator', () => {
       const expected = [];
       for (let key = 0; key < 20; key += 2) expected.push(`${key}:start,middle,end`);
       assert.deepEqual(h.records().sort(), expected.sort());
-      const timeouts = h.sideOutput(timeoutTag).map((r) => r.value).sort();
+      const timeouts = h
+        .sideOutput(timeoutTag)
+        .map((r) => r.value)
+        .sort();
       assert.equal(timeouts.length, 10);
       assert.equal(h.numKeyedStateEntries(), 20);
       await h.close();
@@ -105,7 +121,10 @@ describe('CepOperator', () => {
 
   it('processing time: elements are matched as they arrive; timeouts fire on the clock', async () => {
     const h = await TestHarness.create((input: DataStream<Event>) =>
-      CEP.pattern(input.keyBy((e) => e.id), pattern())
+      CEP.pattern(
+        input.keyBy((e) => e.id),
+        pattern(),
+      )
         .inProcessingTime()
         .select(timeoutTag, (m, ts) => `timeout ${m.start![0]!.id} @${ts}`, describeMatch),
     );
@@ -114,19 +133,26 @@ describe('CepOperator', () => {
     h.setProcessingTime(103);
     h.processElement(new SubEvent(1, 'middle', 1, 6));
     h.processElement(new Event(1, 'end', 1));
-    assert.deepEqual(h.output().filter((e) => 'value' in e), [{ value: '1:start,middle,end', timestamp: undefined }]);
+    assert.deepEqual(
+      h.output().filter((e) => 'value' in e),
+      [{ value: '1:start,middle,end', timestamp: undefined }],
+    );
     h.processElement(new Event(2, 'start', 1));
     h.setProcessingTime(200);
-    assert.deepEqual(h.sideOutput(timeoutTag).map((r) => r.value), ['timeout 2 @113']);
+    assert.deepEqual(
+      h.sideOutput(timeoutTag).map((r) => r.value),
+      ['timeout 2 @113'],
+    );
     await h.close();
   });
 
   it('a non-keyed stream is matched as one sequence by one subtask', async () => {
     const h = await TestHarness.create(
       (input: DataStream<Event>) =>
-        CEP.pattern(input, Pattern.begin<Event, 'a'>('a').where(named('a')).next('b').where(named('b'))).select(
-          (m) => `${m.a[0]!.id}-${m.b[0]!.id}`,
-        ),
+        CEP.pattern(
+          input,
+          Pattern.begin<Event, 'a'>('a').where(named('a')).next('b').where(named('b')),
+        ).select((m) => `${m.a[0]!.id}-${m.b[0]!.id}`),
       { parallelism: 4 },
     );
     h.processElement(new Event(1, 'a', 0), 1);
@@ -158,7 +184,10 @@ describe('CepOperator', () => {
   it('rejects a malformed pattern when the job is built', async () => {
     await assert.rejects(
       TestHarness.create((input: DataStream<Event>) =>
-        CEP.pattern(input.keyBy((e) => e.id), Pattern.begin<Event>('a').notFollowedBy('b')).select(() => 1),
+        CEP.pattern(
+          input.keyBy((e) => e.id),
+          Pattern.begin<Event>('a').notFollowedBy('b'),
+        ).select(() => 1),
       ),
       /NotFollowedBy is not supported without windowTime as a last part of a Pattern!/,
     );

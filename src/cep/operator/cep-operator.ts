@@ -10,7 +10,11 @@ import { ValueStateDescriptor } from '../../state/state-descriptor.ts';
 import { structuredCloneSerializer, type TypeSerializer } from '../../state/type-serializer.ts';
 import type { InternalTimer, InternalTimerService, Triggerable } from '../../time/internal-timer-service.ts';
 import { hasTimestamp, NO_TIMESTAMP } from '../../time/time-domain.ts';
-import { isTimedOutPartialMatchHandler, type PatternProcessContext, type PatternProcessFunction } from '../functions.ts';
+import {
+  isTimedOutPartialMatchHandler,
+  type PatternProcessContext,
+  type PatternProcessFunction,
+} from '../functions.ts';
 import type { AfterMatchSkipStrategy } from '../nfa/after-match-skip-strategy.ts';
 import type { CompiledPattern } from '../nfa/compiler/nfa-compiler.ts';
 import { NFA, type CepTimerService, type Match, type TimedOutMatch } from '../nfa/nfa.ts';
@@ -39,7 +43,8 @@ interface ElementQueue<T> {
 
 /** Snapshots hold just the queued slots, as [timestamps, elements]. */
 const elementQueueSerializer: TypeSerializer<ElementQueue<unknown>> = {
-  serialize: (q) => structuredCloneSerializer.serialize([q.timestamps.slice(0, q.size), q.elements.slice(0, q.size)]),
+  serialize: (q) =>
+    structuredCloneSerializer.serialize([q.timestamps.slice(0, q.size), q.elements.slice(0, q.size)]),
   deserialize: (bytes) => {
     const [timestamps, elements] = structuredCloneSerializer.deserialize(bytes) as [number[], unknown[]];
     return { size: timestamps.length, timestamps, elements };
@@ -86,7 +91,9 @@ export class CepOperator<IN, KEY, OUT>
   private readonly fn: PatternProcessFunction<IN, OUT, any>;
   private readonly matchContext = new MatchContext(this);
   private collector!: CepCollector<OUT>;
-  private readonly cepTimerService: CepTimerService = { currentProcessingTime: () => this.timerService.currentProcessingTime() };
+  private readonly cepTimerService: CepTimerService = {
+    currentProcessingTime: () => this.timerService.currentProcessingTime(),
+  };
   private readonly handleTimeout: boolean;
   private readonly gapWindows: number[];
   /** Late elements dropped because no late-data side output was set (Flink's numLateRecordsDropped). */
@@ -102,7 +109,9 @@ export class CepOperator<IN, KEY, OUT>
     super();
     this.fn = instantiateFunction(fn);
     this.handleTimeout = isTimedOutPartialMatchHandler(this.fn);
-    this.gapWindows = [...new Set([...compiled.windowTimes.values()].filter((w) => w > 0 && w !== compiled.windowTime))];
+    this.gapWindows = [
+      ...new Set([...compiled.windowTimes.values()].filter((w) => w > 0 && w !== compiled.windowTime)),
+    ];
   }
 
   get skipStrategy(): AfterMatchSkipStrategy {
@@ -112,9 +121,14 @@ export class CepOperator<IN, KEY, OUT>
   override open(): void | Promise<void> {
     const backend = this.context.keyedStateBackend;
     if (backend === undefined) {
-      throw new IllegalStateError(`Operator '${this.context.operatorName}': CEP needs a keyed stream (CEP.pattern keys it)`);
+      throw new IllegalStateError(
+        `Operator '${this.context.operatorName}': CEP needs a keyed stream (CEP.pattern keys it)`,
+      );
     }
-    this.computationStates = backend.getOrCreateKeyedState(new ValueStateDescriptor<NFAState>(NFA_STATE_NAME, { serializer: nfaStateSerializer }), voidNamespaceSerializer);
+    this.computationStates = backend.getOrCreateKeyedState(
+      new ValueStateDescriptor<NFAState>(NFA_STATE_NAME, { serializer: nfaStateSerializer }),
+      voidNamespaceSerializer,
+    );
     this.computationStates.setCurrentNamespace(VoidNamespace);
     this.elementQueueState = backend.getOrCreateKeyedState(
       new ValueStateDescriptor<ElementQueue<IN>>(EVENT_QUEUE_STATE_NAME, {
@@ -124,7 +138,11 @@ export class CepOperator<IN, KEY, OUT>
     );
     this.elementQueueState.setCurrentNamespace(VoidNamespace);
     this.accessor = new SharedBufferAccessor<IN>(new SharedBuffer<IN>(backend));
-    this.timerService = this.context.getInternalTimerService<KEY, VoidNamespace>('watermark-callbacks', voidNamespaceSerializer, this);
+    this.timerService = this.context.getInternalTimerService<KEY, VoidNamespace>(
+      'watermark-callbacks',
+      voidNamespaceSerializer,
+      this,
+    );
     this.nfa = new NFA(this.compiled, this.handleTimeout);
     this.collector = new CepCollector(this.output);
     return openFunction(this.fn, this.context.runtimeContext);
@@ -164,7 +182,8 @@ export class CepOperator<IN, KEY, OUT>
     const watermark = this.timerService.currentWatermark();
     const nfaState = this.getNFAState();
     const queue = this.elementQueueState.value();
-    if (queue !== undefined && queue.timestamps[0]! <= watermark) this.processQueue(nfaState, queue, watermark);
+    if (queue !== undefined && queue.timestamps[0]! <= watermark)
+      this.processQueue(nfaState, queue, watermark);
     this.advanceTime(nfaState, watermark);
     this.updateNFA(nfaState);
   }
@@ -311,9 +330,17 @@ export class CepOperator<IN, KEY, OUT>
     const startedBefore = nfaState.newStartPartialMatch;
     nfaState.stateChanged = false;
     nfaState.newStartPartialMatch = false;
-    const matches = this.nfa.process(this.accessor, nfaState, event, timestamp, this.compiled.afterMatchSkipStrategy, this.cepTimerService);
+    const matches = this.nfa.process(
+      this.accessor,
+      nfaState,
+      event,
+      timestamp,
+      this.compiled.afterMatchSkipStrategy,
+      this.cepTimerService,
+    );
     if (nfaState.stateChanged) {
-      if (this.nfa.windowTime > 0 && nfaState.newStartPartialMatch) this.registerTimer(timestamp + this.nfa.windowTime);
+      if (this.nfa.windowTime > 0 && nfaState.newStartPartialMatch)
+        this.registerTimer(timestamp + this.nfa.windowTime);
       // Weir: also wake up when a previous-to-current gap can expire, so those partial matches time out without
       // waiting for the key's next element (Flink registers only the first-to-last window).
       for (const gap of this.gapWindows) this.registerTimer(timestamp + gap);
@@ -325,7 +352,12 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   private advanceTime(nfaState: NFAState, timestamp: number): void {
-    const { matches, timedOut } = this.nfa.advanceTime(this.accessor, nfaState, timestamp, this.compiled.afterMatchSkipStrategy);
+    const { matches, timedOut } = this.nfa.advanceTime(
+      this.accessor,
+      nfaState,
+      timestamp,
+      this.compiled.afterMatchSkipStrategy,
+    );
     if (matches.length > 0) this.processMatchedSequences(matches, timestamp);
     if (timedOut.length > 0) this.processTimedOutSequences(timedOut);
   }
@@ -337,7 +369,9 @@ export class CepOperator<IN, KEY, OUT>
 
   private processTimedOutSequences(timedOut: readonly TimedOutMatch<IN>[]): void {
     if (!this.handleTimeout) return;
-    const handler = this.fn as unknown as { processTimedOutMatch(m: unknown, ctx: PatternProcessContext): void };
+    const handler = this.fn as unknown as {
+      processTimedOutMatch(m: unknown, ctx: PatternProcessContext): void;
+    };
     for (const t of timedOut) {
       this.setTimestamp(t.timestamp);
       handler.processTimedOutMatch(t.match, this.matchContext);
@@ -351,7 +385,11 @@ export class CepOperator<IN, KEY, OUT>
 
   /** @internal For the context: side outputs. */
   emitSide<X>(tag: OutputTag<X>, value: X): void {
-    this.output.collectSide(tag, value, this.isProcessingTime ? NO_TIMESTAMP : this.matchContext.currentTimestamp);
+    this.output.collectSide(
+      tag,
+      value,
+      this.isProcessingTime ? NO_TIMESTAMP : this.matchContext.currentTimestamp,
+    );
   }
 
   /** @internal */

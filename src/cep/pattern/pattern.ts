@@ -1,6 +1,12 @@
 // Pattern: the FlinkCEP pattern DSL — stages joined by contiguity, with conditions, quantifiers and a time window.
 import { AfterMatchSkipStrategy } from '../nfa/after-match-skip-strategy.ts';
-import { andCondition, orCondition, trueCondition, type Condition, type IterativeCondition } from './conditions.ts';
+import {
+  andCondition,
+  orCondition,
+  trueCondition,
+  type Condition,
+  type IterativeCondition,
+} from './conditions.ts';
 import { MalformedPatternError } from './malformed-pattern-error.ts';
 import { Quantifier, Times, type ConsumingStrategy } from './quantifier.ts';
 import type { WithinType } from './within-type.ts';
@@ -12,7 +18,8 @@ export type NoStages = Record<never, never>;
 export type Simplify<O> = { [K in keyof O]: O[K] } & NoStages;
 
 /** The match a pattern produces: each positive stage's name mapped to the events it accepted, in order. */
-export type PatternMatch<P> = P extends Pattern<any, any, infer Prev, infer Cur> ? Simplify<Prev & Cur> : never;
+export type PatternMatch<P> =
+  P extends Pattern<any, any, infer Prev, infer Cur> ? Simplify<Prev & Cur> : never;
 
 /** Options of the looping quantifiers: the largest gap allowed between two consecutive events of the stage. */
 export interface QuantifierOptions {
@@ -21,7 +28,8 @@ export interface QuantifierOptions {
 }
 
 /** A type guard or a class: how `subtype` narrows a stage (Flink's `subtype(Class)`). */
-export type SubtypeSelector<F, S extends F> = ((value: F) => value is S) | (abstract new (...args: any[]) => S);
+export type SubtypeSelector<F, S extends F> =
+  ((value: F) => value is S) | (abstract new (...args: any[]) => S);
 
 /**
  * A pattern: a chain of named stages. Each stage has a condition (`where` / `or`), a quantifier (`oneOrMore`,
@@ -75,7 +83,10 @@ export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur ext
     group: GP,
     afterMatchSkipStrategy?: AfterMatchSkipStrategy,
   ): GroupPattern<T, NoStages, PatternMatch<GP>>;
-  static begin<T>(nameOrGroup: string | Pattern<T, any, any, any>, skip?: AfterMatchSkipStrategy): Pattern<T, any, any, any> {
+  static begin<T>(
+    nameOrGroup: string | Pattern<T, any, any, any>,
+    skip?: AfterMatchSkipStrategy,
+  ): Pattern<T, any, any, any> {
     const strategy = skip ?? AfterMatchSkipStrategy.noSkip();
     if (typeof nameOrGroup === 'string') {
       return new Pattern<T>(checkName(nameOrGroup), undefined, 'STRICT', strategy);
@@ -150,7 +161,8 @@ export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur ext
    */
   until(condition: IterativeCondition<T, F>): this {
     checkFunction(condition);
-    if (this.untilConditionValue !== undefined) throw new MalformedPatternError('Only one until condition can be applied.');
+    if (this.untilConditionValue !== undefined)
+      throw new MalformedPatternError('Only one until condition can be applied.');
     if (!this.quantifierValue.hasProperty('LOOPING')) {
       throw new MalformedPatternError('The until condition is only applicable to looping states.');
     }
@@ -168,7 +180,9 @@ export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur ext
    */
   within(windowTime: number, withinType: WithinType = 'FIRST_AND_LAST'): this {
     if (typeof windowTime !== 'number' || !(windowTime >= 0)) {
-      throw new MalformedPatternError(`within needs a window time of 0 or more milliseconds, got ${String(windowTime)}`);
+      throw new MalformedPatternError(
+        `within needs a window time of 0 or more milliseconds, got ${String(windowTime)}`,
+      );
     }
     this.windowTimes.set(withinType, windowTime);
     return this;
@@ -190,7 +204,9 @@ export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur ext
 
   /** Appends a stage; every later matching event starts a match of its own (non-deterministic relaxed contiguity). */
   followedByAny<const N extends string>(name: N): Pattern<T, T, Prev & Cur, { [K in N]: T[] }>;
-  followedByAny<GP extends Pattern<T, any, any, any>>(group: GP): GroupPattern<T, Prev & Cur, PatternMatch<GP>>;
+  followedByAny<GP extends Pattern<T, any, any, any>>(
+    group: GP,
+  ): GroupPattern<T, Prev & Cur, PatternMatch<GP>>;
   followedByAny(nameOrGroup: string | Pattern<T, any, any, any>): Pattern<T, any, any, any> {
     return this.append(nameOrGroup, 'SKIP_TILL_ANY');
   }
@@ -275,7 +291,8 @@ export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur ext
   /** A looping stage takes as many events as it can before the next stage may start. */
   greedy(): this {
     this.checkNoNotPattern();
-    if (this instanceof GroupPattern) throw new MalformedPatternError('Option not applicable to group pattern');
+    if (this instanceof GroupPattern)
+      throw new MalformedPatternError('Option not applicable to group pattern');
     this.quantifierValue.greedy();
     return this;
   }
@@ -299,7 +316,10 @@ export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur ext
     return `Pattern{name='${this.name}', quantifier=${this.quantifierValue}${this.timesValue ? `, times=${this.timesValue}` : ''}}`;
   }
 
-  private append(nameOrGroup: string | Pattern<T, any, any, any>, strategy: ConsumingStrategy): Pattern<T, any, any, any> {
+  private append(
+    nameOrGroup: string | Pattern<T, any, any, any>,
+    strategy: ConsumingStrategy,
+  ): Pattern<T, any, any, any> {
     if (typeof nameOrGroup === 'string') {
       return new Pattern<T>(checkName(nameOrGroup), this, strategy, this.afterMatchSkipStrategy);
     }
@@ -308,7 +328,8 @@ export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur ext
 
   private checkNoNotPattern(): void {
     const s = this.quantifierValue.consumingStrategy;
-    if (s === 'NOT_FOLLOW' || s === 'NOT_NEXT') throw new MalformedPatternError('Option not applicable to NOT pattern');
+    if (s === 'NOT_FOLLOW' || s === 'NOT_NEXT')
+      throw new MalformedPatternError('Option not applicable to NOT pattern');
   }
 
   private checkQuantifierNotApplied(): void {
@@ -338,7 +359,12 @@ export class Pattern<T, F extends T = T, Prev extends object = NoStages, Cur ext
  *   .followedBy(Pattern.begin<Ev>('a').where(isA).followedBy('b').where(isB)).oneOrMore()
  *   .followedBy('end').where(isE)
  */
-export class GroupPattern<T, Prev extends object = NoStages, Cur extends object = NoStages> extends Pattern<T, T, Prev, Cur> {
+export class GroupPattern<T, Prev extends object = NoStages, Cur extends object = NoStages> extends Pattern<
+  T,
+  T,
+  Prev,
+  Cur
+> {
   /** @internal */
   constructor(
     previous: Pattern<T, any, any, any> | undefined,
@@ -369,7 +395,8 @@ function checkName(name: unknown): string {
   }
   // Flink derives a state's stage name by cutting its internal name at ':' (NFAStateNameHandler), so a ':' in a
   // user name would silently file its events under a shorter name. Weir rejects it instead.
-  if (name.includes(':')) throw new MalformedPatternError(`Pattern stage name '${name}' must not contain ':'`);
+  if (name.includes(':'))
+    throw new MalformedPatternError(`Pattern stage name '${name}' must not contain ':'`);
   return name;
 }
 

@@ -24,7 +24,8 @@ export class Times {
     readonly windowTime: number | undefined,
   ) {
     if (!(from > 0)) throw new MalformedPatternError('The from should be a positive number greater than 0.');
-    if (!(to >= from)) throw new MalformedPatternError(`The to should be a number greater than or equal to from: ${from}.`);
+    if (!(to >= from))
+      throw new MalformedPatternError(`The to should be a number greater than or equal to from: ${from}.`);
   }
 
   static of(from: number, to: number, windowTime?: number): Times {
@@ -81,7 +82,10 @@ export class Quantifier {
 
   consecutive(): void {
     check(this.hasProperty('LOOPING') || this.hasProperty('TIMES'), `Consecutive not applicable to ${this}!`);
-    check(this.innerStrategy !== 'SKIP_TILL_ANY', 'You can apply either combinations or consecutive, not both!');
+    check(
+      this.innerStrategy !== 'SKIP_TILL_ANY',
+      'You can apply either combinations or consecutive, not both!',
+    );
     check(this.innerStrategy !== 'STRICT', 'Consecutive already applied!');
     this.innerStrategy = 'STRICT';
   }

@@ -47,17 +47,35 @@ describe('TimeWindow', () => {
       const back = s.serializer.deserialize(s.serializer.serialize(w(-5, 1e12)));
       assert.ok(back instanceof TimeWindow && back.equals(w(-5, 1e12)));
     }
-    assert.equal(globalWindowSerializer.serializer.deserialize(globalWindowSerializer.serializer.serialize(GlobalWindow.get())), GlobalWindow.get());
+    assert.equal(
+      globalWindowSerializer.serializer.deserialize(
+        globalWindowSerializer.serializer.serialize(GlobalWindow.get()),
+      ),
+      GlobalWindow.get(),
+    );
   });
 
   it('mergeWindows groups overlapping windows after sorting by start', () => {
     const calls: [number[][], number[]][] = [];
-    TimeWindow.mergeWindows([w(10, 15), w(0, 3), w(2, 5), w(20, 25), w(14, 18), w(30, 31)], (merged, result) =>
-      calls.push([bounds(merged), [result.start, result.end]]),
+    TimeWindow.mergeWindows(
+      [w(10, 15), w(0, 3), w(2, 5), w(20, 25), w(14, 18), w(30, 31)],
+      (merged, result) => calls.push([bounds(merged), [result.start, result.end]]),
     );
     assert.deepEqual(calls, [
-      [[[0, 3], [2, 5]], [0, 5]],
-      [[[10, 15], [14, 18]], [10, 18]],
+      [
+        [
+          [0, 3],
+          [2, 5],
+        ],
+        [0, 5],
+      ],
+      [
+        [
+          [10, 15],
+          [14, 18],
+        ],
+        [10, 18],
+      ],
     ]);
   });
 });
@@ -95,21 +113,55 @@ describe('assigners', () => {
 
   it('SlidingEventTimeWindows lists windows latest start first', () => {
     const a = SlidingEventTimeWindows.of(5000, 1000);
-    assert.deepEqual(bounds(a.assignWindows(null, 0, ctx())), [[0, 5000], [-1000, 4000], [-2000, 3000], [-3000, 2000], [-4000, 1000]]);
-    assert.deepEqual(bounds(a.assignWindows(null, 4999, ctx())), [[4000, 9000], [3000, 8000], [2000, 7000], [1000, 6000], [0, 5000]]);
-    assert.deepEqual(bounds(a.assignWindows(null, 5000, ctx())), [[5000, 10000], [4000, 9000], [3000, 8000], [2000, 7000], [1000, 6000]]);
+    assert.deepEqual(bounds(a.assignWindows(null, 0, ctx())), [
+      [0, 5000],
+      [-1000, 4000],
+      [-2000, 3000],
+      [-3000, 2000],
+      [-4000, 1000],
+    ]);
+    assert.deepEqual(bounds(a.assignWindows(null, 4999, ctx())), [
+      [4000, 9000],
+      [3000, 8000],
+      [2000, 7000],
+      [1000, 6000],
+      [0, 5000],
+    ]);
+    assert.deepEqual(bounds(a.assignWindows(null, 5000, ctx())), [
+      [5000, 10000],
+      [4000, 9000],
+      [3000, 8000],
+      [2000, 7000],
+      [1000, 6000],
+    ]);
     const o = SlidingEventTimeWindows.of(5000, 1000, 100);
-    assert.deepEqual(bounds(o.assignWindows(null, 100, ctx())), [[100, 5100], [-900, 4100], [-1900, 3100], [-2900, 2100], [-3900, 1100]]);
+    assert.deepEqual(bounds(o.assignWindows(null, 100, ctx())), [
+      [100, 5100],
+      [-900, 4100],
+      [-1900, 3100],
+      [-2900, 2100],
+      [-3900, 1100],
+    ]);
     // A size that is not a multiple of the slide: the count depends on where in the slide the element is.
     const odd = SlidingEventTimeWindows.of(5, 3);
-    assert.deepEqual(bounds(odd.assignWindows(null, 3, ctx())), [[3, 8], [0, 5]]);
+    assert.deepEqual(bounds(odd.assignWindows(null, 3, ctx())), [
+      [3, 8],
+      [0, 5],
+    ]);
     assert.deepEqual(bounds(odd.assignWindows(null, 5, ctx())), [[3, 8]]);
   });
 
   it('processing-time assigners use the clock, not the timestamp', () => {
-    assert.deepEqual(bounds(TumblingProcessingTimeWindows.of(1000).assignWindows(null, 99_999, ctx(1500))), [[1000, 2000]]);
-    assert.deepEqual(bounds(SlidingProcessingTimeWindows.of(2000, 1000).assignWindows(null, 0, ctx(1500))), [[1000, 3000], [0, 2000]]);
-    assert.deepEqual(bounds(ProcessingTimeSessionWindows.withGap(300).assignWindows(null, 0, ctx(1500))), [[1500, 1800]]);
+    assert.deepEqual(bounds(TumblingProcessingTimeWindows.of(1000).assignWindows(null, 99_999, ctx(1500))), [
+      [1000, 2000],
+    ]);
+    assert.deepEqual(bounds(SlidingProcessingTimeWindows.of(2000, 1000).assignWindows(null, 0, ctx(1500))), [
+      [1000, 3000],
+      [0, 2000],
+    ]);
+    assert.deepEqual(bounds(ProcessingTimeSessionWindows.withGap(300).assignWindows(null, 0, ctx(1500))), [
+      [1500, 1800],
+    ]);
     assert.equal(TumblingProcessingTimeWindows.of(1000).getDefaultTrigger(), ProcessingTimeTrigger.create());
     assert.ok(!ProcessingTimeSessionWindows.withGap(1).isEventTime());
   });
@@ -121,7 +173,9 @@ describe('assigners', () => {
     const d = DynamicEventTimeSessionWindows.withDynamicGap((n: number) => n);
     assert.deepEqual(bounds(d.assignWindows(7, 10, ctx())), [[10, 17]]);
     assert.throws(() => d.assignWindows(0, 10, ctx()), /0 < gap/);
-    assert.ok(EventTimeSessionWindows.withDynamicGap((n: number) => n) instanceof DynamicEventTimeSessionWindows);
+    assert.ok(
+      EventTimeSessionWindows.withDynamicGap((n: number) => n) instanceof DynamicEventTimeSessionWindows,
+    );
   });
 
   it('GlobalWindows', () => {

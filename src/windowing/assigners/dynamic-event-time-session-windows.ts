@@ -38,7 +38,10 @@ export class DynamicEventTimeSessionWindows<T> extends MergingWindowAssigner<T, 
     return [new TimeWindow(timestamp, timestamp + extractGap(this.sessionWindowTimeGapExtractor, element))];
   }
 
-  mergeWindows(windows: readonly TimeWindow[], callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void): void {
+  mergeWindows(
+    windows: readonly TimeWindow[],
+    callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void,
+  ): void {
     TimeWindow.mergeWindows(windows, callback);
   }
 

@@ -18,7 +18,9 @@ export class DynamicProcessingTimeSessionWindows<T> extends MergingWindowAssigne
     super();
   }
 
-  static withDynamicGap<T>(extractor: SessionWindowTimeGapExtractor<T>): DynamicProcessingTimeSessionWindows<T> {
+  static withDynamicGap<T>(
+    extractor: SessionWindowTimeGapExtractor<T>,
+  ): DynamicProcessingTimeSessionWindows<T> {
     return new DynamicProcessingTimeSessionWindows(extractor);
   }
 
@@ -27,7 +29,10 @@ export class DynamicProcessingTimeSessionWindows<T> extends MergingWindowAssigne
     return [new TimeWindow(now, now + extractGap(this.sessionWindowTimeGapExtractor, element))];
   }
 
-  mergeWindows(windows: readonly TimeWindow[], callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void): void {
+  mergeWindows(
+    windows: readonly TimeWindow[],
+    callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void,
+  ): void {
     TimeWindow.mergeWindows(windows, callback);
   }
 

@@ -5,7 +5,10 @@ import type { Trigger } from '../trigger.ts';
 import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
 import { TimeWindow, timeWindowSerializer } from '../time-window.ts';
 import { MergingWindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
-import { DynamicEventTimeSessionWindows, type SessionWindowTimeGapExtractor } from './dynamic-event-time-session-windows.ts';
+import {
+  DynamicEventTimeSessionWindows,
+  type SessionWindowTimeGapExtractor,
+} from './dynamic-event-time-session-windows.ts';
 import { requireTimestamp } from './require-timestamp.ts';
 
 /**
@@ -21,7 +24,9 @@ export class EventTimeSessionWindows extends MergingWindowAssigner<unknown, Time
   protected constructor(readonly sessionTimeout: number) {
     super();
     if (!(sessionTimeout > 0)) {
-      throw new ConfigurationError(`EventTimeSessionWindows parameters must satisfy 0 < size, got ${sessionTimeout}`);
+      throw new ConfigurationError(
+        `EventTimeSessionWindows parameters must satisfy 0 < size, got ${sessionTimeout}`,
+      );
     }
   }
 
@@ -35,12 +40,19 @@ export class EventTimeSessionWindows extends MergingWindowAssigner<unknown, Time
     return DynamicEventTimeSessionWindows.withDynamicGap(extractor);
   }
 
-  assignWindows(_element: unknown, timestamp: number, _context: WindowAssignerContext): readonly TimeWindow[] {
+  assignWindows(
+    _element: unknown,
+    timestamp: number,
+    _context: WindowAssignerContext,
+  ): readonly TimeWindow[] {
     requireTimestamp(timestamp);
     return [new TimeWindow(timestamp, timestamp + this.sessionTimeout)];
   }
 
-  mergeWindows(windows: readonly TimeWindow[], callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void): void {
+  mergeWindows(
+    windows: readonly TimeWindow[],
+    callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void,
+  ): void {
     TimeWindow.mergeWindows(windows, callback);
   }
 

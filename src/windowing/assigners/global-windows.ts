@@ -35,7 +35,11 @@ export class GlobalWindows extends WindowAssigner<unknown, GlobalWindow> {
     return new GlobalWindows(new EndOfStreamTrigger());
   }
 
-  assignWindows(_element: unknown, _timestamp: number, _context: WindowAssignerContext): readonly GlobalWindow[] {
+  assignWindows(
+    _element: unknown,
+    _timestamp: number,
+    _context: WindowAssignerContext,
+  ): readonly GlobalWindow[] {
     return GLOBAL;
   }
 

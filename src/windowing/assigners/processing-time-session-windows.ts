@@ -20,7 +20,9 @@ export class ProcessingTimeSessionWindows extends MergingWindowAssigner<unknown,
   protected constructor(readonly sessionTimeout: number) {
     super();
     if (!(sessionTimeout > 0)) {
-      throw new ConfigurationError(`ProcessingTimeSessionWindows parameters must satisfy 0 < size, got ${sessionTimeout}`);
+      throw new ConfigurationError(
+        `ProcessingTimeSessionWindows parameters must satisfy 0 < size, got ${sessionTimeout}`,
+      );
     }
   }
 
@@ -28,16 +30,25 @@ export class ProcessingTimeSessionWindows extends MergingWindowAssigner<unknown,
     return new ProcessingTimeSessionWindows(gap);
   }
 
-  static withDynamicGap<T>(extractor: SessionWindowTimeGapExtractor<T>): DynamicProcessingTimeSessionWindows<T> {
+  static withDynamicGap<T>(
+    extractor: SessionWindowTimeGapExtractor<T>,
+  ): DynamicProcessingTimeSessionWindows<T> {
     return DynamicProcessingTimeSessionWindows.withDynamicGap(extractor);
   }
 
-  assignWindows(_element: unknown, _timestamp: number, context: WindowAssignerContext): readonly TimeWindow[] {
+  assignWindows(
+    _element: unknown,
+    _timestamp: number,
+    context: WindowAssignerContext,
+  ): readonly TimeWindow[] {
     const now = context.getCurrentProcessingTime();
     return [new TimeWindow(now, now + this.sessionTimeout)];
   }
 
-  mergeWindows(windows: readonly TimeWindow[], callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void): void {
+  mergeWindows(
+    windows: readonly TimeWindow[],
+    callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void,
+  ): void {
     TimeWindow.mergeWindows(windows, callback);
   }
 

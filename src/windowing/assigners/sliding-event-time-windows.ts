@@ -38,7 +38,11 @@ export class SlidingEventTimeWindows extends WindowAssigner<unknown, TimeWindow>
     return new SlidingEventTimeWindows(size, slide, offset);
   }
 
-  assignWindows(_element: unknown, timestamp: number, _context: WindowAssignerContext): readonly TimeWindow[] {
+  assignWindows(
+    _element: unknown,
+    timestamp: number,
+    _context: WindowAssignerContext,
+  ): readonly TimeWindow[] {
     requireTimestamp(timestamp);
     const lastStart = TimeWindow.getWindowStartWithOffset(timestamp, this.offset, this.slide);
     return this.cache.windowsFor(lastStart, timestamp);

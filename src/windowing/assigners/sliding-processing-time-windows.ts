@@ -36,7 +36,11 @@ export class SlidingProcessingTimeWindows extends WindowAssigner<unknown, TimeWi
     return new SlidingProcessingTimeWindows(size, slide, offset);
   }
 
-  assignWindows(_element: unknown, _timestamp: number, context: WindowAssignerContext): readonly TimeWindow[] {
+  assignWindows(
+    _element: unknown,
+    _timestamp: number,
+    context: WindowAssignerContext,
+  ): readonly TimeWindow[] {
     const now = context.getCurrentProcessingTime();
     const lastStart = TimeWindow.getWindowStartWithOffset(now, this.offset, this.slide);
     return this.cache.windowsFor(lastStart, now);

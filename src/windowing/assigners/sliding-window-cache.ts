@@ -5,9 +5,15 @@ import { TimeWindow } from '../time-window.ts';
  * The windows containing `time` whose last start is `lastStart`: Flink's loop
  * `for (start = lastStart; start > time - size; start -= slide)`, latest start first.
  */
-export function slidingWindowsFor(lastStart: number, time: number, size: number, slide: number): TimeWindow[] {
+export function slidingWindowsFor(
+  lastStart: number,
+  time: number,
+  size: number,
+  slide: number,
+): TimeWindow[] {
   const windows: TimeWindow[] = [];
-  for (let start = lastStart; start > time - size; start -= slide) windows.push(new TimeWindow(start, start + size));
+  for (let start = lastStart; start > time - size; start -= slide)
+    windows.push(new TimeWindow(start, start + size));
   return windows;
 }
 

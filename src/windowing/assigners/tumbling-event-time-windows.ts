@@ -39,7 +39,11 @@ export class TumblingEventTimeWindows extends WindowAssigner<unknown, TimeWindow
     return new TumblingEventTimeWindows(size, offset);
   }
 
-  assignWindows(_element: unknown, timestamp: number, _context: WindowAssignerContext): readonly TimeWindow[] {
+  assignWindows(
+    _element: unknown,
+    timestamp: number,
+    _context: WindowAssignerContext,
+  ): readonly TimeWindow[] {
     requireTimestamp(timestamp);
     const start = TimeWindow.getWindowStartWithOffset(timestamp, this.offset, this.size);
     if (start !== this.cachedStart) {

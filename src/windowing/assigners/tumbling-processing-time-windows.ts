@@ -34,7 +34,11 @@ export class TumblingProcessingTimeWindows extends WindowAssigner<unknown, TimeW
     return new TumblingProcessingTimeWindows(size, offset);
   }
 
-  assignWindows(_element: unknown, _timestamp: number, context: WindowAssignerContext): readonly TimeWindow[] {
+  assignWindows(
+    _element: unknown,
+    _timestamp: number,
+    context: WindowAssignerContext,
+  ): readonly TimeWindow[] {
     const now = context.getCurrentProcessingTime();
     const start = TimeWindow.getWindowStartWithOffset(now, this.offset, this.size);
     if (start !== this.cachedStart) {

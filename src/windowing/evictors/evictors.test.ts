@@ -28,7 +28,12 @@ function evicting<OUT>(
   assigner: WindowAssigner<any, any>,
   trigger: Trigger<any, any>,
   evictor: Evictor<number, any>,
-  fn: InternalWindowFunction<readonly number[], OUT, string, Window> = new IterableWindowFunction<number, any, string, Window>((_k, _w, v, out) => out.collect([...v])),
+  fn: InternalWindowFunction<readonly number[], OUT, string, Window> = new IterableWindowFunction<
+    number,
+    any,
+    string,
+    Window
+  >((_k, _w, v, out) => out.collect([...v])),
 ) {
   return new KeyedOperatorHarness<number, OUT>(
     () =>
@@ -51,13 +56,20 @@ describe('evictors', () => {
   it('CountEvictor before: the function sees the last n elements', () => {
     const h = evicting(GlobalWindows.create(), CountTrigger.of(2), CountEvictor.of(3));
     for (let i = 1; i <= 6; i++) h.processElement(i, i);
-    assert.deepEqual(values(h), [[1, 2], [2, 3, 4], [4, 5, 6]]);
+    assert.deepEqual(values(h), [
+      [1, 2],
+      [2, 3, 4],
+      [4, 5, 6],
+    ]);
   });
 
   it('CountEvictor after: the function sees everything, then only the last n stay', () => {
     const h = evicting(GlobalWindows.create(), CountTrigger.of(3), CountEvictor.of(2, true));
     for (let i = 1; i <= 6; i++) h.processElement(i, i);
-    assert.deepEqual(values(h), [[1, 2, 3], [2, 3, 4, 5, 6]]);
+    assert.deepEqual(values(h), [
+      [1, 2, 3],
+      [2, 3, 4, 5, 6],
+    ]);
   });
 
   it('TimeEvictor keeps elements newer than max timestamp - size (exclusive cut-off)', () => {
@@ -75,14 +87,23 @@ describe('evictors', () => {
   });
 
   it('DeltaEvictor removes elements at least the threshold away from the last one', () => {
-    const h = evicting(GlobalWindows.create(), CountTrigger.of(4), DeltaEvictor.of(2, (a: number, b: number) => Math.abs(a - b)));
+    const h = evicting(
+      GlobalWindows.create(),
+      CountTrigger.of(4),
+      DeltaEvictor.of(2, (a: number, b: number) => Math.abs(a - b)),
+    );
     for (const v of [1, 5, 6, 7]) h.processElement(v, 0);
     assert.deepEqual(values(h), [[6, 7]]);
   });
 
   it('reduce and aggregate over the remaining elements', () => {
     const sum = (a: number, b: number) => a + b;
-    const r = evicting(GlobalWindows.create(), CountTrigger.of(2), CountEvictor.of(3), new ReduceApplyWindowFunction(sum, new PassThroughWindowFunction<number>() as any));
+    const r = evicting(
+      GlobalWindows.create(),
+      CountTrigger.of(2),
+      CountEvictor.of(3),
+      new ReduceApplyWindowFunction(sum, new PassThroughWindowFunction<number>() as any),
+    );
     for (let i = 1; i <= 6; i++) r.processElement(i, i);
     assert.deepEqual(values(r), [3, 9, 15]);
 
@@ -93,7 +114,12 @@ describe('evictors', () => {
       merge: ([s1, n1], [s2, n2]) => [s1 + s2, n1 + n2],
     };
     // As in Flink, a window whose elements were all evicted still yields a fresh accumulator's result.
-    const a = evicting(GlobalWindows.create(), CountTrigger.of(2), CountEvictor.of(0), new AggregateApplyWindowFunction(avg, new PassThroughWindowFunction<number>() as any));
+    const a = evicting(
+      GlobalWindows.create(),
+      CountTrigger.of(2),
+      CountEvictor.of(0),
+      new AggregateApplyWindowFunction(avg, new PassThroughWindowFunction<number>() as any),
+    );
     for (let i = 1; i <= 4; i++) a.processElement(i, i);
     assert.deepEqual(values(a), [0, 0]);
   });
@@ -110,6 +136,9 @@ describe('evictors', () => {
   it('evictors remove in place and keep order', () => {
     const elements: TimestampedValue<number>[] = [1, 2, 3, 4, 5].map((v) => ({ value: v, timestamp: v }));
     TimeEvictor.of(2).evictBefore(elements, elements.length, undefined as never, undefined as never);
-    assert.deepEqual(elements.map((e) => e.value), [4, 5]);
+    assert.deepEqual(
+      elements.map((e) => e.value),
+      [4, 5],
+    );
   });
 });

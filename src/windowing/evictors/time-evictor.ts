@@ -16,7 +16,8 @@ export class TimeEvictor<W extends Window = Window> implements Evictor<unknown, 
     readonly windowSize: number,
     readonly doEvictAfter: boolean,
   ) {
-    if (!(windowSize >= 0)) throw new ConfigurationError(`TimeEvictor needs a window size >= 0, got ${windowSize}`);
+    if (!(windowSize >= 0))
+      throw new ConfigurationError(`TimeEvictor needs a window size >= 0, got ${windowSize}`);
   }
 
   static of<W extends Window = Window>(windowSize: number, doEvictAfter = false): TimeEvictor<W> {

@@ -3,7 +3,11 @@ import type { Collector } from '../../api/functions.ts';
 import type { RuntimeContext } from '../../api/runtime-context.ts';
 import { closeFunction, openFunction } from '../../runtime/operators/user-function.ts';
 import type { AggregateFunction, ReduceFunction } from '../../state/aggregate-function.ts';
-import type { ProcessWindowContext, ProcessWindowFunction, WindowFunction } from '../process-window-function.ts';
+import type {
+  ProcessWindowContext,
+  ProcessWindowFunction,
+  WindowFunction,
+} from '../process-window-function.ts';
 import type { Window } from '../window.ts';
 
 /**
@@ -21,14 +25,25 @@ export interface InternalWindowFunction<ACC, OUT, K, W extends Window> {
 export class PassThroughWindowFunction<T> implements InternalWindowFunction<T, T, unknown, Window> {
   open(): void {}
   close(): void {}
-  process(_key: unknown, _window: Window, _context: ProcessWindowContext<Window>, input: T, out: Collector<T>): void {
+  process(
+    _key: unknown,
+    _window: Window,
+    _context: ProcessWindowContext<Window>,
+    input: T,
+    out: Collector<T>,
+  ): void {
     out.collect(input);
   }
   clear(): void {}
 }
 
 /** A ProcessWindowFunction over the single pre-aggregated value (reduce/aggregate + process). */
-export class SingleValueProcessWindowFunction<IN, OUT, K, W extends Window> implements InternalWindowFunction<IN, OUT, K, W> {
+export class SingleValueProcessWindowFunction<IN, OUT, K, W extends Window> implements InternalWindowFunction<
+  IN,
+  OUT,
+  K,
+  W
+> {
   constructor(private readonly fn: ProcessWindowFunction<IN, OUT, K, W>) {}
   open(ctx: RuntimeContext): void | Promise<void> {
     return openFunction(this.fn, ctx);
@@ -45,9 +60,12 @@ export class SingleValueProcessWindowFunction<IN, OUT, K, W extends Window> impl
 }
 
 /** A ProcessWindowFunction over all elements of the window (list state). */
-export class IterableProcessWindowFunction<IN, OUT, K, W extends Window>
-  implements InternalWindowFunction<readonly IN[], OUT, K, W>
-{
+export class IterableProcessWindowFunction<IN, OUT, K, W extends Window> implements InternalWindowFunction<
+  readonly IN[],
+  OUT,
+  K,
+  W
+> {
   constructor(private readonly fn: ProcessWindowFunction<IN, OUT, K, W>) {}
   open(ctx: RuntimeContext): void | Promise<void> {
     return openFunction(this.fn, ctx);
@@ -55,7 +73,13 @@ export class IterableProcessWindowFunction<IN, OUT, K, W extends Window>
   close(): void | Promise<void> {
     return closeFunction(this.fn);
   }
-  process(key: K, _window: W, context: ProcessWindowContext<W>, input: readonly IN[], out: Collector<OUT>): void {
+  process(
+    key: K,
+    _window: W,
+    context: ProcessWindowContext<W>,
+    input: readonly IN[],
+    out: Collector<OUT>,
+  ): void {
     this.fn.process(key, context, input, out);
   }
   clear(_window: W, context: ProcessWindowContext<W>): void {
@@ -64,7 +88,12 @@ export class IterableProcessWindowFunction<IN, OUT, K, W extends Window>
 }
 
 /** A legacy WindowFunction (apply) over all elements of the window. */
-export class IterableWindowFunction<IN, OUT, K, W extends Window> implements InternalWindowFunction<readonly IN[], OUT, K, W> {
+export class IterableWindowFunction<IN, OUT, K, W extends Window> implements InternalWindowFunction<
+  readonly IN[],
+  OUT,
+  K,
+  W
+> {
   constructor(private readonly fn: WindowFunction<IN, OUT, K, W>) {}
   open(ctx: RuntimeContext): void | Promise<void> {
     return openFunction(this.fn, ctx);
@@ -72,14 +101,25 @@ export class IterableWindowFunction<IN, OUT, K, W extends Window> implements Int
   close(): void | Promise<void> {
     return closeFunction(this.fn);
   }
-  process(key: K, window: W, _context: ProcessWindowContext<W>, input: readonly IN[], out: Collector<OUT>): void {
+  process(
+    key: K,
+    window: W,
+    _context: ProcessWindowContext<W>,
+    input: readonly IN[],
+    out: Collector<OUT>,
+  ): void {
     this.fn(key, window, input, out);
   }
   clear(): void {}
 }
 
 /** A legacy WindowFunction (apply) over the single pre-aggregated value. */
-export class SingleValueWindowFunction<IN, OUT, K, W extends Window> implements InternalWindowFunction<IN, OUT, K, W> {
+export class SingleValueWindowFunction<IN, OUT, K, W extends Window> implements InternalWindowFunction<
+  IN,
+  OUT,
+  K,
+  W
+> {
   constructor(private readonly fn: WindowFunction<IN, OUT, K, W>) {}
   open(ctx: RuntimeContext): void | Promise<void> {
     return openFunction(this.fn, ctx);
@@ -97,7 +137,12 @@ export class SingleValueWindowFunction<IN, OUT, K, W extends Window> implements 
  * With an evictor every element is kept, so a reduce runs when the window fires (Flink's
  * ReduceApplyProcessWindowFunction): fold the remaining elements, then hand the one value on.
  */
-export class ReduceApplyWindowFunction<T, OUT, K, W extends Window> implements InternalWindowFunction<readonly T[], OUT, K, W> {
+export class ReduceApplyWindowFunction<T, OUT, K, W extends Window> implements InternalWindowFunction<
+  readonly T[],
+  OUT,
+  K,
+  W
+> {
   constructor(
     private readonly reduce: ReduceFunction<T>,
     private readonly inner: InternalWindowFunction<T, OUT, K, W>,
@@ -108,7 +153,13 @@ export class ReduceApplyWindowFunction<T, OUT, K, W extends Window> implements I
   close(): void | Promise<void> {
     return this.inner.close();
   }
-  process(key: K, window: W, context: ProcessWindowContext<W>, input: readonly T[], out: Collector<OUT>): void {
+  process(
+    key: K,
+    window: W,
+    context: ProcessWindowContext<W>,
+    input: readonly T[],
+    out: Collector<OUT>,
+  ): void {
     if (input.length === 0) return; // every element was evicted: there is no value to emit
     let acc = input[0] as T;
     for (let i = 1; i < input.length; i++) acc = this.reduce(acc, input[i] as T);
@@ -123,9 +174,14 @@ export class ReduceApplyWindowFunction<T, OUT, K, W extends Window> implements I
  * With an evictor, an aggregate runs when the window fires over the remaining elements (Flink's
  * AggregateApplyWindowFunction); as in Flink an emptied window still yields the result of a fresh accumulator.
  */
-export class AggregateApplyWindowFunction<IN, ACC, R, OUT, K, W extends Window>
-  implements InternalWindowFunction<readonly IN[], OUT, K, W>
-{
+export class AggregateApplyWindowFunction<
+  IN,
+  ACC,
+  R,
+  OUT,
+  K,
+  W extends Window,
+> implements InternalWindowFunction<readonly IN[], OUT, K, W> {
   constructor(
     private readonly aggregate: AggregateFunction<IN, ACC, R>,
     private readonly inner: InternalWindowFunction<R, OUT, K, W>,
@@ -136,7 +192,13 @@ export class AggregateApplyWindowFunction<IN, ACC, R, OUT, K, W extends Window>
   close(): void | Promise<void> {
     return this.inner.close();
   }
-  process(key: K, window: W, context: ProcessWindowContext<W>, input: readonly IN[], out: Collector<OUT>): void {
+  process(
+    key: K,
+    window: W,
+    context: ProcessWindowContext<W>,
+    input: readonly IN[],
+    out: Collector<OUT>,
+  ): void {
     let acc = this.aggregate.createAccumulator();
     for (const value of input) acc = this.aggregate.add(value, acc);
     this.inner.process(key, window, context, this.aggregate.getResult(acc), out);

@@ -8,7 +8,11 @@ import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts
 import { ValueStateDescriptor } from '../../state/state-descriptor.ts';
 import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
 import { TimeWindow, timeWindowSerializer } from '../time-window.ts';
-import { mergingWindowPairsSerializer, MergingWindowSet, type MergingWindowPairs } from './merging-window-set.ts';
+import {
+  mergingWindowPairsSerializer,
+  MergingWindowSet,
+  type MergingWindowPairs,
+} from './merging-window-set.ts';
 
 const w = (start: number, end: number) => new TimeWindow(start, end);
 const b = (x: TimeWindow | undefined) => (x === undefined ? undefined : [x.start, x.end]);
@@ -17,26 +21,45 @@ function newSet() {
   const backend = new HeapKeyedStateBackend(128, new KeyGroupRange(0, 127), () => 0);
   backend.setCurrentKey('k');
   const state = backend.getOrCreateKeyedState(
-    new ValueStateDescriptor<MergingWindowPairs<TimeWindow>>('merging-window-set', { serializer: mergingWindowPairsSerializer(timeWindowSerializer) }),
+    new ValueStateDescriptor<MergingWindowPairs<TimeWindow>>('merging-window-set', {
+      serializer: mergingWindowPairsSerializer(timeWindowSerializer),
+    }),
     voidNamespaceSerializer,
   ) as InternalValueState<VoidNamespace, MergingWindowPairs<TimeWindow>>;
   state.setCurrentNamespace(VoidNamespace);
-  return { backend, set: new MergingWindowSet(EventTimeSessionWindows.withGap(3), state, timeWindowSerializer).load() };
+  return {
+    backend,
+    set: new MergingWindowSet(EventTimeSessionWindows.withGap(3), state, timeWindowSerializer).load(),
+  };
 }
 
 describe('MergingWindowSet', () => {
   it('adds, merges incrementally and keeps the first state window', () => {
     const { set } = newSet();
     const merges: unknown[] = [];
-    const record = (result: TimeWindow, merged: readonly TimeWindow[], stateResult: TimeWindow, mergedState: readonly TimeWindow[]) =>
-      merges.push([b(result), merged.map(b), b(stateResult), mergedState.map(b)]);
+    const record = (
+      result: TimeWindow,
+      merged: readonly TimeWindow[],
+      stateResult: TimeWindow,
+      mergedState: readonly TimeWindow[],
+    ) => merges.push([b(result), merged.map(b), b(stateResult), mergedState.map(b)]);
 
     assert.deepEqual(b(set.addWindow(w(0, 1), record)), [0, 1]);
     assert.deepEqual(b(set.addWindow(w(2, 3), record)), [2, 3]);
     assert.deepEqual(merges, []);
     // [1, 2] touches both: all three merge into [0, 3]; the new window is not among the merged ones.
     assert.deepEqual(b(set.addWindow(w(1, 2), record)), [0, 3]);
-    assert.deepEqual(merges, [[[0, 3], [[0, 1], [2, 3]], [0, 1], [[2, 3]]]]);
+    assert.deepEqual(merges, [
+      [
+        [0, 3],
+        [
+          [0, 1],
+          [2, 3],
+        ],
+        [0, 1],
+        [[2, 3]],
+      ],
+    ]);
     assert.deepEqual(b(set.getStateWindow(w(0, 3))), [0, 1]);
     assert.equal(set.getStateWindow(w(0, 1)), undefined);
 
@@ -69,11 +92,17 @@ describe('MergingWindowSet', () => {
     restored.restore(backend.snapshot());
     restored.setCurrentKey('k');
     const state = restored.getOrCreateKeyedState(
-      new ValueStateDescriptor<MergingWindowPairs<TimeWindow>>('merging-window-set', { serializer: mergingWindowPairsSerializer(timeWindowSerializer) }),
+      new ValueStateDescriptor<MergingWindowPairs<TimeWindow>>('merging-window-set', {
+        serializer: mergingWindowPairsSerializer(timeWindowSerializer),
+      }),
       voidNamespaceSerializer,
     ) as InternalValueState<VoidNamespace, MergingWindowPairs<TimeWindow>>;
     state.setCurrentNamespace(VoidNamespace);
-    const reloaded = new MergingWindowSet(EventTimeSessionWindows.withGap(3), state, timeWindowSerializer).load();
+    const reloaded = new MergingWindowSet(
+      EventTimeSessionWindows.withGap(3),
+      state,
+      timeWindowSerializer,
+    ).load();
     assert.ok(reloaded.getStateWindow(w(10, 13)) instanceof TimeWindow, 'windows come back as TimeWindow');
     reloaded.retireWindow(w(0, 3));
     reloaded.retireWindow(w(10, 13));

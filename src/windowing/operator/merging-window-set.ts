@@ -130,7 +130,10 @@ export class MergingWindowSet<W extends Window> {
 
     // The new window is self-contained. (Flink would also re-map an equal in-flight window to itself here and
     // lose track of its state window; keeping an existing mapping avoids that.)
-    if ((results.length === 0 || (this.same(resultWindow, newWindow) && !mergedNewWindow)) && this.indexOf(resultWindow) < 0) {
+    if (
+      (results.length === 0 || (this.same(resultWindow, newWindow) && !mergedNewWindow)) &&
+      this.indexOf(resultWindow) < 0
+    ) {
       this.put(resultWindow, resultWindow);
     }
     return resultWindow;
@@ -170,11 +173,17 @@ export class MergingWindowSet<W extends Window> {
 }
 
 /** Serializes the window pairs with the window serializer, so windows come back as their class on restore. */
-export function mergingWindowPairsSerializer<W>(windowSerializer: NamespaceSerializer<W>): TypeSerializer<MergingWindowPairs<W>> {
+export function mergingWindowPairsSerializer<W>(
+  windowSerializer: NamespaceSerializer<W>,
+): TypeSerializer<MergingWindowPairs<W>> {
   const ws = windowSerializer.serializer;
   return {
-    serialize: (pairs) => new Uint8Array(serialize(pairs.map(([w, s]) => [ws.serialize(w), ws.serialize(s)]))),
+    serialize: (pairs) =>
+      new Uint8Array(serialize(pairs.map(([w, s]) => [ws.serialize(w), ws.serialize(s)]))),
     deserialize: (bytes) =>
-      (deserialize(bytes) as [Uint8Array, Uint8Array][]).map(([w, s]) => [ws.deserialize(w), ws.deserialize(s)]),
+      (deserialize(bytes) as [Uint8Array, Uint8Array][]).map(([w, s]) => [
+        ws.deserialize(w),
+        ws.deserialize(s),
+      ]),
   };
 }

@@ -17,7 +17,11 @@ import { TumblingProcessingTimeWindows } from '../assigners/tumbling-processing-
 import type { GlobalWindow } from '../global-window.ts';
 import type { ProcessWindowFunction } from '../process-window-function.ts';
 import { assertOutputEqualsSorted, record, watermark } from '../testing/assert-output.ts';
-import { KeyedOperatorHarness, type HarnessOutput, type HarnessSnapshot } from '../testing/keyed-operator-harness.ts';
+import {
+  KeyedOperatorHarness,
+  type HarnessOutput,
+  type HarnessSnapshot,
+} from '../testing/keyed-operator-harness.ts';
 import { TimeWindow } from '../time-window.ts';
 import type { Trigger } from '../trigger.ts';
 import { ContinuousEventTimeTrigger } from '../triggers/continuous-event-time-trigger.ts';
@@ -53,7 +57,9 @@ interface OpSpec<ACC, OUT, W extends Window> {
 }
 
 /** Builds a factory like Flink's `new WindowOperatorFactory(assigner, ..., stateDesc, fn, trigger, lateness, tag)`. */
-function operator<ACC, OUT, W extends Window>(spec: OpSpec<ACC, OUT, W>): () => WindowOperator<string, T2, ACC, OUT, W> {
+function operator<ACC, OUT, W extends Window>(
+  spec: OpSpec<ACC, OUT, W>,
+): () => WindowOperator<string, T2, ACC, OUT, W> {
   return () =>
     new WindowOperator<string, T2, ACC, OUT, W>({
       assigner: spec.assigner,
@@ -117,7 +123,16 @@ function feed(h: KeyedOperatorHarness<T2, unknown>, elements: [string, number, n
 function slidingEventTimeWindows(create: () => WindowOperator<string, T2, any, T2, any>): void {
   let h = harness(create);
   const expected: HarnessOutput<T2>[] = [];
-  feed(h, [['key2', 1, 3999], ['key2', 1, 3000], ['key1', 1, 20], ['key1', 1, 0], ['key1', 1, 999], ['key2', 1, 1998], ['key2', 1, 1999], ['key2', 1, 1000]]);
+  feed(h, [
+    ['key2', 1, 3999],
+    ['key2', 1, 3000],
+    ['key1', 1, 20],
+    ['key1', 1, 0],
+    ['key1', 1, 999],
+    ['key2', 1, 1998],
+    ['key2', 1, 1999],
+    ['key2', 1, 1000],
+  ]);
 
   h.processWatermark(999);
   expected.push(record(['key1', 3], 999), watermark(999));
@@ -157,7 +172,16 @@ function slidingEventTimeWindows(create: () => WindowOperator<string, T2, any, T
 function tumblingEventTimeWindows(create: () => WindowOperator<string, T2, any, T2, any>): void {
   let h = harness(create);
   const expected: HarnessOutput<T2>[] = [];
-  feed(h, [['key2', 1, 3999], ['key2', 1, 3000], ['key1', 1, 20], ['key1', 1, 0], ['key1', 1, 999], ['key2', 1, 1998], ['key2', 1, 1999], ['key2', 1, 1000]]);
+  feed(h, [
+    ['key2', 1, 3999],
+    ['key2', 1, 3000],
+    ['key1', 1, 20],
+    ['key1', 1, 0],
+    ['key1', 1, 999],
+    ['key2', 1, 1998],
+    ['key2', 1, 1999],
+    ['key2', 1, 1000],
+  ]);
   h.processWatermark(999);
   expected.push(watermark(999));
   h.processWatermark(1999);
@@ -188,42 +212,132 @@ function tumblingEventTimeWindows(create: () => WindowOperator<string, T2, any, 
 
 describe('WindowOperator (Flink WindowOperatorTest)', () => {
   it('testSlidingEventTimeWindowsReduce', () => {
-    slidingEventTimeWindows(operator({ assigner: SlidingEventTimeWindows.of(3000, 1000), state: reducing(), fn: passThrough(), trigger: EventTimeTrigger.create() }));
+    slidingEventTimeWindows(
+      operator({
+        assigner: SlidingEventTimeWindows.of(3000, 1000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: EventTimeTrigger.create(),
+      }),
+    );
   });
 
   it('testSlidingEventTimeWindowsApply', () => {
-    slidingEventTimeWindows(operator({ assigner: SlidingEventTimeWindows.of(3000, 1000), state: listing(), fn: sumApply(), trigger: EventTimeTrigger.create() }));
+    slidingEventTimeWindows(
+      operator({
+        assigner: SlidingEventTimeWindows.of(3000, 1000),
+        state: listing(),
+        fn: sumApply(),
+        trigger: EventTimeTrigger.create(),
+      }),
+    );
   });
 
   it('testTumblingEventTimeWindowsReduce', () => {
-    tumblingEventTimeWindows(operator({ assigner: TumblingEventTimeWindows.of(3000), state: reducing(), fn: passThrough(), trigger: EventTimeTrigger.create() }));
+    tumblingEventTimeWindows(
+      operator({
+        assigner: TumblingEventTimeWindows.of(3000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: EventTimeTrigger.create(),
+      }),
+    );
   });
 
   it('testTumblingEventTimeWindowsApply', () => {
-    tumblingEventTimeWindows(operator({ assigner: TumblingEventTimeWindows.of(3000), state: listing(), fn: sumApply(), trigger: EventTimeTrigger.create() }));
+    tumblingEventTimeWindows(
+      operator({
+        assigner: TumblingEventTimeWindows.of(3000),
+        state: listing(),
+        fn: sumApply(),
+        trigger: EventTimeTrigger.create(),
+      }),
+    );
   });
 
   const sessionCases: [string, () => WindowOperator<string, T2, any, T3, any>, boolean][] = [
-    ['testSessionWindows', operator({ assigner: EventTimeSessionWindows.withGap(3000), state: listing(), fn: sessionApply(), trigger: EventTimeTrigger.create() }), false],
-    ['testSessionWindowsWithProcessFunction', operator({ assigner: EventTimeSessionWindows.withGap(3000), state: listing(), fn: new IterableProcessWindowFunction(sessionProcess), trigger: EventTimeTrigger.create() }), false],
-    ['testReduceSessionWindows', operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: reducedSessionApply(), trigger: EventTimeTrigger.create() }), true],
-    ['testReduceSessionWindowsWithProcessFunction', operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: new SingleValueProcessWindowFunction(reducedSessionProcess), trigger: EventTimeTrigger.create() }), true],
+    [
+      'testSessionWindows',
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: listing(),
+        fn: sessionApply(),
+        trigger: EventTimeTrigger.create(),
+      }),
+      false,
+    ],
+    [
+      'testSessionWindowsWithProcessFunction',
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: listing(),
+        fn: new IterableProcessWindowFunction(sessionProcess),
+        trigger: EventTimeTrigger.create(),
+      }),
+      false,
+    ],
+    [
+      'testReduceSessionWindows',
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: reducedSessionApply(),
+        trigger: EventTimeTrigger.create(),
+      }),
+      true,
+    ],
+    [
+      'testReduceSessionWindowsWithProcessFunction',
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: new SingleValueProcessWindowFunction(reducedSessionProcess),
+        trigger: EventTimeTrigger.create(),
+      }),
+      true,
+    ],
   ];
   for (const [name, create, key1AfterRestore] of sessionCases) {
     it(name, () => {
       let h = harness(create);
       const expected: HarnessOutput<T3>[] = [];
-      feed(h, [['key2', 1, 0], ['key2', 2, 1000], ['key2', 3, 2500]]);
-      if (!key1AfterRestore) feed(h, [['key1', 1, 10], ['key1', 2, 1000]]);
+      feed(h, [
+        ['key2', 1, 0],
+        ['key2', 2, 1000],
+        ['key2', 3, 2500],
+      ]);
+      if (!key1AfterRestore)
+        feed(h, [
+          ['key1', 1, 10],
+          ['key1', 2, 1000],
+        ]);
       const snapshot = h.snapshot();
       assertOutputEqualsSorted(h.output, expected);
       h.close();
       h = harness(create, snapshot);
-      if (key1AfterRestore) feed(h, [['key1', 1, 10], ['key1', 2, 1000]]);
-      feed(h, [['key1', 3, 2500], ['key2', 4, 5501], ['key2', 5, 6000], ['key2', 5, 6000], ['key2', 6, 6050]]);
+      if (key1AfterRestore)
+        feed(h, [
+          ['key1', 1, 10],
+          ['key1', 2, 1000],
+        ]);
+      feed(h, [
+        ['key1', 3, 2500],
+        ['key2', 4, 5501],
+        ['key2', 5, 6000],
+        ['key2', 5, 6000],
+        ['key2', 6, 6050],
+      ]);
       h.processWatermark(12000);
-      expected.push(record(['key1-6', 10, 5500], 5499), record(['key2-6', 0, 5500], 5499), record(['key2-20', 5501, 9050], 9049), watermark(12000));
-      feed(h, [['key2', 10, 15000], ['key2', 20, 15000]]);
+      expected.push(
+        record(['key1-6', 10, 5500], 5499),
+        record(['key2-6', 0, 5500], 5499),
+        record(['key2-20', 5501, 9050], 9049),
+        watermark(12000),
+      );
+      feed(h, [
+        ['key2', 10, 15000],
+        ['key2', 20, 15000],
+      ]);
       h.processWatermark(17999);
       expected.push(record(['key2-30', 15000, 18000], 17999), watermark(17999));
       assertOutputEqualsSorted(h.output, expected);
@@ -234,15 +348,32 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   }
 
   it('testSessionWindowsWithCountTrigger', () => {
-    const create = operator({ assigner: EventTimeSessionWindows.withGap(3000), state: listing(), fn: sessionApply(), trigger: PurgingTrigger.of(CountTrigger.of(4)) });
+    const create = operator({
+      assigner: EventTimeSessionWindows.withGap(3000),
+      state: listing(),
+      fn: sessionApply(),
+      trigger: PurgingTrigger.of(CountTrigger.of(4)),
+    });
     let h = harness(create);
-    feed(h, [['key2', 1, 0], ['key2', 2, 1000], ['key2', 3, 2500], ['key2', 4, 3500], ['key1', 1, 10], ['key1', 2, 1000]]);
+    feed(h, [
+      ['key2', 1, 0],
+      ['key2', 2, 1000],
+      ['key2', 3, 2500],
+      ['key2', 4, 3500],
+      ['key1', 1, 10],
+      ['key1', 2, 1000],
+    ]);
     const snapshot = h.snapshot();
     h.close();
     assertOutputEqualsSorted(h.output, [record(['key2-10', 0, 6500], 6499)]);
 
     h = harness(create, snapshot);
-    feed(h, [['key1', 3, 2500], ['key1', 1, 6000], ['key1', 2, 6500], ['key1', 3, 7000]]);
+    feed(h, [
+      ['key1', 3, 2500],
+      ['key1', 1, 6000],
+      ['key1', 2, 6500],
+      ['key1', 3, 7000],
+    ]);
     assertOutputEqualsSorted(h.output, []);
     // This merges the two "key1" sessions: they now count 6 and fire.
     h.processElement(['key1', 10], 4500);
@@ -251,11 +382,21 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testSessionWindowsWithContinuousEventTimeTrigger', () => {
-    const create = operator({ assigner: EventTimeSessionWindows.withGap(3000), state: listing(), fn: sessionApply(), trigger: ContinuousEventTimeTrigger.of(2000) });
+    const create = operator({
+      assigner: EventTimeSessionWindows.withGap(3000),
+      state: listing(),
+      fn: sessionApply(),
+      trigger: ContinuousEventTimeTrigger.of(2000),
+    });
     let h = harness(create);
     const expected: HarnessOutput<T3>[] = [];
     // Out of order; the first trigger time is 2000.
-    feed(h, [['key1', 1, 1500], ['key2', 1, 0], ['key2', 3, 2500], ['key2', 2, 1000]]);
+    feed(h, [
+      ['key1', 1, 1500],
+      ['key2', 1, 0],
+      ['key2', 3, 2500],
+      ['key2', 2, 1000],
+    ]);
     // Fires, and the next trigger time is 4000.
     h.processWatermark(2500);
     expected.push(record(['key1-1', 1500, 4500], 4499), record(['key2-6', 0, 5500], 5499), watermark(2500));
@@ -268,7 +409,10 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
 
     expected.length = 0;
     h = harness(create, snapshot);
-    feed(h, [['key1', 2, 4000], ['key2', 4, 3500]]);
+    feed(h, [
+      ['key1', 2, 4000],
+      ['key2', 4, 3500],
+    ]);
     // Fires, and the next trigger time is 6000.
     h.processWatermark(4000);
     expected.push(record(['key1-3', 1500, 7000], 6999), record(['key2-15', 0, 7000], 6999), watermark(4000));
@@ -282,29 +426,63 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
       constructor() {
         super(3000);
       }
-      override assignWindows(element: unknown, timestamp: number, _ctx: WindowAssignerContext): readonly TimeWindow[] {
+      override assignWindows(
+        element: unknown,
+        timestamp: number,
+        _ctx: WindowAssignerContext,
+      ): readonly TimeWindow[] {
         if ((element as T2)[1] === 33) return [new TimeWindow(timestamp, timestamp)];
         return [new TimeWindow(timestamp, timestamp + this.sessionTimeout)];
       }
     }
-    const create = operator({ assigner: new PointSessionWindows(), state: listing(), fn: sessionApply(), trigger: EventTimeTrigger.create() });
+    const create = operator({
+      assigner: new PointSessionWindows(),
+      state: listing(),
+      fn: sessionApply(),
+      trigger: EventTimeTrigger.create(),
+    });
     let h = harness(create);
-    feed(h, [['key2', 1, 0], ['key2', 33, 1000]]);
+    feed(h, [
+      ['key2', 1, 0],
+      ['key2', 33, 1000],
+    ]);
     const snapshot = h.snapshot();
     h.close();
     h = harness(create, snapshot);
-    feed(h, [['key2', 33, 2500], ['key1', 1, 10], ['key1', 2, 1000], ['key1', 33, 2500]]);
+    feed(h, [
+      ['key2', 33, 2500],
+      ['key1', 1, 10],
+      ['key1', 2, 1000],
+      ['key1', 33, 2500],
+    ]);
     h.processWatermark(12000);
-    assertOutputEqualsSorted(h.output, [record(['key1-36', 10, 4000], 3999), record(['key2-67', 0, 3000], 2999), watermark(12000)]);
+    assertOutputEqualsSorted(h.output, [
+      record(['key1-36', 10, 4000], 3999),
+      record(['key2-67', 0, 3000], 2999),
+      watermark(12000),
+    ]);
     h.close();
   });
 
   it('testContinuousWatermarkTrigger (global windows)', () => {
-    const create = operator<T2, T2, GlobalWindow>({ assigner: GlobalWindows.create(), state: reducing(), fn: passThrough(), trigger: ContinuousEventTimeTrigger.of(3000) });
+    const create = operator<T2, T2, GlobalWindow>({
+      assigner: GlobalWindows.create(),
+      state: reducing(),
+      fn: passThrough(),
+      trigger: ContinuousEventTimeTrigger.of(3000),
+    });
     const h = harness(create);
     const expected: HarnessOutput<T2>[] = [];
     h.processElement(['key1', 1], 0);
-    feed(h, [['key2', 1, 3000], ['key2', 1, 3999], ['key1', 1, 20], ['key1', 1, 999], ['key2', 1, 1998], ['key2', 1, 1999], ['key2', 1, 1000]]);
+    feed(h, [
+      ['key2', 1, 3000],
+      ['key2', 1, 3999],
+      ['key1', 1, 20],
+      ['key1', 1, 999],
+      ['key2', 1, 1998],
+      ['key2', 1, 1999],
+      ['key2', 1, 1000],
+    ]);
     h.processWatermark(1000);
     expected.push(watermark(1000));
     h.processWatermark(2000);
@@ -327,40 +505,102 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testCountTrigger (global windows, restore)', () => {
-    const create = operator<T2, T2, GlobalWindow>({ assigner: GlobalWindows.create(), state: reducing(), fn: passThrough(), trigger: PurgingTrigger.of(CountTrigger.of(4)) });
+    const create = operator<T2, T2, GlobalWindow>({
+      assigner: GlobalWindows.create(),
+      state: reducing(),
+      fn: passThrough(),
+      trigger: PurgingTrigger.of(CountTrigger.of(4)),
+    });
     let h = harness(create);
-    feed(h, [['key2', 1, 3000], ['key2', 1, 3999], ['key1', 1, 20], ['key1', 1, 0], ['key1', 1, 999], ['key2', 1, 1998], ['key2', 1, 1999]]);
+    feed(h, [
+      ['key2', 1, 3000],
+      ['key2', 1, 3999],
+      ['key1', 1, 20],
+      ['key1', 1, 0],
+      ['key1', 1, 999],
+      ['key2', 1, 1998],
+      ['key2', 1, 1999],
+    ]);
     const snapshot = h.snapshot();
     h.close();
     const before = h.output;
     h = harness(create, snapshot);
     h.processElement(['key2', 1], 1000);
     assertOutputEqualsSorted([...before, ...h.output], [record(['key2', 4], MAX_WATERMARK)]);
-    feed(h, [['key1', 1, 10999], ['key2', 1, 1000], ['key2', 1, 1000], ['key2', 1, 1000]]);
-    assertOutputEqualsSorted([...before, ...h.output], [record(['key2', 4], MAX_WATERMARK), record(['key1', 4], MAX_WATERMARK), record(['key2', 4], MAX_WATERMARK)]);
+    feed(h, [
+      ['key1', 1, 10999],
+      ['key2', 1, 1000],
+      ['key2', 1, 1000],
+      ['key2', 1, 1000],
+    ]);
+    assertOutputEqualsSorted(
+      [...before, ...h.output],
+      [
+        record(['key2', 4], MAX_WATERMARK),
+        record(['key1', 4], MAX_WATERMARK),
+        record(['key2', 4], MAX_WATERMARK),
+      ],
+    );
     h.close();
   });
 
   it('testEndOfStreamTrigger', () => {
     const assigner = GlobalWindows.createWithEndOfStreamTrigger();
-    const h = harness(operator<T2, T2, GlobalWindow>({ assigner, state: reducing(), fn: passThrough(), trigger: assigner.getDefaultTrigger() }));
-    feed(h, [['key2', 1, 3000], ['key2', 1, 3999], ['key1', 1, 20], ['key1', 1, 0], ['key1', 1, 999], ['key2', 1, 1998], ['key2', 1, 1999], ['key2', 1, 1000]]);
+    const h = harness(
+      operator<T2, T2, GlobalWindow>({
+        assigner,
+        state: reducing(),
+        fn: passThrough(),
+        trigger: assigner.getDefaultTrigger(),
+      }),
+    );
+    feed(h, [
+      ['key2', 1, 3000],
+      ['key2', 1, 3999],
+      ['key1', 1, 20],
+      ['key1', 1, 0],
+      ['key1', 1, 999],
+      ['key2', 1, 1998],
+      ['key2', 1, 1999],
+      ['key2', 1, 1000],
+    ]);
     assertOutputEqualsSorted(h.output, []);
     h.processWatermark(MAX_WATERMARK);
-    assertOutputEqualsSorted(h.output, [record(['key1', 3], MAX_WATERMARK), record(['key2', 5], MAX_WATERMARK), watermark(MAX_WATERMARK)]);
+    assertOutputEqualsSorted(h.output, [
+      record(['key1', 3], MAX_WATERMARK),
+      record(['key2', 5], MAX_WATERMARK),
+      watermark(MAX_WATERMARK),
+    ]);
     h.close();
   });
 
   it('testProcessingTimeTumblingWindows', () => {
-    const h = harness(operator({ assigner: TumblingProcessingTimeWindows.of(3000), state: reducing(), fn: passThrough(), trigger: ProcessingTimeTrigger.create() }));
+    const h = harness(
+      operator({
+        assigner: TumblingProcessingTimeWindows.of(3000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: ProcessingTimeTrigger.create(),
+      }),
+    );
     const expected: HarnessOutput<T2>[] = [];
     h.setProcessingTime(3);
     // Timestamps are ignored in processing time.
-    feed(h, [['key2', 1, Number.MAX_SAFE_INTEGER], ['key2', 1, 7000], ['key2', 1, 7000], ['key1', 1, 7000], ['key1', 1, 7000]]);
+    feed(h, [
+      ['key2', 1, Number.MAX_SAFE_INTEGER],
+      ['key2', 1, 7000],
+      ['key2', 1, 7000],
+      ['key1', 1, 7000],
+      ['key1', 1, 7000],
+    ]);
     h.setProcessingTime(5000);
     expected.push(record(['key2', 3], 2999), record(['key1', 2], 2999));
     assertOutputEqualsSorted(h.output, expected);
-    feed(h, [['key1', 1, 7000], ['key1', 1, 7000], ['key1', 1, 7000]]);
+    feed(h, [
+      ['key1', 1, 7000],
+      ['key1', 1, 7000],
+      ['key1', 1, 7000],
+    ]);
     h.setProcessingTime(7000);
     expected.push(record(['key1', 3], 5999));
     assertOutputEqualsSorted(h.output, expected);
@@ -370,24 +610,46 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testProcessingTimeSlidingWindows', () => {
-    const h = harness(operator({ assigner: SlidingProcessingTimeWindows.of(3000, 1000), state: reducing(), fn: passThrough(), trigger: ProcessingTimeTrigger.create() }));
+    const h = harness(
+      operator({
+        assigner: SlidingProcessingTimeWindows.of(3000, 1000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: ProcessingTimeTrigger.create(),
+      }),
+    );
     const expected: HarnessOutput<T2>[] = [];
     h.setProcessingTime(3);
     h.processElement(['key2', 1], 0);
     h.setProcessingTime(1000);
     expected.push(record(['key2', 1], 999));
     assertOutputEqualsSorted(h.output, expected);
-    feed(h, [['key2', 1, 0], ['key2', 1, 0]]);
+    feed(h, [
+      ['key2', 1, 0],
+      ['key2', 1, 0],
+    ]);
     h.setProcessingTime(2000);
     expected.push(record(['key2', 3], 1999));
     assertOutputEqualsSorted(h.output, expected);
-    feed(h, [['key1', 1, 0], ['key1', 1, 0]]);
+    feed(h, [
+      ['key1', 1, 0],
+      ['key1', 1, 0],
+    ]);
     h.setProcessingTime(3000);
     expected.push(record(['key2', 3], 2999), record(['key1', 2], 2999));
     assertOutputEqualsSorted(h.output, expected);
-    feed(h, [['key1', 1, 0], ['key1', 1, 0], ['key1', 1, 0]]);
+    feed(h, [
+      ['key1', 1, 0],
+      ['key1', 1, 0],
+      ['key1', 1, 0],
+    ]);
     h.setProcessingTime(7000);
-    expected.push(record(['key2', 2], 3999), record(['key1', 5], 3999), record(['key1', 5], 4999), record(['key1', 3], 5999));
+    expected.push(
+      record(['key2', 2], 3999),
+      record(['key1', 5], 3999),
+      record(['key1', 5], 4999),
+      record(['key1', 3], 5999),
+    );
     assertOutputEqualsSorted(h.output, expected);
     assert.equal(h.numKeyedStateEntries(), 0);
     assert.equal(h.numProcessingTimeTimers(), 0);
@@ -395,7 +657,14 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testProcessingTimeSessionWindows', () => {
-    const h = harness(operator({ assigner: ProcessingTimeSessionWindows.withGap(3000), state: reducing(), fn: passThrough(), trigger: ProcessingTimeTrigger.create() }));
+    const h = harness(
+      operator({
+        assigner: ProcessingTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: ProcessingTimeTrigger.create(),
+      }),
+    );
     const expected: HarnessOutput<T2>[] = [];
     h.setProcessingTime(3);
     h.processElement(['key2', 1], 1);
@@ -404,7 +673,13 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
     h.setProcessingTime(5000);
     expected.push(record(['key2', 2], 3999));
     assertOutputEqualsSorted(h.output, expected);
-    feed(h, [['key2', 1, 5000], ['key2', 1, 5000], ['key1', 1, 5000], ['key1', 1, 5000], ['key1', 1, 5000]]);
+    feed(h, [
+      ['key2', 1, 5000],
+      ['key2', 1, 5000],
+      ['key1', 1, 5000],
+      ['key1', 1, 5000],
+      ['key1', 1, 5000],
+    ]);
     h.setProcessingTime(10000);
     expected.push(record(['key2', 2], 7999), record(['key1', 3], 7999));
     assertOutputEqualsSorted(h.output, expected);
@@ -413,21 +688,41 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
     h.close();
   });
 
-  const gapExtractor = (t: T2): number => (t[0] === 'key1' ? 3000 : t[0] === 'key2' ? (t[1] === 10 ? 1000 : 2000) : 0);
+  const gapExtractor = (t: T2): number =>
+    t[0] === 'key1' ? 3000 : t[0] === 'key2' ? (t[1] === 10 ? 1000 : 2000) : 0;
 
   it('testDynamicEventTimeSessionWindows', () => {
-    const h = harness(operator({ assigner: DynamicEventTimeSessionWindows.withDynamicGap(gapExtractor), state: listing(), fn: sessionApply(), trigger: EventTimeTrigger.create() }));
+    const h = harness(
+      operator({
+        assigner: DynamicEventTimeSessionWindows.withDynamicGap(gapExtractor),
+        state: listing(),
+        fn: sessionApply(),
+        trigger: EventTimeTrigger.create(),
+      }),
+    );
     const expected: HarnessOutput<T3>[] = [];
     // Different gaps for different keys.
-    feed(h, [['key1', 3, 10], ['key2', 4, 5000], ['key2', 5, 6000]]);
+    feed(h, [
+      ['key1', 3, 10],
+      ['key2', 4, 5000],
+      ['key2', 5, 6000],
+    ]);
     h.processWatermark(8999);
     expected.push(record(['key1-3', 10, 3010], 3009), record(['key2-9', 5000, 8000], 7999), watermark(8999));
     // A gap that produces an end before the current session end: the furthest end is kept.
-    feed(h, [['key2', 1, 9000], ['key2', 2, 10000], ['key2', 10, 10500]]);
+    feed(h, [
+      ['key2', 1, 9000],
+      ['key2', 2, 10000],
+      ['key2', 10, 10500],
+    ]);
     h.processWatermark(12999);
     expected.push(record(['key2-13', 9000, 12000], 11999), watermark(12999));
     // A gap that produces an end after the current session end.
-    feed(h, [['key2', 10, 13000], ['key2', 10, 13500], ['key2', 1, 14000]]);
+    feed(h, [
+      ['key2', 10, 13000],
+      ['key2', 10, 13500],
+      ['key2', 1, 14000],
+    ]);
     h.processWatermark(16999);
     expected.push(record(['key2-21', 13000, 16000], 15999), watermark(16999));
     assertOutputEqualsSorted(h.output, expected);
@@ -435,7 +730,14 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testDynamicProcessingTimeSessionWindows', () => {
-    const h = harness(operator({ assigner: DynamicProcessingTimeSessionWindows.withDynamicGap(gapExtractor), state: listing(), fn: sessionApply(), trigger: ProcessingTimeTrigger.create() }));
+    const h = harness(
+      operator({
+        assigner: DynamicProcessingTimeSessionWindows.withDynamicGap(gapExtractor),
+        state: listing(),
+        fn: sessionApply(),
+        trigger: ProcessingTimeTrigger.create(),
+      }),
+    );
     const expected: HarnessOutput<T3>[] = [];
     h.setProcessingTime(10);
     h.processElement(['key1', 3], 10);
@@ -466,7 +768,16 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testLateness', () => {
-    const h = harness(operator({ assigner: TumblingEventTimeWindows.of(2000), state: reducing(), fn: passThrough(), trigger: PurgingTrigger.of(EventTimeTrigger.create()), lateness: 500, lateTag }));
+    const h = harness(
+      operator({
+        assigner: TumblingEventTimeWindows.of(2000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: PurgingTrigger.of(EventTimeTrigger.create()),
+        lateness: 500,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T2>[] = [];
     h.processElement(['key2', 1], 500);
     h.processWatermark(1500);
@@ -489,7 +800,16 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testSideOutputDueToLatenessTumbling', () => {
-    const h = harness(operator({ assigner: TumblingEventTimeWindows.of(2000), state: reducing(), fn: passThrough(), trigger: EventTimeTrigger.create(), lateness: 0, lateTag }));
+    const h = harness(
+      operator({
+        assigner: TumblingEventTimeWindows.of(2000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 0,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T2>[] = [];
     h.processElement(['key2', 1], 1000);
     h.processWatermark(1985);
@@ -510,7 +830,16 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testSideOutputDueToLatenessSliding', () => {
-    const h = harness(operator({ assigner: SlidingEventTimeWindows.of(3000, 1000), state: reducing(), fn: passThrough(), trigger: EventTimeTrigger.create(), lateness: 0, lateTag }));
+    const h = harness(
+      operator({
+        assigner: SlidingEventTimeWindows.of(3000, 1000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 0,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T2>[] = [];
     h.processElement(['key2', 1], 1000);
     h.processWatermark(1999);
@@ -520,12 +849,20 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
     expected.push(record(['key2', 2], 2999), watermark(3000));
     h.processElement(['key1', 1], 3001);
     // The 2400 elements go to the windows ending 2999 (already late: dropped), 3999 and 4999 (kept).
-    feed(h, [['key2', 1, 2400], ['key2', 1, 2400], ['key1', 1, 3001], ['key2', 1, 3900]]);
+    feed(h, [
+      ['key2', 1, 2400],
+      ['key2', 1, 2400],
+      ['key1', 1, 3001],
+      ['key2', 1, 3900],
+    ]);
     h.processWatermark(6000);
     expected.push(
-      record(['key2', 5], 3999), record(['key1', 2], 3999),
-      record(['key2', 4], 4999), record(['key1', 2], 4999),
-      record(['key2', 1], 5999), record(['key1', 2], 5999),
+      record(['key2', 5], 3999),
+      record(['key1', 2], 3999),
+      record(['key2', 4], 4999),
+      record(['key1', 2], 4999),
+      record(['key2', 1], 5999),
+      record(['key1', 2], 5999),
       watermark(6000),
     );
     h.processElement(['key1', 1], 3001);
@@ -561,7 +898,16 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   }
 
   it('testSideOutputDueToLatenessSessionZeroLatenessPurgingTrigger', () => {
-    const h = harness(operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: reducedSessionApply(), trigger: PurgingTrigger.of(EventTimeTrigger.create()), lateness: 0, lateTag }));
+    const h = harness(
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: reducedSessionApply(),
+        trigger: PurgingTrigger.of(EventTimeTrigger.create()),
+        lateness: 0,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T3>[] = [];
     sessionLatenessPrefix(h, expected);
     h.processElement(['key2', 1], 10000);
@@ -573,14 +919,26 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
     h.processWatermark(100000);
     expected.push(watermark(100000));
     assertOutputEqualsSorted(h.output, expected);
-    assert.deepEqual(h.sideOutput(lateTag), [{ value: ['key2', 1], timestamp: 10000 }, { value: ['key2', 1], timestamp: 10100 }]);
+    assert.deepEqual(h.sideOutput(lateTag), [
+      { value: ['key2', 1], timestamp: 10000 },
+      { value: ['key2', 1], timestamp: 10100 },
+    ]);
     assert.equal(h.numKeyedStateEntries(), 0);
     assert.equal(h.numEventTimeTimers(), 0);
     h.close();
   });
 
   it('testSideOutputDueToLatenessSessionZeroLateness', () => {
-    const h = harness(operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: reducedSessionApply(), trigger: EventTimeTrigger.create(), lateness: 0, lateTag }));
+    const h = harness(
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: reducedSessionApply(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 0,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T3>[] = [];
     sessionLatenessPrefix(h, expected);
     h.processElement(['key2', 1], 10000);
@@ -595,7 +953,16 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testDropDueToLatenessSessionWithLatenessPurgingTrigger', () => {
-    const h = harness(operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: reducedSessionApply(), trigger: PurgingTrigger.of(EventTimeTrigger.create()), lateness: 10, lateTag }));
+    const h = harness(
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: reducedSessionApply(),
+        trigger: PurgingTrigger.of(EventTimeTrigger.create()),
+        lateness: 10,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T3>[] = [];
     sessionLatenessPrefix(h, expected);
     h.processElement(['key2', 1], 10000);
@@ -610,7 +977,16 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testNotSideOutputDueToLatenessSessionWithLateness', () => {
-    const h = harness(operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: reducedSessionApply(), trigger: EventTimeTrigger.create(), lateness: 10, lateTag }));
+    const h = harness(
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: reducedSessionApply(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 10,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T3>[] = [];
     sessionLatenessPrefix(h, expected);
     // Merged into the session (11600-14600) thanks to the small lateness and the accumulating trigger.
@@ -630,7 +1006,16 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testNotSideOutputDueToLatenessSessionWithHugeLatenessPurgingTrigger', () => {
-    const h = harness(operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: reducedSessionApply(), trigger: PurgingTrigger.of(EventTimeTrigger.create()), lateness: 10000, lateTag }));
+    const h = harness(
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: reducedSessionApply(),
+        trigger: PurgingTrigger.of(EventTimeTrigger.create()),
+        lateness: 10000,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T3>[] = [];
     sessionLatenessPrefix(h, expected);
     h.processElement(['key2', 1], 10000);
@@ -649,7 +1034,16 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testNotSideOutputDueToLatenessSessionWithHugeLateness', () => {
-    const h = harness(operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: reducedSessionApply(), trigger: EventTimeTrigger.create(), lateness: 10000, lateTag }));
+    const h = harness(
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: reducedSessionApply(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 10000,
+        lateTag,
+      }),
+    );
     const expected: HarnessOutput<T3>[] = [];
     sessionLatenessPrefix(h, expected);
     h.processElement(['key2', 1], 10000);
@@ -672,24 +1066,60 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
     });
 
   it('testCleanupTimerWithEmptyListStateForTumblingWindows', () => {
-    const h = harness(operator({ assigner: TumblingEventTimeWindows.of(2000), state: listing(), fn: passThroughList(), trigger: EventTimeTrigger.create(), lateness: 1 }));
+    const h = harness(
+      operator({
+        assigner: TumblingEventTimeWindows.of(2000),
+        state: listing(),
+        fn: passThroughList(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 1,
+      }),
+    );
     h.processElement(['key2', 1], 1000);
     for (const wm of [1599, 1999, 2000, 5000]) h.processWatermark(wm);
-    assertOutputEqualsSorted(h.output, [watermark(1599), record(['key2', 1], 1999), watermark(1999), watermark(2000), watermark(5000)]);
+    assertOutputEqualsSorted(h.output, [
+      watermark(1599),
+      record(['key2', 1], 1999),
+      watermark(1999),
+      watermark(2000),
+      watermark(5000),
+    ]);
     assert.equal(h.numKeyedStateEntries(), 0);
     h.close();
   });
 
   it('testCleanupTimerWithEmptyReduceStateForTumblingWindows', () => {
-    const h = harness(operator({ assigner: TumblingEventTimeWindows.of(2000), state: reducing(), fn: passThrough(), trigger: EventTimeTrigger.create(), lateness: 1 }));
+    const h = harness(
+      operator({
+        assigner: TumblingEventTimeWindows.of(2000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 1,
+      }),
+    );
     h.processElement(['key2', 1], 1000);
     for (const wm of [1599, 1999, 2000, 5000]) h.processWatermark(wm);
-    assertOutputEqualsSorted(h.output, [watermark(1599), record(['key2', 1], 1999), watermark(1999), watermark(2000), watermark(5000)]);
+    assertOutputEqualsSorted(h.output, [
+      watermark(1599),
+      record(['key2', 1], 1999),
+      watermark(1999),
+      watermark(2000),
+      watermark(5000),
+    ]);
     h.close();
   });
 
   it('testCleanupTimerWithEmptyListStateForSessionWindows', () => {
-    const h = harness(operator({ assigner: EventTimeSessionWindows.withGap(3000), state: listing(), fn: passThroughList(), trigger: EventTimeTrigger.create(), lateness: 10 }));
+    const h = harness(
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: listing(),
+        fn: passThroughList(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 10,
+      }),
+    );
     h.processElement(['key2', 1], 1000);
     h.processWatermark(4998);
     h.processWatermark(14600);
@@ -699,11 +1129,23 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
   });
 
   it('testCleanupTimerWithEmptyReduceStateForSessionWindows', () => {
-    const h = harness(operator({ assigner: EventTimeSessionWindows.withGap(3000), state: reducing(), fn: reducedSessionApply(), trigger: EventTimeTrigger.create(), lateness: 10 }));
+    const h = harness(
+      operator({
+        assigner: EventTimeSessionWindows.withGap(3000),
+        state: reducing(),
+        fn: reducedSessionApply(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 10,
+      }),
+    );
     h.processElement(['key2', 1], 1000);
     h.processWatermark(4998);
     h.processWatermark(14600);
-    assertOutputEqualsSorted(h.output, [record(['key2-1', 1000, 4000], 3999), watermark(4998), watermark(14600)]);
+    assertOutputEqualsSorted(h.output, [
+      record(['key2-1', 1000, 4000], 3999),
+      watermark(4998),
+      watermark(14600),
+    ]);
     h.close();
   });
 });

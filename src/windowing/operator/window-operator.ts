@@ -3,7 +3,11 @@ import { IllegalStateError } from '../../api/errors.ts';
 import type { OutputTag } from '../../api/output-tag.ts';
 import { TimestampedCollector } from '../../runtime/operators/timestamped-collector.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../../runtime/stream-operator.ts';
-import type { InternalListState, InternalMergingState, InternalValueState } from '../../state/internal-state.ts';
+import type {
+  InternalListState,
+  InternalMergingState,
+  InternalValueState,
+} from '../../state/internal-state.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { VoidNamespace, voidNamespaceSerializer, type NamespaceSerializer } from '../../state/namespace.ts';
 import type { AppendingState } from '../../state/state.ts';
@@ -19,7 +23,11 @@ import type { Evictor, EvictorContext, TimestampedValue } from '../evictor.ts';
 import type { Trigger } from '../trigger.ts';
 import { TriggerResult } from '../trigger-result.ts';
 import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
-import { MergingWindowAssigner, type WindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
+import {
+  MergingWindowAssigner,
+  type WindowAssigner,
+  type WindowAssignerContext,
+} from '../window-assigner.ts';
 import type { Window } from '../window.ts';
 import type { InternalWindowFunction } from './internal-window-function.ts';
 import {
@@ -139,7 +147,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     this.listContents = config.windowStateDescriptor.kind === 'list';
     this.eventTimeTrigger = config.trigger === EventTimeTrigger.create() && this.isEventTime;
     this.cleanupIsTriggerTimer = this.eventTimeTrigger && this.allowedLateness === 0;
-    this.existingPaneFastPath = this.eventTimeTrigger && config.evictor === undefined && this.mergingAssigner === undefined;
+    this.existingPaneFastPath =
+      this.eventTimeTrigger && config.evictor === undefined && this.mergingAssigner === undefined;
     this.mergeFunction = (mergeResult, mergedWindows, stateWindowResult, mergedStateWindows) =>
       this.onWindowsMerged(mergeResult, mergedWindows, stateWindowResult, mergedStateWindows);
   }
@@ -153,8 +162,17 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     }
     this.backend = backend;
     this.collector = new TimestampedCollector(this.output);
-    this.timerService = this.context.getInternalTimerService<K, W>('window-timers', this.windowSerializer, this);
-    this.triggerContext = new WindowTriggerContext(backend, this.timerService, this.windowSerializer, this.trigger);
+    this.timerService = this.context.getInternalTimerService<K, W>(
+      'window-timers',
+      this.windowSerializer,
+      this,
+    );
+    this.triggerContext = new WindowTriggerContext(
+      backend,
+      this.timerService,
+      this.windowSerializer,
+      this.trigger,
+    );
     this.processContext = new WindowProcessContext(
       this.output as never,
       this.timerService,
@@ -204,7 +222,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     // An element no window took is late only if the element itself is behind the watermark (Flink's rule), so a
     // session that fails to merge with an expired window does not reroute a fresh element.
     if (skipped && this.isElementLate(timestamp)) {
-      if (this.lateDataOutputTag !== undefined) this.output.collectSide(this.lateDataOutputTag, value, timestamp);
+      if (this.lateDataOutputTag !== undefined)
+        this.output.collectSide(this.lateDataOutputTag, value, timestamp);
       else this.numLateRecordsDropped++;
     }
   }
@@ -265,7 +284,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       }
       skipped = false;
       const stateWindow = mergingWindows.getStateWindow(actualWindow);
-      if (stateWindow === undefined) throw new IllegalStateError(`Window ${String(window)} is not in in-flight window set.`);
+      if (stateWindow === undefined)
+        throw new IllegalStateError(`Window ${String(window)} is not in in-flight window set.`);
       windowState.setCurrentNamespace(stateWindow);
       this.addToPane(value, timestamp);
       triggerContext.key = key;
@@ -285,8 +305,16 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   }
 
   /** Flink's MergeFunction of WindowOperator.processElement. */
-  private onWindowsMerged(mergeResult: W, mergedWindows: readonly W[], stateWindowResult: W, mergedStateWindows: readonly W[]): void {
-    if (this.isEventTime && mergeResult.maxTimestamp() + this.allowedLateness <= this.timerService.currentWatermark()) {
+  private onWindowsMerged(
+    mergeResult: W,
+    mergedWindows: readonly W[],
+    stateWindowResult: W,
+    mergedStateWindows: readonly W[],
+  ): void {
+    if (
+      this.isEventTime &&
+      mergeResult.maxTimestamp() + this.allowedLateness <= this.timerService.currentWatermark()
+    ) {
       throw new IllegalStateError(
         `The end timestamp of an event-time window cannot become earlier than the current watermark by merging. ` +
           `Current watermark: ${this.timerService.currentWatermark()} window: ${String(mergeResult)}`,
@@ -335,7 +363,9 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       this.windowState.setCurrentNamespace(timer.namespace);
     }
 
-    const result = eventTime ? triggerContext.onEventTime(timer.timestamp) : triggerContext.onProcessingTime(timer.timestamp);
+    const result = eventTime
+      ? triggerContext.onEventTime(timer.timestamp)
+      : triggerContext.onProcessingTime(timer.timestamp);
     if ((result & TriggerResult.FIRE) !== 0) {
       const contents = this.windowState.get();
       if (!this.isEmpty(contents)) this.emitWindowContents(timer.namespace, contents!);
@@ -350,7 +380,11 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   }
 
   /** Removes everything of a window: contents, trigger state, per-window user state, merging-set entry. */
-  private clearAllState(window: W, mergingWindows: MergingWindowSet<W> | undefined, clearTrigger = true): void {
+  private clearAllState(
+    window: W,
+    mergingWindows: MergingWindowSet<W> | undefined,
+    clearTrigger = true,
+  ): void {
     this.windowState.clear();
     this.triggerContext.window = window;
     if (clearTrigger) this.triggerContext.clear();
@@ -365,7 +399,10 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   }
 
   private isEmpty(contents: ACC | undefined): boolean {
-    return contents === undefined || (this.listContents && (contents as unknown as readonly unknown[]).length === 0);
+    return (
+      contents === undefined ||
+      (this.listContents && (contents as unknown as readonly unknown[]).length === 0)
+    );
   }
 
   /** Evaluates the window function; results carry the window's max timestamp. */
@@ -373,7 +410,13 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     this.collector.timestamp = window.maxTimestamp();
     this.processContext.window = window;
     if (this.evictor === undefined) {
-      this.windowFunction.process(this.triggerContext.key, window, this.processContext, contents, this.collector);
+      this.windowFunction.process(
+        this.triggerContext.key,
+        window,
+        this.processContext,
+        contents,
+        this.collector,
+      );
     } else {
       this.emitEvicting(window, contents as unknown as readonly TimestampedValue<IN>[]);
     }

@@ -61,17 +61,34 @@ function perWindowStateStore<W>(
   currentWindow: () => W,
 ): KeyedStateStore {
   const get = (descriptor: StateDescriptor<any, any>): any => {
-    const state = backend.getOrCreateKeyedState(descriptor, windowSerializer) as unknown as InternalKvState<W>;
+    const state = backend.getOrCreateKeyedState(
+      descriptor,
+      windowSerializer,
+    ) as unknown as InternalKvState<W>;
     state.setCurrentNamespace(currentWindow());
     return state;
   };
-  return { getState: get, getListState: get, getMapState: get, getReducingState: get, getAggregatingState: get };
+  return {
+    getState: get,
+    getListState: get,
+    getMapState: get,
+    getReducingState: get,
+    getAggregatingState: get,
+  };
 }
 
 /** Merging windows move their contents between namespaces, so per-window state is refused (as in Flink). */
 function mergingWindowStateStore(operatorName: string): KeyedStateStore {
   const refuse = (): never => {
-    throw new IllegalStateError(`Operator '${operatorName}': per-window state is not allowed when using merging windows.`);
+    throw new IllegalStateError(
+      `Operator '${operatorName}': per-window state is not allowed when using merging windows.`,
+    );
   };
-  return { getState: refuse, getListState: refuse, getMapState: refuse, getReducingState: refuse, getAggregatingState: refuse };
+  return {
+    getState: refuse,
+    getListState: refuse,
+    getMapState: refuse,
+    getReducingState: refuse,
+    getAggregatingState: refuse,
+  };
 }

@@ -100,7 +100,10 @@ export class WindowTriggerContext<K, W extends Window> implements OnMergeContext
   private stateFor(descriptor: StateDescriptor<any, any>): InternalKvState<W> {
     let state = this.states.get(descriptor.name);
     if (state === undefined) {
-      state = this.backend.getOrCreateKeyedState(descriptor, this.windowSerializer) as unknown as InternalKvState<W>;
+      state = this.backend.getOrCreateKeyedState(
+        descriptor,
+        this.windowSerializer,
+      ) as unknown as InternalKvState<W>;
       this.states.set(descriptor.name, state);
     }
     return state;

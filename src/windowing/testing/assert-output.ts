@@ -7,7 +7,11 @@ import type { HarnessOutput } from './keyed-operator-harness.ts';
  * and the records between two watermarks must match as a multiset (Flink sorts them because its firing order
  * depends on hashing).
  */
-export function assertOutputEqualsSorted<T>(actual: readonly HarnessOutput<T>[], expected: readonly HarnessOutput<T>[], message?: string): void {
+export function assertOutputEqualsSorted<T>(
+  actual: readonly HarnessOutput<T>[],
+  expected: readonly HarnessOutput<T>[],
+  message?: string,
+): void {
   assert.deepEqual(segments(actual), segments(expected), message);
 }
 

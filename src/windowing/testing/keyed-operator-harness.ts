@@ -41,7 +41,12 @@ export class KeyedOperatorHarness<IN, OUT> {
   ) {
     const maxParallelism = options.maxParallelism ?? DEFAULT_MAX_PARALLELISM;
     this.clock = new ManualClock(options.restore?.processingTime ?? options.processingTime ?? 0);
-    this.backend = new HeapKeyedStateBackend(maxParallelism, new KeyGroupRange(0, maxParallelism - 1), () => this.clock.now(), 'window');
+    this.backend = new HeapKeyedStateBackend(
+      maxParallelism,
+      new KeyGroupRange(0, maxParallelism - 1),
+      () => this.clock.now(),
+      'window',
+    );
     this.timers = new TimerServiceManager(this.backend as never, this.clock, (fire) => fire());
     if (options.restore !== undefined) {
       this.backend.restore(options.restore.state);

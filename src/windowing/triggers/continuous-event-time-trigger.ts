@@ -21,7 +21,8 @@ export class ContinuousEventTimeTrigger<W extends Window = Window> extends Trigg
 
   private constructor(readonly interval: number) {
     super();
-    if (!(interval > 0)) throw new ConfigurationError(`ContinuousEventTimeTrigger needs a positive interval, got ${interval}`);
+    if (!(interval > 0))
+      throw new ConfigurationError(`ContinuousEventTimeTrigger needs a positive interval, got ${interval}`);
   }
 
   static of<W extends Window = Window>(interval: number): ContinuousEventTimeTrigger<W> {

@@ -19,7 +19,9 @@ export class ContinuousProcessingTimeTrigger<W extends Window = Window> extends 
   private constructor(readonly interval: number) {
     super();
     if (!(interval > 0)) {
-      throw new ConfigurationError(`ContinuousProcessingTimeTrigger needs a positive interval, got ${interval}`);
+      throw new ConfigurationError(
+        `ContinuousProcessingTimeTrigger needs a positive interval, got ${interval}`,
+      );
     }
   }
 
@@ -30,7 +32,8 @@ export class ContinuousProcessingTimeTrigger<W extends Window = Window> extends 
   onElement(_element: unknown, _timestamp: number, window: W, ctx: TriggerContext): TriggerResult {
     const fireTimestamp = ctx.getPartitionedState(this.stateDesc);
     const now = ctx.getCurrentProcessingTime();
-    if (fireTimestamp.get() === undefined) this.registerNextFireTimestamp(now - (now % this.interval), window, ctx);
+    if (fireTimestamp.get() === undefined)
+      this.registerNextFireTimestamp(now - (now % this.interval), window, ctx);
     return TriggerResult.CONTINUE;
   }
 

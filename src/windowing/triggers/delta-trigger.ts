@@ -29,7 +29,10 @@ export class DeltaTrigger<T, W extends Window = Window> extends Trigger<T, W> {
     stateSerializer?: TypeSerializer<T>,
   ) {
     super();
-    this.stateDesc = new ValueStateDescriptor<T>('last-element', stateSerializer ? { serializer: stateSerializer } : {});
+    this.stateDesc = new ValueStateDescriptor<T>(
+      'last-element',
+      stateSerializer ? { serializer: stateSerializer } : {},
+    );
   }
 
   /**

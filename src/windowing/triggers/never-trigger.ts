@@ -11,7 +11,12 @@ import { TriggerResult } from '../trigger-result.ts';
  * GlobalWindows.create().getDefaultTrigger(); // NeverTrigger
  */
 export class NeverTrigger extends Trigger<unknown, GlobalWindow> {
-  onElement(_element: unknown, _timestamp: number, _window: GlobalWindow, _ctx: TriggerContext): TriggerResult {
+  onElement(
+    _element: unknown,
+    _timestamp: number,
+    _window: GlobalWindow,
+    _ctx: TriggerContext,
+  ): TriggerResult {
     return TriggerResult.CONTINUE;
   }
 

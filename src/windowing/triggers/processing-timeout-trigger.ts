@@ -30,7 +30,8 @@ export class ProcessingTimeoutTrigger<T, W extends Window> extends Trigger<T, W>
     readonly shouldClearOnTimeout: boolean,
   ) {
     super();
-    if (!(interval > 0)) throw new ConfigurationError(`ProcessingTimeoutTrigger needs a positive timeout, got ${interval}`);
+    if (!(interval > 0))
+      throw new ConfigurationError(`ProcessingTimeoutTrigger needs a positive timeout, got ${interval}`);
   }
 
   /**

@@ -1,10 +1,5 @@
 // NFACompiler: translates a Pattern into the states and edges of an NFA, exactly as FlinkCEP's NFACompiler does.
-import {
-  andCondition,
-  notCondition,
-  trueCondition,
-  type Condition,
-} from '../../pattern/conditions.ts';
+import { andCondition, notCondition, trueCondition, type Condition } from '../../pattern/conditions.ts';
 import { MalformedPatternError } from '../../pattern/malformed-pattern-error.ts';
 import { GroupPattern, Pattern } from '../../pattern/pattern.ts';
 import type { Times } from '../../pattern/quantifier.ts';
@@ -113,7 +108,9 @@ class NFAFactoryCompiler<T> {
       !((this.windowTimes.get(lastPattern.name) ?? 0) > 0) &&
       this.getWindowTime() === 0
     ) {
-      throw new MalformedPatternError('NotFollowedBy is not supported without windowTime as a last part of a Pattern!');
+      throw new MalformedPatternError(
+        'NotFollowedBy is not supported without windowTime as a last part of a Pattern!',
+      );
     }
   }
 
@@ -143,13 +140,15 @@ class NFAFactoryCompiler<T> {
 
   private checkPatternNameUniqueness(): void {
     this.nameHandler.checkNameUniqueness(ENDING_STATE_NAME);
-    for (let p: AnyPattern<T> | undefined = this.currentPattern; p !== undefined; p = p.previous) this.checkNameOf(p);
+    for (let p: AnyPattern<T> | undefined = this.currentPattern; p !== undefined; p = p.previous)
+      this.checkNameOf(p);
     this.nameHandler.clear();
   }
 
   private checkNameOf(pattern: AnyPattern<T>): void {
     if (pattern instanceof GroupPattern) {
-      for (let p: AnyPattern<T> | undefined = pattern.rawPattern; p !== undefined; p = p.previous) this.checkNameOf(p);
+      for (let p: AnyPattern<T> | undefined = pattern.rawPattern; p !== undefined; p = p.previous)
+        this.checkNameOf(p);
     } else {
       this.nameHandler.checkNameUniqueness(pattern.name);
     }
@@ -188,7 +187,8 @@ class NFAFactoryCompiler<T> {
       if (strategy === 'NOT_FOLLOW') {
         // notFollowedBy stages become edge conditions; only a trailing one with a window gets a (Pending) state
         if (
-          (this.currentPattern.getWindowSize('PREVIOUS_AND_CURRENT') !== undefined || this.getWindowTime() > 0) &&
+          (this.currentPattern.getWindowSize('PREVIOUS_AND_CURRENT') !== undefined ||
+            this.getWindowTime() > 0) &&
           lastSink.isFinal()
         ) {
           const notFollow = this.createState('Pending', true);
@@ -288,7 +288,8 @@ class NFAFactoryCompiler<T> {
    */
   private copyWithoutTransitiveNots(sinkState: State<T>): State<T> {
     const currentNotCondition = this.getCurrentNotCondition();
-    if (currentNotCondition.length === 0 || !this.currentPattern.getQuantifier().hasProperty('OPTIONAL')) return sinkState;
+    if (currentNotCondition.length === 0 || !this.currentPattern.getQuantifier().hasProperty('OPTIONAL'))
+      return sinkState;
     const copyOfSink = this.createNamedState(sinkState.name, sinkState.stateType);
     for (const t of sinkState.transitions) {
       if (t.action === 'PROCEED') {
@@ -301,16 +302,27 @@ class NFAFactoryCompiler<T> {
         }
         if (!remove) copyOfSink.addStateTransition(t.action, targetState, t.condition);
       } else {
-        copyOfSink.addStateTransition(t.action, t.targetState === t.sourceState ? copyOfSink : t.targetState, t.condition);
+        copyOfSink.addStateTransition(
+          t.action,
+          t.targetState === t.sourceState ? copyOfSink : t.targetState,
+          t.condition,
+        );
       }
     }
     return copyOfSink;
   }
 
   private copy(state: State<T>): State<T> {
-    const copyOfState = this.createNamedState(NFAStateNameHandler.getOriginalNameFromInternal(state.name), state.stateType);
+    const copyOfState = this.createNamedState(
+      NFAStateNameHandler.getOriginalNameFromInternal(state.name),
+      state.stateType,
+    );
     for (const t of state.transitions) {
-      copyOfState.addStateTransition(t.action, t.targetState === t.sourceState ? copyOfState : t.targetState, t.condition);
+      copyOfState.addStateTransition(
+        t.action,
+        t.targetState === t.sourceState ? copyOfState : t.targetState,
+        t.condition,
+      );
     }
     return copyOfState;
   }
@@ -334,8 +346,16 @@ class NFAFactoryCompiler<T> {
     let lastSink = sinkState;
     this.setCurrentGroupPatternFirstOfLoop(false);
     const untilCondition = this.currentPattern.getUntilCondition();
-    const innerIgnoreCondition = extendWithUntilCondition(this.getInnerIgnoreCondition(this.currentPattern), untilCondition, false);
-    const takeCondition = extendWithUntilCondition(this.getTakeCondition(this.currentPattern), untilCondition, true)!;
+    const innerIgnoreCondition = extendWithUntilCondition(
+      this.getInnerIgnoreCondition(this.currentPattern),
+      untilCondition,
+      false,
+    );
+    const takeCondition = extendWithUntilCondition(
+      this.getTakeCondition(this.currentPattern),
+      untilCondition,
+      true,
+    )!;
     if (this.currentPattern.getQuantifier().hasProperty('GREEDY') && times.from !== times.to) {
       if (untilCondition !== undefined) this.originalStateMap.set(sinkState.name, this.copy(sinkState));
       updateWithGreedyCondition(sinkState, takeCondition);
@@ -360,7 +380,8 @@ class NFAFactoryCompiler<T> {
   }
 
   private setCurrentGroupPatternFirstOfLoop(isFirstOfLoop: boolean): void {
-    if (this.currentPattern instanceof GroupPattern) this.firstOfLoopMap.set(this.currentPattern, isFirstOfLoop);
+    if (this.currentPattern instanceof GroupPattern)
+      this.firstOfLoopMap.set(this.currentPattern, isFirstOfLoop);
   }
 
   private isCurrentGroupPatternFirstOfLoop(): boolean {
@@ -374,7 +395,10 @@ class NFAFactoryCompiler<T> {
 
   private isHeadOfOptionalGroupPattern(pattern: AnyPattern<T>): boolean {
     if (!this.headOfGroup(pattern)) return false;
-    return this.isCurrentGroupPatternFirstOfLoop() && this.currentGroupPattern!.getQuantifier().hasProperty('OPTIONAL');
+    return (
+      this.isCurrentGroupPatternFirstOfLoop() &&
+      this.currentGroupPattern!.getQuantifier().hasProperty('OPTIONAL')
+    );
   }
 
   private createSingletonStateOf(sinkState: State<T>): State<T> {
@@ -411,11 +435,16 @@ class NFAFactoryCompiler<T> {
       if (this.currentPattern.getQuantifier().hasProperty('GREEDY')) {
         const untilCondition = this.currentPattern.getUntilCondition();
         if (untilCondition !== undefined) {
-          singletonState.addProceed(this.originalStateMap.get(proceedState!.name)!, andCondition(proceedCondition, untilCondition));
+          singletonState.addProceed(
+            this.originalStateMap.get(proceedState!.name)!,
+            andCondition(proceedCondition, untilCondition),
+          );
         }
         singletonState.addProceed(
           proceedState!,
-          untilCondition !== undefined ? andCondition(proceedCondition, notCondition(untilCondition)) : proceedCondition,
+          untilCondition !== undefined
+            ? andCondition(proceedCondition, notCondition(untilCondition))
+            : proceedCondition,
         );
       } else {
         singletonState.addProceed(proceedState!, proceedCondition);
@@ -457,7 +486,10 @@ class NFAFactoryCompiler<T> {
     return lastSink;
   }
 
-  private createLoopingGroupPatternState(groupPattern: GroupPattern<T, any, any>, sinkState: State<T>): State<T> {
+  private createLoopingGroupPatternState(
+    groupPattern: GroupPattern<T, any, any>,
+    sinkState: State<T>,
+  ): State<T> {
     const proceedCondition = this.getTrueFunction();
     const oldCurrentPattern = this.currentPattern;
     const oldFollowingPattern = this.followingPattern;
@@ -477,10 +509,19 @@ class NFAFactoryCompiler<T> {
 
   /** A looping state: TAKE into itself, PROCEED to the next stage, and an ignore state for relaxed inner contiguity. */
   private createLooping(sinkState: State<T>): State<T> {
-    if (this.currentPattern instanceof GroupPattern) return this.createLoopingGroupPatternState(this.currentPattern, sinkState);
+    if (this.currentPattern instanceof GroupPattern)
+      return this.createLoopingGroupPatternState(this.currentPattern, sinkState);
     const untilCondition = this.currentPattern.getUntilCondition();
-    const ignoreCondition = extendWithUntilCondition(this.getInnerIgnoreCondition(this.currentPattern), untilCondition, false);
-    const takeCondition = extendWithUntilCondition(this.getTakeCondition(this.currentPattern), untilCondition, true)!;
+    const ignoreCondition = extendWithUntilCondition(
+      this.getInnerIgnoreCondition(this.currentPattern),
+      untilCondition,
+      false,
+    );
+    const takeCondition = extendWithUntilCondition(
+      this.getTakeCondition(this.currentPattern),
+      untilCondition,
+      true,
+    )!;
     const proceedCondition = this.getTrueFunction();
     const loopingState = this.createState('Normal', true);
     if (this.currentPattern.getQuantifier().hasProperty('GREEDY')) {
@@ -491,7 +532,9 @@ class NFAFactoryCompiler<T> {
       }
       loopingState.addProceed(
         sinkState,
-        untilCondition !== undefined ? andCondition(proceedCondition, notCondition(untilCondition)) : proceedCondition,
+        untilCondition !== undefined
+          ? andCondition(proceedCondition, notCondition(untilCondition))
+          : proceedCondition,
       );
       updateWithGreedyCondition(sinkState, this.getTakeCondition(this.currentPattern));
     } else {
@@ -512,7 +555,8 @@ class NFAFactoryCompiler<T> {
   /** The IGNORE condition between a looping / times stage's own events (its inner contiguity). */
   private getInnerIgnoreCondition(pattern: AnyPattern<T>): Condition<T> | undefined {
     let strategy = pattern.getQuantifier().innerConsumingStrategy;
-    if (this.headOfGroup(pattern)) strategy = this.currentGroupPattern!.getQuantifier().innerConsumingStrategy;
+    if (this.headOfGroup(pattern))
+      strategy = this.currentGroupPattern!.getQuantifier().innerConsumingStrategy;
     let condition = ignoreConditionFor(strategy, pattern);
     const groupUntil = this.currentGroupPattern?.getUntilCondition();
     if (groupUntil !== undefined) condition = extendWithUntilCondition(condition, groupUntil, false);
@@ -540,7 +584,9 @@ class NFAFactoryCompiler<T> {
 
   private getTrueFunction(): Condition<T> {
     const groupUntil = this.currentGroupPattern?.getUntilCondition();
-    return groupUntil !== undefined ? extendWithUntilCondition(trueCondition, groupUntil, true)! : trueCondition;
+    return groupUntil !== undefined
+      ? extendWithUntilCondition(trueCondition, groupUntil, true)!
+      : trueCondition;
   }
 }
 
@@ -560,7 +606,8 @@ function extendWithUntilCondition<T>(
   untilCondition: Condition<T> | undefined,
   isTakeCondition: boolean,
 ): Condition<T> | undefined {
-  if (untilCondition !== undefined && condition !== undefined) return andCondition(notCondition(untilCondition), condition);
+  if (untilCondition !== undefined && condition !== undefined)
+    return andCondition(notCondition(untilCondition), condition);
   if (untilCondition !== undefined && isTakeCondition) return notCondition(untilCondition);
   return condition;
 }

@@ -21,7 +21,8 @@ export class NFAStateNameHandler {
   }
 
   checkNameUniqueness(name: string): void {
-    if (this.usedNames.has(name)) throw new MalformedPatternError(`Duplicate pattern name: ${name}. Names must be unique.`);
+    if (this.usedNames.has(name))
+      throw new MalformedPatternError(`Duplicate pattern name: ${name}. Names must be unique.`);
     this.usedNames.add(name);
   }
 

@@ -58,7 +58,12 @@ export class SharedBufferAccessor<V> {
    * `version`. Returns the entry. Entries are shared per (event, stage) for the event registered last — the only
    * event the NFA stores into.
    */
-  put(stageName: string, event: SharedBufferEvent<V>, previous: SharedBufferNode<V> | null, version: DeweyNumber): SharedBufferNode<V> {
+  put(
+    stageName: string,
+    event: SharedBufferEvent<V>,
+    previous: SharedBufferNode<V> | null,
+    version: DeweyNumber,
+  ): SharedBufferNode<V> {
     if (previous !== null) this.lockNode(previous, version);
     let node: SharedBufferNode<V> | undefined;
     const shared = event === this.currentEvent;
@@ -91,9 +96,8 @@ export class SharedBufferAccessor<V> {
   extractPatterns(node: SharedBufferNode<V>, version: DeweyNumber): EventIdMatch<V>[] {
     const result: EventIdMatch<V>[] = [];
     if (node.refCounter === REMOVED) return result;
-    const stack: { entry: SharedBufferNode<V> | null; version: DeweyNumber; path: SharedBufferNode<V>[] }[] = [
-      { entry: node, version, path: [] },
-    ];
+    const stack: { entry: SharedBufferNode<V> | null; version: DeweyNumber; path: SharedBufferNode<V>[] }[] =
+      [{ entry: node, version, path: [] }];
     while (stack.length > 0) {
       const state = stack.pop()!;
       const path = state.path;
@@ -261,7 +265,8 @@ export class SharedBufferAccessor<V> {
   }
 
   private lockEvent(event: SharedBufferEvent<V>): void {
-    if (event.refCounter === REMOVED) throw new Error(`Referring to non existent event with id ${eventIdToString(event)}`);
+    if (event.refCounter === REMOVED)
+      throw new Error(`Referring to non existent event with id ${eventIdToString(event)}`);
     event.refCounter++;
   }
 }

@@ -40,7 +40,12 @@ export interface SharedBufferEdge<V> {
 export const REMOVED = -1;
 
 // One creation site per shape, fields always in the same order, so every access site stays monomorphic.
-export function newSharedBufferEvent<V>(id: number, timestamp: number, element: V, refCounter: number): SharedBufferEvent<V> {
+export function newSharedBufferEvent<V>(
+  id: number,
+  timestamp: number,
+  element: V,
+  refCounter: number,
+): SharedBufferEvent<V> {
   return { id, timestamp, element, refCounter };
 }
 
@@ -56,7 +61,11 @@ export function newSharedBufferNode<V>(
   return { event, pageName, refCounter, edges: firstEdge === null ? [] : [firstEdge] };
 }
 
-export function newSharedBufferEdge<V>(target: SharedBufferNode<V> | null, version: DeweyNumber, refCounter: number): SharedBufferEdge<V> {
+export function newSharedBufferEdge<V>(
+  target: SharedBufferNode<V> | null,
+  version: DeweyNumber,
+  refCounter: number,
+): SharedBufferEdge<V> {
   return { target, version, refCounter };
 }
 
@@ -132,7 +141,8 @@ export class SharedBuffer<V> {
     const c = this.load();
     c.numEvents += events;
     c.numEntries += entries;
-    if (c.numEvents < 0 || c.numEntries < 0) throw new Error('Shared buffer counters of the current key went negative');
+    if (c.numEvents < 0 || c.numEntries < 0)
+      throw new Error('Shared buffer counters of the current key went negative');
     if (!this.pinned) this.store(c);
   }
 
