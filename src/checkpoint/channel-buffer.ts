@@ -3,6 +3,9 @@ import type { RecordRouter } from '../runtime/record-router.ts';
 import { SubtaskInput } from '../runtime/subtask-input.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 
+/** A buffer overrides every entry point, so its base input never delivers. */
+const NO_OPERATOR = { processElement(): void {} };
+
 /** One held-back event of a channel, in arrival order. */
 type BufferedEvent =
   | { kind: 0; value: unknown; timestamp: number }
@@ -28,7 +31,7 @@ export class ChannelBuffer extends SubtaskInput {
     private readonly onOverflow: () => void = () => {},
     private readonly maxEvents = Number.POSITIVE_INFINITY,
   ) {
-    super(input.subtask, () => {}, undefined, undefined);
+    super(input.subtask, NO_OPERATOR, 0, undefined, undefined);
   }
 
   override process(value: unknown, timestamp: number): void {

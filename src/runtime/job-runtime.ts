@@ -18,7 +18,10 @@ import { Subtask, type JobServices } from './subtask.ts';
 import { SubtaskInput } from './subtask-input.ts';
 import type { SideOutputTap } from './subtask-output.ts';
 import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
-import type { CheckpointedJobSnapshot, CheckpointedOperatorSnapshot } from '../checkpoint/checkpointed-job-snapshot.ts';
+import type {
+  CheckpointedJobSnapshot,
+  CheckpointedOperatorSnapshot,
+} from '../checkpoint/checkpointed-job-snapshot.ts';
 import { supportsIncrementalSnapshots } from '../checkpoint/incremental-snapshot.ts';
 import type { StateBackend } from '../checkpoint/state-backend.ts';
 import { takeSubtaskSnapshot, type SubtaskStateSnapshot } from '../checkpoint/subtask-state-snapshot.ts';
@@ -34,7 +37,11 @@ export interface JobRuntimeOptions {
   /** Whether a checkpoint coordinator drives this runtime (sinks then commit on checkpoints). */
   readonly checkpointing?: boolean;
   /** Receives each subtask's snapshot when its barrier aligned (the checkpoint coordinator). */
-  readonly onSubtaskSnapshot?: (subtask: Subtask, barrier: CheckpointBarrier, snapshot: SubtaskStateSnapshot) => void;
+  readonly onSubtaskSnapshot?: (
+    subtask: Subtask,
+    barrier: CheckpointBarrier,
+    snapshot: SubtaskStateSnapshot,
+  ) => void;
 }
 
 /** Per-operator counts reported when a job ends. */
@@ -119,7 +126,8 @@ export class JobRuntime implements JobServices {
 
   /** Gives up on a checkpoint everywhere: sources drop its barrier, aligning subtasks release held channels. */
   abortCheckpoint(checkpointId: number): void {
-    for (const list of this.subtasks.values()) for (const subtask of list) subtask.abortCheckpoint(checkpointId);
+    for (const list of this.subtasks.values())
+      for (const subtask of list) subtask.abortCheckpoint(checkpointId);
   }
 
   /** Checkpoint `checkpointId` is durable: backends may build on it, operators (sinks) commit. */
@@ -247,7 +255,9 @@ export class JobRuntime implements JobServices {
     const unknown = Object.keys(snapshot.operators).filter((uid) => !known.has(uid));
     const orphaned = unknown.filter((uid) => {
       const op = snapshot.operators[uid]!;
-      return op.keyedState.length > 0 || op.timers.length > 0 || op.operatorState.some((s) => s !== undefined);
+      return (
+        op.keyedState.length > 0 || op.timers.length > 0 || op.operatorState.some((s) => s !== undefined)
+      );
     });
     if (orphaned.length > 0 && this.options.allowNonRestoredState !== true) {
       throw new ConfigurationError(
@@ -305,22 +315,23 @@ export class JobRuntime implements JobServices {
   private wireInputs(node: StreamNode): void {
     const backendOf = (s: Subtask) => s.backend;
     for (const subtask of this.subtasksOf(node)) {
-      const op = subtask.operator as Partial<OneInputStreamOperator<unknown, unknown> & TwoInputStreamOperator<unknown, unknown, unknown>>;
+      const op = subtask.operator as Partial<
+        OneInputStreamOperator<unknown, unknown> & TwoInputStreamOperator<unknown, unknown, unknown>
+      >;
       const inputs = node.transformation.inputs.length;
       for (let i = 0; i < inputs; i++) {
-        const handler =
-          inputs === 2
-            ? i === 0
-              ? op.processElement1?.bind(op)
-              : op.processElement2?.bind(op)
-            : op.processElement?.bind(op);
-        if (handler === undefined) {
+        const slot = inputs === 2 ? (i === 0 ? 1 : 2) : 0;
+        const entry = slot === 0 ? op.processElement : slot === 1 ? op.processElement1 : op.processElement2;
+        if (typeof entry !== 'function') {
           throw new ConfigurationError(`Operator '${node.name}' cannot take input ${i + 1}`);
         }
-        subtask.inputs.push(new SubtaskInput(subtask, handler, node.transformation.keySelectors[i], backendOf(subtask)));
+        subtask.inputs.push(
+          new SubtaskInput(subtask, op, slot, node.transformation.keySelectors[i], backendOf(subtask)),
+        );
       }
       let channels = 0;
-      for (const edge of node.inputs) channels += edge.partitioning.kind === 'forward' ? 1 : edge.source.parallelism;
+      for (const edge of node.inputs)
+        channels += edge.partitioning.kind === 'forward' ? 1 : edge.source.parallelism;
       subtask.setChannelCount(channels);
     }
   }

@@ -57,7 +57,8 @@ export abstract class RecordRouter {
 
   /** Ends a hold: the consumer's real input takes its slot back. */
   restoreTarget(buffer: ChannelBuffer): void {
-    if (this.targets[buffer.input.subtask.index] === buffer) this.targets[buffer.input.subtask.index] = buffer.input;
+    if (this.targets[buffer.input.subtask.index] === buffer)
+      this.targets[buffer.input.subtask.index] = buffer.input;
   }
 }
 

@@ -34,7 +34,9 @@ export class RuntimeContextImpl implements RuntimeContext {
   getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T> {
     return this.keyed(descriptor);
   }
-  getAggregatingState<IN, ACC, OUT>(descriptor: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT> {
+  getAggregatingState<IN, ACC, OUT>(
+    descriptor: AggregatingStateDescriptor<IN, ACC, OUT>,
+  ): AggregatingState<IN, OUT> {
     return this.keyed(descriptor);
   }
 

@@ -79,7 +79,13 @@ export class Subtask {
       this.operator.advanceTimers = (watermark) => this.timers!.advanceWatermark(watermark);
     }
     const subtask = this;
-    const runtimeContext = new RuntimeContextImpl(node.name, index, node.parallelism, node.maxParallelism, this.backend);
+    const runtimeContext = new RuntimeContextImpl(
+      node.name,
+      index,
+      node.parallelism,
+      node.maxParallelism,
+      this.backend,
+    );
     this.context = {
       operatorName: node.name,
       uid: node.uid,
@@ -125,7 +131,12 @@ export class Subtask {
    * A checkpoint barrier from one input channel. With one channel the subtask is aligned at once; with several,
    * the BarrierAligner holds back channels that are ahead until all delivered it.
    */
-  processBarrier(input: SubtaskInput, channel: number, barrier: CheckpointBarrier, router: RecordRouter): void {
+  processBarrier(
+    input: SubtaskInput,
+    channel: number,
+    barrier: CheckpointBarrier,
+    router: RecordRouter,
+  ): void {
     if (this.channelCount <= 1) {
       this.barrierAligned(barrier);
       return;
@@ -167,7 +178,11 @@ export class Subtask {
     try {
       this.operator.processWatermark(watermark);
     } catch (error) {
-      throw this.failure(error, undefined, watermark === MAX_WATERMARK ? 'the final watermark' : `watermark ${watermark}`);
+      throw this.failure(
+        error,
+        undefined,
+        watermark === MAX_WATERMARK ? 'the final watermark' : `watermark ${watermark}`,
+      );
     }
   }
 
@@ -198,14 +213,20 @@ export class Subtask {
   }
 
   /** Wraps an error into a JobExecutionError naming this subtask, unless it already names one. */
-  failure(error: unknown, record?: { value: unknown; timestamp: number }, activity?: string): JobExecutionError {
+  failure(
+    error: unknown,
+    record?: { value: unknown; timestamp: number },
+    activity?: string,
+  ): JobExecutionError {
     if (error instanceof JobExecutionError) return error;
     return new JobExecutionError(
       {
         operator: this.node.name,
         subtask: this.index,
         parallelism: this.node.parallelism,
-        ...(record !== undefined ? { record: describeRecord(record.value), timestamp: record.timestamp } : {}),
+        ...(record !== undefined
+          ? { record: describeRecord(record.value), timestamp: record.timestamp }
+          : {}),
         ...(activity !== undefined ? { activity } : {}),
       },
       error,

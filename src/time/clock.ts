@@ -36,7 +36,12 @@ export class SystemClock implements ProcessingTimeClock {
  */
 export class ManualClock implements ProcessingTimeClock {
   private current: number;
-  private readonly pending: { time: number; seq: number; callback: (time: number) => void; cancelled: boolean }[] = [];
+  private readonly pending: {
+    time: number;
+    seq: number;
+    callback: (time: number) => void;
+    cancelled: boolean;
+  }[] = [];
   private seq = 0;
 
   constructor(start = 0) {
@@ -55,7 +60,8 @@ export class ManualClock implements ProcessingTimeClock {
 
   /** Moves the clock to `time` (never backwards) and runs every callback due by then, earliest first. */
   advanceTo(time: number): void {
-    if (time < this.current) throw new RangeError(`The manual clock cannot go back from ${this.current} to ${time}`);
+    if (time < this.current)
+      throw new RangeError(`The manual clock cannot go back from ${this.current} to ${time}`);
     this.current = time;
     for (;;) {
       let next = -1;
@@ -69,7 +75,8 @@ export class ManualClock implements ProcessingTimeClock {
       const [entry] = this.pending.splice(next, 1);
       entry!.callback(this.current);
     }
-    for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]!.cancelled) this.pending.splice(i, 1);
+    for (let i = this.pending.length - 1; i >= 0; i--)
+      if (this.pending[i]!.cancelled) this.pending.splice(i, 1);
   }
 
   /** The number of callbacks not yet run nor cancelled. */

@@ -47,7 +47,11 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
   }
 
   deleteEventTimeTimer(namespace: N, time: number): void {
-    this.eventTimers.remove(time, this.backend.currentNormalizedKey(), this.namespaceSerializer.key(namespace));
+    this.eventTimers.remove(
+      time,
+      this.backend.currentNormalizedKey(),
+      this.namespaceSerializer.key(namespace),
+    );
   }
 
   registerProcessingTimeTimer(namespace: N, time: number): void {
@@ -63,7 +67,11 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
 
   deleteProcessingTimeTimer(namespace: N, time: number): void {
     // The scheduled callback stays: when it runs it finds nothing due and schedules the next head (as Flink).
-    this.processingTimers.remove(time, this.backend.currentNormalizedKey(), this.namespaceSerializer.key(namespace));
+    this.processingTimers.remove(
+      time,
+      this.backend.currentNormalizedKey(),
+      this.namespaceSerializer.key(namespace),
+    );
   }
 
   numEventTimeTimers(): number {

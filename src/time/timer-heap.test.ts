@@ -30,7 +30,10 @@ describe('TimerHeap', () => {
             reference.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
             const expected = reference.shift();
             const got = heap.poll();
-            assert.deepEqual(got && [got.timestamp, got.key, got.namespace], expected && [expected.ts, expected.key, expected.ns]);
+            assert.deepEqual(
+              got && [got.timestamp, got.key, got.namespace],
+              expected && [expected.ts, expected.key, expected.ns],
+            );
           }
           assert.equal(heap.size, reference.length);
         }
@@ -51,7 +54,8 @@ describe('TimerHeap', () => {
         const heap = new TimerHeap<number>();
         let reference: { ts: number; key: number; ns: number; seq: number }[] = [];
         let seq = 0;
-        const order = (a: { ts: number; seq: number }, b: { ts: number; seq: number }) => a.ts - b.ts || a.seq - b.seq;
+        const order = (a: { ts: number; seq: number }, b: { ts: number; seq: number }) =>
+          a.ts - b.ts || a.seq - b.seq;
         for (const o of ops) {
           if (o.kind === 'add') {
             const exists = reference.some((t) => t.ts === o.ts && t.key === o.key && t.ns === o.ns);
@@ -65,7 +69,10 @@ describe('TimerHeap', () => {
             reference.sort(order);
             const expected = o.kind === 'poll' ? reference.shift() : reference[0];
             const got = o.kind === 'poll' ? heap.poll() : heap.peek();
-            assert.deepEqual(got && [got.timestamp, got.key, got.namespace], expected && [expected.ts, expected.key, expected.ns]);
+            assert.deepEqual(
+              got && [got.timestamp, got.key, got.namespace],
+              expected && [expected.ts, expected.key, expected.ns],
+            );
           }
           assert.equal(heap.size, reference.length);
         }
@@ -85,7 +92,10 @@ describe('TimerHeap', () => {
     for (let key = 300; key < 400; key++) heap.remove(5, key, 0);
     const rest: unknown[] = [];
     while (heap.peek() !== undefined) rest.push(heap.poll()!.key);
-    const expected = [...Array.from({ length: 40 }, (_, i) => 100 + i * 5), ...Array.from({ length: 100 }, (_, i) => 400 + i)];
+    const expected = [
+      ...Array.from({ length: 40 }, (_, i) => 100 + i * 5),
+      ...Array.from({ length: 100 }, (_, i) => 400 + i),
+    ];
     assert.deepEqual(rest, expected);
     assert.equal(heap.size, 0);
   });

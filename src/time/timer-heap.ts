@@ -72,7 +72,13 @@ export class TimerHeap<N> {
   }
 
   /** Adds a timer unless it exists. Returns true when added. */
-  add(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N, nsKey: string | number): boolean {
+  add(
+    timestamp: number,
+    key: unknown,
+    normalizedKey: NormalizedKey,
+    namespace: N,
+    nsKey: string | number,
+  ): boolean {
     // New timers go to the end of the key's list, so the key's oldest timer, usually the next to fire, is first.
     let last: HeapTimer<N> | undefined;
     for (let t = this.byKey.get(normalizedKey); t !== undefined; t = t.nextOfKey) {

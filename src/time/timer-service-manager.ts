@@ -32,7 +32,13 @@ export class TimerServiceManager {
   ): InternalTimerServiceImpl<K, N> {
     let service = this.services.get(name);
     if (service === undefined) {
-      service = new InternalTimerServiceImpl<K, N>(name, this.backend, this.clock, namespaceSerializer, triggerable);
+      service = new InternalTimerServiceImpl<K, N>(
+        name,
+        this.backend,
+        this.clock,
+        namespaceSerializer,
+        triggerable,
+      );
       service.guard = this.guard;
       this.services.set(name, service);
       this.loadPending(service);

@@ -28,7 +28,9 @@ export class BoundedOutOfOrdernessWatermarks<T> implements WatermarkGenerator<T>
 
   constructor(private readonly outOfOrdernessMs: number) {
     if (!(outOfOrdernessMs >= 0) || !Number.isFinite(outOfOrdernessMs)) {
-      throw new ConfigurationError(`The maximum out-of-orderness must be a finite number >= 0, got ${outOfOrdernessMs}`);
+      throw new ConfigurationError(
+        `The maximum out-of-orderness must be a finite number >= 0, got ${outOfOrdernessMs}`,
+      );
     }
     this.maxTimestamp = MIN_WATERMARK;
   }
@@ -61,7 +63,8 @@ export class WatermarksWithIdleness<T> implements WatermarkGenerator<T> {
     private readonly idleTimeoutMs: number,
     private readonly now: () => number,
   ) {
-    if (!(idleTimeoutMs > 0)) throw new ConfigurationError(`The idle timeout must be positive, got ${idleTimeoutMs}`);
+    if (!(idleTimeoutMs > 0))
+      throw new ConfigurationError(`The idle timeout must be positive, got ${idleTimeoutMs}`);
     this.lastActivity = now();
   }
 

@@ -54,20 +54,26 @@ export class WatermarkStrategy<T> {
   }
 
   /** A custom generator, per-event, periodic or both. */
-  static forGenerator<T>(factory: (ctx: WatermarkGeneratorContext) => WatermarkGenerator<T>): WatermarkStrategy<T> {
-    if (typeof factory !== 'function') throw new ConfigurationError('forGenerator needs a generator factory function');
+  static forGenerator<T>(
+    factory: (ctx: WatermarkGeneratorContext) => WatermarkGenerator<T>,
+  ): WatermarkStrategy<T> {
+    if (typeof factory !== 'function')
+      throw new ConfigurationError('forGenerator needs a generator factory function');
     return new WatermarkStrategy<T>(factory, undefined, undefined);
   }
 
   withTimestampAssigner(assigner: TimestampAssigner<T>): WatermarkStrategy<T> {
-    if (typeof assigner !== 'function') throw new ConfigurationError('withTimestampAssigner needs a function');
+    if (typeof assigner !== 'function')
+      throw new ConfigurationError('withTimestampAssigner needs a function');
     return new WatermarkStrategy<T>(this.generatorFactory, assigner, this.idleTimeoutMs);
   }
 
   /** Marks the input idle after `timeoutMs` of processing time without events, so it does not hold back watermarks. */
   withIdleness(timeoutMs: number): WatermarkStrategy<T> {
     if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
-      throw new ConfigurationError(`The idle timeout must be a positive number of milliseconds, got ${timeoutMs}`);
+      throw new ConfigurationError(
+        `The idle timeout must be a positive number of milliseconds, got ${timeoutMs}`,
+      );
     }
     return new WatermarkStrategy<T>(this.generatorFactory, this.timestampAssigner, timeoutMs);
   }

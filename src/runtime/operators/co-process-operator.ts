@@ -30,7 +30,11 @@ export class CoProcessOperator<IN1, IN2, OUT>
     const backend = this.context.keyedStateBackend;
     const timers =
       backend !== undefined
-        ? this.context.getInternalTimerService<unknown, VoidNamespace>('user-timers', voidNamespaceSerializer, this)
+        ? this.context.getInternalTimerService<unknown, VoidNamespace>(
+            'user-timers',
+            voidNamespaceSerializer,
+            this,
+          )
         : undefined;
     this.ctx = new ProcessContextImpl(this.output, this.context, backend, timers);
     return openFunction(this.fn, this.context.runtimeContext);

@@ -28,7 +28,11 @@ export class KeyedProcessOperator<K, IN, OUT>
 
   override open(): void | Promise<void> {
     this.collector = new TimestampedCollector(this.output);
-    const timers = this.context.getInternalTimerService<K, VoidNamespace>('user-timers', voidNamespaceSerializer, this);
+    const timers = this.context.getInternalTimerService<K, VoidNamespace>(
+      'user-timers',
+      voidNamespaceSerializer,
+      this,
+    );
     this.ctx = new ProcessContextImpl(this.output, this.context, this.context.keyedStateBackend, timers);
     return openFunction(this.fn, this.context.runtimeContext);
   }
@@ -49,7 +53,10 @@ export class KeyedProcessOperator<K, IN, OUT>
     this.invokeOnTimer(timer, 'PROCESSING_TIME');
   }
 
-  private invokeOnTimer(timer: InternalTimer<K, VoidNamespace>, domain: 'EVENT_TIME' | 'PROCESSING_TIME'): void {
+  private invokeOnTimer(
+    timer: InternalTimer<K, VoidNamespace>,
+    domain: 'EVENT_TIME' | 'PROCESSING_TIME',
+  ): void {
     if (this.fn.onTimer === undefined) return;
     // As Flink's OnTimerContext: ctx.timestamp() and side outputs carry the timer's time in both domains, while
     // main-output records from a processing-time timer carry none (the collector's timestamp is erased).

@@ -24,7 +24,8 @@ export class ProcessContextImpl implements KeyedOnTimerContext<any> {
     private readonly backend: KeyedStateBackend | undefined,
     timerService: InternalTimerService<VoidNamespace> | undefined,
   ) {
-    this.timers = timerService !== undefined ? keyedTimerService(timerService) : nonKeyedTimerService(operator);
+    this.timers =
+      timerService !== undefined ? keyedTimerService(timerService) : nonKeyedTimerService(operator);
   }
 
   timestamp(): number | undefined {

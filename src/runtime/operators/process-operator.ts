@@ -5,7 +5,10 @@ import { ProcessContextImpl } from './process-context-impl.ts';
 import { TimestampedCollector } from './timestamped-collector.ts';
 import { closeFunction, instantiateFunction, openFunction } from './user-function.ts';
 
-export class ProcessOperator<IN, OUT> extends AbstractStreamOperator<OUT> implements OneInputStreamOperator<IN, OUT> {
+export class ProcessOperator<IN, OUT>
+  extends AbstractStreamOperator<OUT>
+  implements OneInputStreamOperator<IN, OUT>
+{
   private collector!: TimestampedCollector<OUT>;
   private ctx!: ProcessContextImpl;
 

@@ -1,9 +1,16 @@
 // SinkOperator: hands records to a sink's writer; flushes it when the job closes.
 import type { Sink, SinkWriter } from '../../connectors/sink.ts';
 import { hasTimestamp } from '../../time/time-domain.ts';
-import { AbstractStreamOperator, type OneInputStreamOperator, type SnapshotContext } from '../stream-operator.ts';
+import {
+  AbstractStreamOperator,
+  type OneInputStreamOperator,
+  type SnapshotContext,
+} from '../stream-operator.ts';
 
-export class SinkOperator<T> extends AbstractStreamOperator<never> implements OneInputStreamOperator<T, never> {
+export class SinkOperator<T>
+  extends AbstractStreamOperator<never>
+  implements OneInputStreamOperator<T, never>
+{
   private writer!: SinkWriter<T>;
   private restoredState: unknown = undefined;
   constructor(private readonly sink: Sink<T>) {

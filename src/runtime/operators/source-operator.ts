@@ -38,7 +38,12 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
     });
     if (this.hasRestoredPosition) this.reader.restorePosition?.(this.restoredPosition);
     if (this.strategy !== undefined) {
-      this.watermarks = new TimestampsAndWatermarks(this.strategy, this.context, this.output, this.intervalMs);
+      this.watermarks = new TimestampsAndWatermarks(
+        this.strategy,
+        this.context,
+        this.output,
+        this.intervalMs,
+      );
       this.watermarks.startPeriodicEmission();
     }
   }

@@ -3,7 +3,10 @@ import type { FlatMapFunction } from '../../api/functions.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../stream-operator.ts';
 import { TimestampedCollector } from './timestamped-collector.ts';
 
-export class StreamFlatMap<IN, OUT> extends AbstractStreamOperator<OUT> implements OneInputStreamOperator<IN, OUT> {
+export class StreamFlatMap<IN, OUT>
+  extends AbstractStreamOperator<OUT>
+  implements OneInputStreamOperator<IN, OUT>
+{
   private collector!: TimestampedCollector<OUT>;
   constructor(private readonly fn: FlatMapFunction<IN, OUT>) {
     super();

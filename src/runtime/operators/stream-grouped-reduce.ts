@@ -5,7 +5,10 @@ import type { ValueState } from '../../state/state.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../stream-operator.ts';
 
 /** Flink's StreamGroupedReduceOperator: keeps the reduced value per key in ValueState and emits it on every record. */
-export class StreamGroupedReduce<T> extends AbstractStreamOperator<T> implements OneInputStreamOperator<T, T> {
+export class StreamGroupedReduce<T>
+  extends AbstractStreamOperator<T>
+  implements OneInputStreamOperator<T, T>
+{
   private state!: ValueState<T>;
   constructor(private readonly fn: ReduceFunction<T>) {
     super();

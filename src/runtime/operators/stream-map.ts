@@ -2,7 +2,10 @@
 import type { MapFunction } from '../../api/functions.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../stream-operator.ts';
 
-export class StreamMap<IN, OUT> extends AbstractStreamOperator<OUT> implements OneInputStreamOperator<IN, OUT> {
+export class StreamMap<IN, OUT>
+  extends AbstractStreamOperator<OUT>
+  implements OneInputStreamOperator<IN, OUT>
+{
   constructor(private readonly fn: MapFunction<IN, OUT>) {
     super();
   }

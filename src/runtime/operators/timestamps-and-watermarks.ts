@@ -39,7 +39,9 @@ export class TimestampsAndWatermarks<T> implements WatermarkOutput {
         ? this.assigner(value, hasTimestamp(recordTimestamp) ? recordTimestamp : undefined)
         : recordTimestamp;
     if (this.assigner !== undefined && (typeof timestamp !== 'number' || Number.isNaN(timestamp))) {
-      throw new TypeError(`The timestamp assigner returned ${String(timestamp)}, not a number of milliseconds`);
+      throw new TypeError(
+        `The timestamp assigner returned ${String(timestamp)}, not a number of milliseconds`,
+      );
     }
     this.generator.onEvent(value, timestamp, this);
     return timestamp;

@@ -67,7 +67,10 @@ export abstract class AbstractHeapState<N, V> {
 
   protected putRaw(value: V): void {
     const inner = this.table.entriesForWrite(this.nsKey, this.namespace);
-    inner.set(this.host.currentNormalizedKey(), this.ttlMs === 0 ? value : { value, lastAccess: this.host.now() });
+    inner.set(
+      this.host.currentNormalizedKey(),
+      this.ttlMs === 0 ? value : { value, lastAccess: this.host.now() },
+    );
   }
 
   /** Reads the entry of another namespace of the current key (merging), honouring TTL. */

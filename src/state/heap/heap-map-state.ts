@@ -7,7 +7,10 @@ import { AbstractHeapState, type TtlValue } from './abstract-heap-state.ts';
  * key, so each entry expires separately, as in Flink. The container's own TTL stamp is refreshed whenever an
  * entry's is, so the container never expires before its freshest entry.
  */
-export class HeapMapState<N, UK, UV> extends AbstractHeapState<N, Map<UK, any>> implements InternalMapState<N, UK, UV> {
+export class HeapMapState<N, UK, UV>
+  extends AbstractHeapState<N, Map<UK, any>>
+  implements InternalMapState<N, UK, UV>
+{
   private userMap(create: boolean): Map<UK, any> | undefined {
     let map = this.getRaw();
     if (map === undefined && create) {

@@ -12,7 +12,9 @@ export class HeapReducingState<N, T> extends AbstractHeapState<N, T> implements 
   add(value: T): boolean {
     const current = this.getRaw();
     this.putRaw(
-      current === undefined ? value : (this.descriptor as ReducingStateDescriptor<T>).reduceFunction(current, value),
+      current === undefined
+        ? value
+        : (this.descriptor as ReducingStateDescriptor<T>).reduceFunction(current, value),
     );
     return current === undefined;
   }
