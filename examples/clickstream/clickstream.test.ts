@@ -4,12 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  CollectSink,
-  StreamExecutionEnvironment,
-  WatermarkStrategy,
-  type MalformedRecord,
-} from '../../src/index.ts';
+import { CollectSink, StreamExecutionEnvironment, type MalformedRecord } from '../../src/index.ts';
 import { clickstream, type Click, type QuickPurchase, type UserMinute } from './clickstream.ts';
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0);
@@ -38,15 +33,7 @@ describe('clickstream job', () => {
       );
       for (const parallelism of [1, 3]) {
         const env = StreamExecutionEnvironment.create({ parallelism });
-        // Watermarks per record (5 s behind the newest click), so lateness does not depend on wall-clock timing.
-        const punctuated = WatermarkStrategy.forGenerator<Click>(() => {
-          let max = -Infinity;
-          return {
-            onEvent: (_c, ts, out) => out.emitWatermark((max = Math.max(max, ts)) - 5_001),
-            onPeriodicEmit: () => {},
-          };
-        }).withTimestampAssigner((c) => c.ts);
-        const job = clickstream(env, file, punctuated);
+        const job = clickstream(env, file);
         const sinks = {
           minutes: new CollectSink<UserMinute>(),
           purchases: new CollectSink<QuickPurchase>(),
