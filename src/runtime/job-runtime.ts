@@ -1,5 +1,5 @@
 // JobRuntime: makes a StreamGraph physical (subtasks, routers, channels) and runs it to completion.
-import { ConfigurationError, JobExecutionError, WeirError } from '../api/errors.ts';
+import { ConfigurationError, WeirError } from '../api/errors.ts';
 import type { StreamEdge, StreamGraph, StreamNode } from '../graph/stream-graph.ts';
 import type { ProcessingTimeClock } from '../time/clock.ts';
 import { MAX_WATERMARK } from '../time/time-domain.ts';
@@ -386,5 +386,3 @@ function injectBarriers(subtask: Subtask): void {
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
-
-export { JobExecutionError };
