@@ -3,7 +3,7 @@
 // ── Configuration ────────────────────────────────────────────────────────────
 export type { CheckpointingOptions, CheckpointConfig, CheckpointEvent } from './checkpoint-config.ts';
 export { RestartStrategies } from './restart-strategies.ts';
-export type { RestartStrategy } from './restart-strategies.ts';
+export type { RestartStrategy, ExponentialDelayOptions } from './restart-strategies.ts';
 
 // ── State backends ───────────────────────────────────────────────────────────
 export { StateBackends, HeapStateBackend } from './state-backend.ts';
