@@ -32,6 +32,13 @@ export type {
 } from './api/functions.ts';
 export type { RuntimeContext, RichFunction } from './api/runtime-context.ts';
 export type { AggregateFunction, ReduceFunction } from './state/aggregate-function.ts';
+export type {
+  Numeric,
+  Comparable,
+  FieldOf,
+  NumericField,
+  ComparableField,
+} from './api/aggregation/aggregation-field.ts';
 
 // ── Side outputs ─────────────────────────────────────────────────────────────
 export { OutputTag } from './api/output-tag.ts';

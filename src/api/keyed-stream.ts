@@ -11,6 +11,9 @@ import { WindowedStream, countWindow } from '../windowing/windowed-stream.ts';
 import type { WindowAssigner } from '../windowing/window-assigner.ts';
 import type { Window } from '../windowing/window.ts';
 import type { GlobalWindow } from '../windowing/global-window.ts';
+import type { Comparable, ComparableField, NumericField } from './aggregation/aggregation-field.ts';
+import { comparableAggregator } from './aggregation/comparable-aggregator.ts';
+import { sumAggregator } from './aggregation/sum-aggregator.ts';
 
 /**
  * The result of `keyBy`. The next operator is keyed: records reach it grouped by key group, and the runtime sets
@@ -44,6 +47,43 @@ export class KeyedStream<T, K> extends DataStream<T> {
   reduce(fn: ReduceFunction<T>, name = 'Keyed Reduce'): DataStream<T> {
     if (typeof fn !== 'function') throw new ConfigurationError('reduce() needs a function');
     return this.transform<T>(name, () => new StreamGroupedReduce(fn));
+  }
+
+  /**
+   * A rolling sum of `field` per key: after every record, emits the key's first record with `field` replaced by
+   * the running sum (Flink's `sum`). Only numeric fields (number or bigint) are accepted by the compiler.
+   *
+   * @example
+   * orders.keyBy((o) => o.customer).sum('amount');
+   */
+  sum(field: NumericField<T>, name = 'Keyed Aggregation'): DataStream<T> {
+    return this.reduce(sumAggregator<T>(field), name);
+  }
+
+  /** A rolling minimum of `field` per key; the other fields keep the key's first record's values (Flink's `min`). */
+  min(field: ComparableField<T>, name = 'Keyed Aggregation'): DataStream<T> {
+    return this.reduce(comparableAggregator<T>('min', field), name);
+  }
+
+  /** A rolling maximum of `field` per key; the other fields keep the key's first record's values (Flink's `max`). */
+  max(field: ComparableField<T>, name = 'Keyed Aggregation'): DataStream<T> {
+    return this.reduce(comparableAggregator<T>('max', field), name);
+  }
+
+  /**
+   * Per key, the whole record with the smallest `by` seen so far (a field or a selector). On a tie the earlier
+   * record stays when `first` is true (the default, as in Flink), the later one wins otherwise.
+   *
+   * @example
+   * readings.keyBy((r) => r.sensor).minBy('temperature');
+   */
+  minBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
+    return this.reduce(comparableAggregator<T>('minBy', by, first), 'Keyed Aggregation');
+  }
+
+  /** Per key, the whole record with the largest `by` seen so far; ties as in {@link minBy}. */
+  maxBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
+    return this.reduce(comparableAggregator<T>('maxBy', by, first), 'Keyed Aggregation');
   }
 
   /**

@@ -4,6 +4,7 @@ import { ConfigurationError } from '../api/errors.ts';
 import type { KeyedStream } from '../api/keyed-stream.ts';
 import type { OutputTag } from '../api/output-tag.ts';
 import type { AggregateFunction, ReduceFunction } from '../state/aggregate-function.ts';
+import type { Comparable, ComparableField, NumericField } from '../api/aggregation/aggregation-field.ts';
 import type { Evictor } from './evictor.ts';
 import { GlobalWindows } from './assigners/global-windows.ts';
 import { CountEvictor } from './evictors/count-evictor.ts';
@@ -85,6 +86,31 @@ export class AllWindowedStream<T, W extends Window> {
     const stream =
       process === undefined ? this.windowed.aggregate(fn) : this.windowed.aggregate(fn, keyless(process));
     return single(stream as DataStream<V | R>);
+  }
+
+  /** The sum of `field` per window, in the window's first element (Flink's `sum`). */
+  sum(field: NumericField<T>): DataStream<T> {
+    return single(this.windowed.sum(field));
+  }
+
+  /** The minimum of `field` per window, in the window's first element (Flink's `min`). */
+  min(field: ComparableField<T>): DataStream<T> {
+    return single(this.windowed.min(field));
+  }
+
+  /** The maximum of `field` per window, in the window's first element (Flink's `max`). */
+  max(field: ComparableField<T>): DataStream<T> {
+    return single(this.windowed.max(field));
+  }
+
+  /** The element with the smallest `by` per window; on a tie the earlier one when `first` (default) is true. */
+  minBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
+    return single(this.windowed.minBy(by, first));
+  }
+
+  /** The element with the largest `by` per window; on a tie the earlier one when `first` (default) is true. */
+  maxBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
+    return single(this.windowed.maxBy(by, first));
   }
 
   process<R>(fn: ProcessAllWindowFunction<T, R, W>): DataStream<R> {

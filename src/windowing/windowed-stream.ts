@@ -4,6 +4,9 @@ import { ConfigurationError } from '../api/errors.ts';
 import type { KeyedStream } from '../api/keyed-stream.ts';
 import type { OutputTag } from '../api/output-tag.ts';
 import type { AggregateFunction, ReduceFunction } from '../state/aggregate-function.ts';
+import type { Comparable, ComparableField, NumericField } from '../api/aggregation/aggregation-field.ts';
+import { comparableAggregator } from '../api/aggregation/comparable-aggregator.ts';
+import { sumAggregator } from '../api/aggregation/sum-aggregator.ts';
 import {
   AggregatingStateDescriptor,
   ListStateDescriptor,
@@ -139,6 +142,36 @@ export class WindowedStream<T, K, W extends Window> {
       return this.build('aggregate', evictingState<T>(), new AggregateApplyWindowFunction(fn, single));
     }
     return this.build('aggregate', new AggregatingStateDescriptor<T, ACC, V>('window-contents', fn), single);
+  }
+
+  /**
+   * The sum of `field` per window: the window's first element with `field` replaced by the sum (Flink's `sum`).
+   *
+   * @example
+   * orders.keyBy((o) => o.customer).window(TumblingEventTimeWindows.of(60_000)).sum('amount');
+   */
+  sum(field: NumericField<T>): DataStream<T> {
+    return this.reduce(sumAggregator<T>(field));
+  }
+
+  /** The minimum of `field` per window, in the window's first element (Flink's `min`). */
+  min(field: ComparableField<T>): DataStream<T> {
+    return this.reduce(comparableAggregator<T>('min', field));
+  }
+
+  /** The maximum of `field` per window, in the window's first element (Flink's `max`). */
+  max(field: ComparableField<T>): DataStream<T> {
+    return this.reduce(comparableAggregator<T>('max', field));
+  }
+
+  /** The element with the smallest `by` per window; on a tie the earlier one when `first` (default) is true. */
+  minBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
+    return this.reduce(comparableAggregator<T>('minBy', by, first));
+  }
+
+  /** The element with the largest `by` per window; on a tie the earlier one when `first` (default) is true. */
+  maxBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
+    return this.reduce(comparableAggregator<T>('maxBy', by, first));
   }
 
   /** Evaluates each window with all its elements. */
