@@ -9,6 +9,7 @@ import {
   type DataStream,
 } from '../src/index.ts';
 import { TestHarness } from '../src/testing/index.ts';
+import { TumblingEventTimeWindows } from '../src/windowing/assigners/tumbling-event-time-windows.ts';
 
 interface Ev {
   id: string;
@@ -113,6 +114,39 @@ describe('watermarks', () => {
       [{ watermark: 599 }],
       'active again: min(899, 599)',
     );
+  });
+
+  it("a window over a union fires when one input goes idle, not at the other input's next watermark", async () => {
+    const strategy = WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts);
+    const h = await TestHarness.createTwoInput(
+      (a: DataStream<Ev>, b: DataStream<Ev>) =>
+        a
+          .assignTimestampsAndWatermarks(strategy)
+          .union(b.assignTimestampsAndWatermarks(strategy.withIdleness(1_000)))
+          .windowAll(TumblingEventTimeWindows.of(1_000))
+          .process({
+            process(ctx, elements, out) {
+              out.collect(`[${ctx.window.start}, ${ctx.window.end}): ${[...elements].map((e) => e.id)}`);
+            },
+          }),
+      { autoWatermarkInterval: 100 },
+    );
+    h.processElement1({ id: 'a1', ts: 100 });
+    h.processElement2({ id: 'b1', ts: 50 });
+    h.setProcessingTime(100);
+    h.processElement1({ id: 'a2', ts: 1_500 });
+    h.setProcessingTime(200);
+    assert.deepEqual(h.output(), [{ watermark: 49 }], 'input 2 holds the window [0, 1000) back');
+    h.setProcessingTime(900);
+    assert.deepEqual(h.output(), [{ watermark: 49 }]);
+    // Input 2 has been silent for 1 s: it goes idle, and input 1's watermark 1499 (emitted at 200, unchanged
+    // since) applies at once.
+    h.setProcessingTime(1_000);
+    assert.deepEqual(h.output(), [
+      { watermark: 49 },
+      { value: '[0, 1000): a1,b1', timestamp: 999 },
+      { watermark: 1_499 },
+    ]);
   });
 
   it('a bounded job ends with the final watermark, so every pending event-time timer fires', async () => {

@@ -224,6 +224,64 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
       c.dispose();
     });
 
+    it('TTL boundary: an entry written at 1000 with a 100 ms TTL is live at 1099 and expired at exactly 1100', () => {
+      let now = 1_000;
+      const ttl = StateTtlConfig.newBuilder(100).build();
+      const register = (backend: KeyedStateBackend) => ({
+        value: backend.getOrCreateKeyedState(
+          new ValueStateDescriptor<number>('v', { ttl }),
+          voidNamespaceSerializer,
+        ),
+        list: backend.getOrCreateKeyedState(
+          new ListStateDescriptor<number>('l', { ttl }),
+          voidNamespaceSerializer,
+        ),
+        map: backend.getOrCreateKeyedState(
+          new MapStateDescriptor<string, number>('m', { ttl }),
+          voidNamespaceSerializer,
+        ),
+        sum: backend.getOrCreateKeyedState(
+          new ReducingStateDescriptor<number>('s', (x, y) => x + y, { ttl }),
+          voidNamespaceSerializer,
+        ),
+      });
+      const b = open(FULL, () => now);
+      const s = register(b);
+      b.setCurrentKey('k');
+      s.value.update(1);
+      s.list.add(2);
+      s.map.put('a', 3);
+      s.sum.add(4);
+      // A later entry refreshes the map's own stamp; 'a' still expires on its own 100 ms after it was written.
+      now = 1_050;
+      s.map.put('b', 5);
+      const read = (states: ReturnType<typeof register>) => [
+        states.value.value(),
+        [...states.list.get()],
+        states.map.get('a'),
+        states.map.get('b'),
+        states.sum.get(),
+      ];
+      // A snapshot keeps exactly the entries a read would still return (Flink: expired when lastAccess + ttl <= now).
+      const restoredAt = (at: number) => {
+        now = at;
+        const c = open(FULL, () => now);
+        c.restore(b.snapshot());
+        const restored = register(c);
+        c.setCurrentKey('k');
+        const result = { entries: c.numStateEntries(), values: read(restored) };
+        c.dispose();
+        return result;
+      };
+      assert.deepEqual(restoredAt(1_099), { entries: 4, values: [1, [2], 3, 5, 4] });
+      assert.deepEqual(restoredAt(1_100), { entries: 1, values: [undefined, [], undefined, 5, undefined] });
+      now = 1_099;
+      assert.deepEqual(read(s), [1, [2], 3, 5, 4]);
+      now = 1_100;
+      assert.deepEqual(read(s), [undefined, [], undefined, 5, undefined]);
+      b.dispose();
+    });
+
     it('snapshot and restore by key group, keeping only groups in range', () => {
       const b = open();
       const v = b.getOrCreateKeyedState(new ValueStateDescriptor<string>('v'), voidNamespaceSerializer);

@@ -165,6 +165,21 @@ describe('CepOperator', () => {
     await h.close();
   });
 
+  it('event time keeps arrival order among equal timestamps, also for an element inserted before a later one', async () => {
+    const h = await TestHarness.create((input: DataStream<Event>) =>
+      CEP.pattern(
+        input.keyBy(() => 'k'),
+        Pattern.begin<Event, 'a'>('a').where(named('a')).next('b').where(named('b')),
+      ).select((m) => `{${m.a[0]!.name}@${m.a[0]!.id}, ${m.b[0]!.name}@${m.b[0]!.id}}`),
+    );
+    h.processElement(new Event(1, 'a', 0), 5);
+    h.processElement(new Event(2, 'x', 0), 10);
+    h.processElement(new Event(3, 'b', 0), 5); // queued after a@5 (arrived first) and before x@10
+    h.processWatermark(20);
+    assert.deepEqual(h.output(), [{ value: '{a@1, b@3}', timestamp: 5 }, { watermark: 20 }]);
+    await h.close();
+  });
+
   it('orders equal timestamps with the comparator, then by arrival', async () => {
     const h = await TestHarness.create((input: DataStream<Event>) =>
       CEP.pattern(

@@ -799,6 +799,51 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
     h.close();
   });
 
+  it('a late firing is emitted from processElement when an element arrives within the allowed lateness', () => {
+    const h = harness(
+      operator({
+        assigner: TumblingEventTimeWindows.of(1000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 1000,
+        lateTag,
+      }),
+    );
+    h.processWatermark(999);
+    // [0, 1000) is behind the watermark but kept until 999 + 1000: the trigger fires on the element at once.
+    h.processElement(['key2', 1], 500);
+    h.processElement(['key2', 1], 600);
+    assert.deepEqual(h.output, [watermark(999), record(['key2', 1], 999), record(['key2', 2], 999)]);
+    h.processWatermark(1999);
+    // The window is gone at 1999: an element of it is late and goes to the side output.
+    h.processElement(['key2', 1], 700);
+    assert.deepEqual(h.output.slice(3), [watermark(1999)]);
+    assert.deepEqual(h.sideOutput(lateTag), [{ value: ['key2', 1], timestamp: 700 }]);
+    h.close();
+  });
+
+  it('with zero lateness, an element exactly at the watermark (its window ended there) goes to the late output', () => {
+    const h = harness(
+      operator({
+        assigner: TumblingEventTimeWindows.of(1000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 0,
+        lateTag,
+      }),
+    );
+    h.processWatermark(999);
+    h.processElement(['key2', 1], 999);
+    h.processElement(['key2', 1], 1000);
+    h.processWatermark(1999);
+    assert.deepEqual(h.output, [watermark(999), record(['key2', 1], 1999), watermark(1999)]);
+    assert.deepEqual(h.sideOutput(lateTag), [{ value: ['key2', 1], timestamp: 999 }]);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    h.close();
+  });
+
   it('testSideOutputDueToLatenessTumbling', () => {
     const h = harness(
       operator({

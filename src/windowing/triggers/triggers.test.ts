@@ -61,6 +61,19 @@ describe('triggers', () => {
     );
   });
 
+  it('DeltaTrigger fires only when the delta is strictly greater than the threshold', () => {
+    const h = contents(
+      GlobalWindows.create(),
+      DeltaTrigger.of(3, (a: number, b: number) => b - a),
+    );
+    for (const v of [1, 4, 5, 8]) h.processElement(v, 0);
+    // 4 - 1 = 3 equals the threshold: no firing; 5 - 1 = 4 fires and 5 becomes the reference; 8 - 5 = 3 again.
+    assert.deepEqual(
+      h.records().map((r) => r.value),
+      [[1, 4, 5]],
+    );
+  });
+
   it('CountTrigger fires every n elements and its count is cleared with the window', () => {
     const h = contents(TumblingEventTimeWindows.of(1000), CountTrigger.of(2));
     for (const ts of [1, 2, 3]) h.processElement(ts, ts);
