@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { assertAsyncProperty } from './support/property.ts';
 import {
   CollectSink,
   StreamExecutionEnvironment,
@@ -51,7 +52,7 @@ async function run(events: Ev[], parallelism: number): Promise<string[]> {
 
 describe('parallelism', () => {
   it('gives the same results at parallelism 1 and 4 (property)', async () => {
-    await fc.assert(
+    await assertAsyncProperty(
       fc.asyncProperty(
         fc.array(
           fc.record({

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigurationError } from '../api/errors.ts';
 import type { KeyedProcessFunction } from '../api/functions.ts';
@@ -12,7 +12,8 @@ import { ValueStateDescriptor } from '../state/state-descriptor.ts';
 import { LmdbStateBackend } from '../state/lmdb/lmdb-state-backend.ts';
 import { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import type { CheckpointEvent } from './checkpoint-config.ts';
-import { loadLatestCheckpoint, loadSavepoint } from './checkpoint-storage.ts';
+import { CorruptCheckpointError } from './checkpoint-metadata.ts';
+import { loadLatestCheckpoint, loadSavepoint, loadSnapshotDirectory } from './checkpoint-storage.ts';
 import { JobCancelledError } from './job-cancelled-error.ts';
 import { RestartStrategies } from './restart-strategies.ts';
 import { TwoPhaseCommitFileSink } from './two-phase-commit-file-sink.ts';
@@ -64,12 +65,30 @@ function committed(dir: string): string[] {
     .sort();
 }
 
+/** Counts the records the job has processed; `reached` resolves once `count` passed, so tests wait on progress. */
+class Progress {
+  private seen = 0;
+  private resolve!: () => void;
+  readonly reached = new Promise<void>((resolve) => (this.resolve = resolve));
+
+  constructor(private readonly count: number) {}
+
+  record(): void {
+    if (++this.seen === this.count) this.resolve();
+  }
+}
+
 /** The test job: a generated stream (optionally failing once at `failAt`), summed per key, into a 2PC sink. */
 function buildJob(
   env: StreamExecutionEnvironment,
   out: string,
   count: number,
-  opts: { rate?: number; failAt?: { id: number; armed: boolean }; keyedParallelism?: number },
+  opts: {
+    rate?: number;
+    failAt?: { id: number; armed: boolean };
+    keyedParallelism?: number;
+    progress?: Progress;
+  },
 ) {
   const events = env
     .fromSource(
@@ -88,6 +107,7 @@ function buildJob(
         opts.failAt.armed = false;
         throw new Error(`injected failure at record ${e.id}`);
       }
+      opts.progress?.record();
       return e;
     })
     .uid('check');
@@ -137,9 +157,10 @@ describe('checkpointing', () => {
     const out = fresh('out');
     const env = StreamExecutionEnvironment.create({ parallelism: 2 });
     env.enableCheckpointing(1_000_000, { storage: fresh('chk') });
-    buildJob(env, out, 4_000, { rate: 8_000 });
+    const progress = new Progress(1_000);
+    buildJob(env, out, 4_000, { rate: 8_000, progress });
     const client = await env.executeAsync('savepoint');
-    await new Promise((r) => setTimeout(r, 150));
+    await progress.reached;
     const savepoint = await client.triggerSavepoint(fresh('savepoints'));
     await client.cancel();
     await assert.rejects(client.result, JobCancelledError);
@@ -156,9 +177,10 @@ describe('checkpointing', () => {
 
   it('rejects a savepoint with state for an operator the job lacks, naming it, unless allowed', async () => {
     const env = StreamExecutionEnvironment.create({ parallelism: 2 });
-    buildJob(env, fresh('out'), 100_000, { rate: 20_000 });
+    const progress = new Progress(1_000);
+    buildJob(env, fresh('out'), 100_000, { rate: 20_000, progress });
     const client = await env.executeAsync('for-savepoint');
-    await new Promise((r) => setTimeout(r, 100));
+    await progress.reached;
     const path = await client.triggerSavepoint(fresh('savepoints'));
     await client.cancel();
     const other = StreamExecutionEnvironment.create();
@@ -204,6 +226,43 @@ describe('checkpointing', () => {
       new RegExp(`checkpoint chk-${newest} is unusable \\(.*checksum mismatch\\); falling back`),
     );
     assert.match(logs[1]!, new RegExp(`checkpoint chk-${second} is unusable \\(.*(truncated|magic)`));
+  });
+
+  it('detects one flipped byte in a data file of unchanged length by its checksum, and falls back', async () => {
+    const storage = fresh('chk');
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(10, { storage, retained: 5 });
+    buildJob(env, fresh('out'), 3_000, { rate: 20_000 });
+    await env.execute('flipped-byte');
+    const ids = readdirSync(storage)
+      .filter((d) => d.startsWith('chk-'))
+      .map((d) => Number(d.slice(4)))
+      .sort((a, b) => b - a);
+    assert.ok(ids.length >= 2, `only ${ids.length} checkpoints retained`);
+    const [newest, second] = ids as [number, number];
+    const newestDir = join(storage, `chk-${newest}`);
+    const dataFiles = Object.keys(loadSnapshotDirectory(newestDir).metadata.dataFiles);
+    // Data files live in the storage's shared directory; the one named after the newest checkpoint is referenced
+    // by no older checkpoint, so damaging it leaves the previous checkpoint intact.
+    const own = dataFiles.find((f) => f.endsWith(`data-${newest}.bin`));
+    assert.ok(own !== undefined, `chk-${newest} wrote no data file of its own: ${dataFiles.join(', ')}`);
+    const path = resolve(newestDir, own);
+    const bytes = readFileSync(path);
+    const at = bytes.length >> 1;
+    bytes[at] = bytes[at]! ^ 0x01;
+    writeFileSync(path, bytes);
+    assert.equal(readFileSync(path).length, bytes.length);
+    assert.throws(
+      () => loadSnapshotDirectory(newestDir),
+      (e: Error) =>
+        e instanceof CorruptCheckpointError && e.message.endsWith(`data file ${own} fails its checksum`),
+    );
+    const logs: string[] = [];
+    const loaded = loadLatestCheckpoint(storage, (l) => logs.push(l));
+    assert.equal(loaded?.metadata.checkpointId, second);
+    assert.deepEqual(logs, [
+      `weir: checkpoint chk-${newest} is unusable (data file ${own} fails its checksum); falling back to an earlier checkpoint`,
+    ]);
   });
 
   it('checkpoints LMDB state incrementally and restores it', async () => {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { assertProperty } from '../../test/support/property.ts';
 import { TimerHeap } from './timer-heap.ts';
 
 describe('TimerHeap', () => {
@@ -12,7 +13,7 @@ describe('TimerHeap', () => {
       key: fc.integer({ min: 0, max: 4 }),
       ns: fc.integer({ min: 0, max: 1 }),
     });
-    fc.assert(
+    assertProperty(
       fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
         const heap = new TimerHeap<number>();
         let reference: { ts: number; key: number; ns: number; seq: number }[] = [];
@@ -49,7 +50,7 @@ describe('TimerHeap', () => {
       key: fc.integer({ min: 0, max: 60 }),
       ns: fc.integer({ min: 0, max: 1 }),
     });
-    fc.assert(
+    assertProperty(
       fc.property(fc.array(op, { maxLength: 1500 }), (ops) => {
         const heap = new TimerHeap<number>();
         let reference: { ts: number; key: number; ns: number; seq: number }[] = [];

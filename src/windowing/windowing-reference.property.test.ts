@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { assertAsyncProperty } from '../../test/support/property.ts';
 import type { DataStream } from '../api/data-stream.ts';
 import { OutputTag } from '../api/output-tag.ts';
 import { TestHarness } from '../testing/index.ts';
@@ -199,7 +200,7 @@ const settings = { numRuns: 250 };
 
 describe('windows agree with a naive reference', () => {
   it('tumbling event-time windows', async () => {
-    await fc.assert(
+    await assertAsyncProperty(
       fc.asyncProperty(
         steps,
         fc.constantFrom(500, 1000, 1500),
@@ -246,7 +247,7 @@ describe('windows agree with a naive reference', () => {
   });
 
   it('sliding event-time windows (size a multiple of the slide or not)', async () => {
-    await fc.assert(
+    await assertAsyncProperty(
       fc.asyncProperty(
         steps,
         fc.constantFrom([1000, 500], [1500, 500], [1000, 300], [700, 700]),
@@ -271,7 +272,7 @@ describe('windows agree with a naive reference', () => {
   });
 
   it('event-time session windows', async () => {
-    await fc.assert(
+    await assertAsyncProperty(
       fc.asyncProperty(
         steps,
         fc.constantFrom(300, 1000, 2000),

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { assertProperty } from '../../../test/support/property.ts';
 import { Pattern } from '../pattern/pattern.ts';
 import { Event, NFATestHarness } from './nfa-test-harness.ts';
 
@@ -42,7 +43,7 @@ function buildPattern(letters: readonly string[], joins: readonly Contiguity[]) 
 
 describe('NFA property tests', () => {
   it('simple patterns (where + next / followedBy / followedByAny, noSkip) find exactly the brute-force matches', () => {
-    fc.assert(
+    assertProperty(
       fc.property(
         fc.integer({ min: 1, max: 3 }).chain((k) =>
           fc.record({
