@@ -12,6 +12,13 @@ export { KeyedStream } from './api/keyed-stream.ts';
 export { ConnectedStreams } from './api/connected-streams.ts';
 export type { CoMapFunction } from './api/connected-streams.ts';
 
+// ── Async I/O ────────────────────────────────────────────────────────────────
+export { AsyncDataStream } from './api/async-data-stream.ts';
+export type { AsyncFunction, RichAsyncFunction } from './api/async-function.ts';
+export { AsyncRetryStrategies } from './api/async-retry-strategy.ts';
+export type { AsyncRetryStrategy, RetryPredicates } from './api/async-retry-strategy.ts';
+export { AsyncTimeoutError } from './api/async-timeout-error.ts';
+
 // ── User functions ───────────────────────────────────────────────────────────
 export type {
   KeySelector,

@@ -63,6 +63,10 @@ export class JobRuntime implements JobServices {
   private failure: unknown = undefined;
   private failed = false;
   private failureListeners: ((error: unknown) => void)[] = [];
+  /** Subtasks whose operators finish asynchronously (async I/O, async sinks), not yet finished. */
+  private readonly pendingFinishes: Promise<void>[] = [];
+  /** Per node, the source subtasks whose records can reach it (computed on first backpressure). */
+  private readonly upstreamSources = new Map<StreamNode, Subtask[]>();
 
   constructor(
     readonly graph: StreamGraph,
@@ -145,6 +149,42 @@ export class JobRuntime implements JobServices {
     }
   }
 
+  /** Holds back or releases every source subtask upstream of `subtask` (asynchronous operators at capacity). */
+  setBackpressure(subtask: Subtask, blocked: boolean): void {
+    let sources = this.upstreamSources.get(subtask.node);
+    if (sources === undefined) {
+      sources = [];
+      const seen = new Set<StreamNode>();
+      const visit = (node: StreamNode): void => {
+        if (seen.has(node)) return;
+        seen.add(node);
+        if (node.transformation.kind === 'source') sources!.push(...this.subtasksOf(node));
+        for (const edge of node.inputs) visit(edge.source);
+      };
+      visit(subtask.node);
+      this.upstreamSources.set(subtask.node, sources);
+    }
+    for (const source of sources) {
+      if (blocked) source.holdBack();
+      else source.releaseHold();
+    }
+  }
+
+  trackFinish(finished: Promise<void>): void {
+    const tracked = finished.catch((error: unknown) => this.fail(error));
+    this.pendingFinishes.push(tracked);
+  }
+
+  /**
+   * Resolves once every subtask that finishes asynchronously has finished (one finishing may start another
+   * downstream, so this repeats until none is pending). The job's failure, if any, is left to the caller.
+   */
+  async settleFinishes(): Promise<void> {
+    while (this.pendingFinishes.length > 0 && !this.failed) {
+      await Promise.all(this.pendingFinishes.splice(0));
+    }
+  }
+
   /** Stops the job: sources stop at their next batch and `runSources` rejects with `reason`. */
   cancel(reason: unknown): void {
     this.fail(reason);
@@ -197,8 +237,12 @@ export class JobRuntime implements JobServices {
       if (node.transformation.kind !== 'source') continue;
       for (const subtask of this.subtasksOf(node)) drivers.push(this.driveSource(subtask));
     }
+    const finished = async (): Promise<void> => {
+      await Promise.all(drivers);
+      await this.settleFinishes();
+    };
     try {
-      await Promise.race([Promise.all(drivers), failure]);
+      await Promise.race([finished(), failure]);
     } catch (error) {
       this.fail(error);
     }
@@ -279,7 +323,11 @@ export class JobRuntime implements JobServices {
       this.subtasksOf(node).forEach((subtask, i) => {
         subtask.backend?.restore(op.keyedState);
         subtask.timers?.restore(op.timers);
-        if (i < op.operatorState.length && op.operatorState[i] !== undefined) {
+        if (subtask.operator.redistributesOperatorState) {
+          for (let j = i; j < op.operatorState.length; j += node.parallelism) {
+            if (op.operatorState[j] !== undefined) subtask.operator.restoreOperatorState(op.operatorState[j]);
+          }
+        } else if (i < op.operatorState.length && op.operatorState[i] !== undefined) {
           subtask.operator.restoreOperatorState(op.operatorState[i]);
         }
         const sameShape = op.parallelism === node.parallelism;
@@ -296,6 +344,12 @@ export class JobRuntime implements JobServices {
         if (this.failed) return;
         // Barriers go in at batch boundaries: every record emitted so far precedes them.
         if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
+        if (subtask.isHeldBack) {
+          // Backpressure: an asynchronous operator downstream is at capacity. Polling resumes once it has room;
+          // a barrier that comes due meanwhile goes in on resumption, ahead of the next batch.
+          await subtask.whenReleased();
+          continue;
+        }
         const polled = operator.pollNext();
         const result = typeof polled === 'string' ? polled : await polled;
         if (result === 'end') break;

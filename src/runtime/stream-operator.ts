@@ -33,6 +33,16 @@ export interface OperatorContext {
   readonly restoredCheckpointId?: number | undefined;
   /** Whether the job takes periodic checkpoints. */
   readonly checkpointingEnabled?: boolean;
+  /**
+   * Fails the job from outside a record call (a Promise settled, a timer fired), naming this operator and, when
+   * given, the record; the error becomes the job's failure. Errors thrown inside a record call need not use it.
+   */
+  failJob(error: unknown, record?: { value: unknown; timestamp: number }, activity?: string): void;
+  /**
+   * Asks the sources upstream of this operator to stop (true) or resume (false) polling: how an operator with
+   * bounded asynchronous work in flight (async I/O, async sinks) applies backpressure. Calls must alternate.
+   */
+  setBackpressure(blocked: boolean): void;
 }
 
 /** What an operator learns when its state is snapshotted. */
@@ -74,8 +84,11 @@ export abstract class AbstractStreamOperator<OUT> {
     this.output.emitWatermarkStatus(idle);
   }
 
-  /** Called once after every input has ended (after the final watermark). */
-  endInput(): void {}
+  /**
+   * Called once after every input has ended (after the final watermark). An operator that still awaits
+   * asynchronous results returns a Promise: end of input reaches downstream operators once it resolves.
+   */
+  endInput(): void | Promise<void> {}
 
   close(): void | Promise<void> {}
 
@@ -88,6 +101,15 @@ export abstract class AbstractStreamOperator<OUT> {
   }
 
   restoreOperatorState(_state: unknown): void {}
+
+  /**
+   * Whether the operator state of every old subtask must be restored somewhere when the parallelism changes
+   * (Flink's redistributed list state): subtask i then gets `restoreOperatorState` once per old subtask j with
+   * j % parallelism === i. Otherwise subtask i gets old subtask i's state only.
+   */
+  get redistributesOperatorState(): boolean {
+    return false;
+  }
 
   /** Called once the checkpoint is durable: the moment to make its side effects visible (commit). */
   notifyCheckpointComplete(_checkpointId: number): void | Promise<void> {}

@@ -30,6 +30,10 @@ export interface JobServices {
   readonly checkpointingEnabled?: boolean;
   /** Called when a subtask has aligned a barrier: snapshot it (the subtask forwards the barrier afterwards). */
   onBarrierAligned?(subtask: Subtask, barrier: CheckpointBarrier): void;
+  /** Holds back (or releases) the source subtasks upstream of `subtask`: backpressure from asynchronous work. */
+  setBackpressure?(subtask: Subtask, blocked: boolean): void;
+  /** A subtask whose operator finishes asynchronously: the job is done only once `finished` settled. */
+  trackFinish?(finished: Promise<void>): void;
 }
 
 /**
@@ -54,6 +58,9 @@ export class Subtask {
   /** Barriers a source subtask injects at its next batch boundary (set by the checkpoint coordinator). */
   readonly pendingBarriers: CheckpointBarrier[] = [];
   currentWatermark = MIN_WATERMARK;
+  /** How many downstream operators hold this source subtask back (it polls only at 0). */
+  private holds = 0;
+  private releaseWaiters: (() => void)[] = [];
 
   constructor(
     readonly node: StreamNode,
@@ -98,6 +105,12 @@ export class Subtask {
       currentWatermark: () => subtask.currentWatermark,
       restoredCheckpointId: job.restoredCheckpointId,
       checkpointingEnabled: job.checkpointingEnabled === true,
+      failJob(error, record, activity) {
+        job.fail(subtask.failure(error, record, activity));
+      },
+      setBackpressure(blocked) {
+        job.setBackpressure?.(subtask, blocked);
+      },
       getInternalTimerService(name, namespaceSerializer, triggerable) {
         if (subtask.timers === undefined) {
           throw new IllegalStateError(
@@ -192,7 +205,10 @@ export class Subtask {
     if (this.endedChannels >= this.channelCount) this.finish();
   }
 
-  /** Ends this subtask's input: the operator's endInput, then end-of-input downstream. */
+  /**
+   * Ends this subtask's input: the operator's endInput, then end-of-input downstream; when endInput returns a
+   * Promise (asynchronous results still due), end-of-input follows once it resolves.
+   */
   finish(): void {
     if (this.ended) return;
     this.ended = true;
@@ -200,12 +216,48 @@ export class Subtask {
       this.output.endOfInput();
       return;
     }
+    let done: void | Promise<void>;
     try {
-      this.operator.endInput();
+      done = this.operator.endInput();
     } catch (error) {
       throw this.failure(error, undefined, 'the end of input');
     }
+    if (done instanceof Promise) {
+      const finished = done.then(
+        () => this.output.endOfInput(),
+        (error: unknown) => {
+          throw this.failure(error, undefined, 'the end of input');
+        },
+      );
+      if (this.job.trackFinish !== undefined) this.job.trackFinish(finished);
+      else finished.catch((error: unknown) => this.job.fail(error));
+      return;
+    }
     this.output.endOfInput();
+  }
+
+  /** A downstream operator holds this source subtask back (backpressure). */
+  holdBack(): void {
+    this.holds++;
+  }
+
+  /** A downstream operator no longer holds this source subtask back. */
+  releaseHold(): void {
+    if (this.holds > 0 && --this.holds === 0) {
+      const waiters = this.releaseWaiters;
+      this.releaseWaiters = [];
+      for (const wake of waiters) wake();
+    }
+  }
+
+  get isHeldBack(): boolean {
+    return this.holds > 0;
+  }
+
+  /** Resolves once no downstream operator holds this source subtask back. */
+  whenReleased(): Promise<void> {
+    if (this.holds === 0) return Promise.resolve();
+    return new Promise((resolve) => this.releaseWaiters.push(resolve));
   }
 
   get isFinished(): boolean {

@@ -162,11 +162,30 @@ export class TestHarness<OUT> {
     subtask.finish();
   }
 
+  /**
+   * Waits until every operator that finishes asynchronously (async I/O, async sinks) has finished after
+   * `endInput`, then rethrows the job's failure, if any (including one raised by an asynchronous callback).
+   */
+  async drain(): Promise<void> {
+    await this.runtime.settleFinishes();
+    if (this.runtime.hasFailed) throw this.runtime.failureCause;
+  }
+
+  /** The job's failure raised outside a record call (an async result, a timer), if any. */
+  failure(): unknown {
+    return this.runtime.failureCause;
+  }
+
   /** Moves processing time to `time`, firing every processing-time timer due by then, in order. */
   setProcessingTime(time: number): void {
     this.checkOpen();
     this.clock.advanceTo(time);
     if (this.runtime.hasFailed) throw this.runtime.failureCause;
+  }
+
+  /** Processing-time callbacks scheduled and not yet run nor cancelled (timers, async timeouts and retries). */
+  pendingProcessingTimeCallbacks(): number {
+    return this.clock.pendingCount();
   }
 
   /** The current processing time. */

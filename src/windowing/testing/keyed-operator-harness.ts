@@ -67,6 +67,10 @@ export class KeyedOperatorHarness<IN, OUT> {
       getInternalTimerService: (name, serializer, triggerable) =>
         harness.timers.getInternalTimerService(name, serializer, triggerable),
       runtimeContext: new RuntimeContextImpl('window', 0, 1, maxParallelism, this.backend),
+      failJob: (error) => {
+        throw error;
+      },
+      setBackpressure: () => {},
     };
     this.operator.setup(context, {
       collect: (value, timestamp) => void harness.output.push({ value, timestamp }),
