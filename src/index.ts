@@ -11,6 +11,15 @@ export { DataStream, DataStreamSink } from './api/data-stream.ts';
 export { KeyedStream } from './api/keyed-stream.ts';
 export { ConnectedStreams } from './api/connected-streams.ts';
 export type { CoMapFunction } from './api/connected-streams.ts';
+export { JoinedStreams, JoinWhere, JoinEqualTo, JoinWithWindow } from './api/join/joined-streams.ts';
+export {
+  CoGroupedStreams,
+  CoGroupWhere,
+  CoGroupEqualTo,
+  CoGroupWithWindow,
+} from './api/join/co-grouped-streams.ts';
+export { IntervalJoin, IntervalJoined } from './api/join/interval-join.ts';
+export type { TaggedUnion } from './api/join/tagged-union.ts';
 
 // ── Async I/O ────────────────────────────────────────────────────────────────
 export { AsyncDataStream } from './api/async-data-stream.ts';
@@ -38,6 +47,13 @@ export type {
   FunctionObject,
 } from './api/functions.ts';
 export type { RuntimeContext, RichFunction } from './api/runtime-context.ts';
+export type {
+  JoinFunction,
+  FlatJoinFunction,
+  CoGroupFunction,
+  ProcessJoinFunction,
+  ProcessJoinContext,
+} from './api/join/join-functions.ts';
 export type { AggregateFunction, ReduceFunction } from './state/aggregate-function.ts';
 export type {
   Numeric,

@@ -27,6 +27,8 @@ import { AllWindowedStream, countWindowAll } from '../windowing/all-windowed-str
 import type { WindowAssigner } from '../windowing/window-assigner.ts';
 import type { Window } from '../windowing/window.ts';
 import type { GlobalWindow } from '../windowing/global-window.ts';
+import { CoGroupedStreams } from './join/co-grouped-streams.ts';
+import { JoinedStreams } from './join/joined-streams.ts';
 
 /**
  * A stream of `T`. Every transformation returns a new stream and records a node of the job graph; nothing runs
@@ -104,6 +106,22 @@ export class DataStream<T> {
   /** Connects two streams (of possibly different types) for a CoProcessFunction; they share state when keyed. */
   connect<T2>(other: DataStream<T2>): import('./connected-streams.ts').ConnectedStreams<T, T2> {
     return this.environment.connectStreams(this, other);
+  }
+
+  /**
+   * Joins this stream with `other` per key and window: `join(other).where(k1).equalTo(k2).window(assigner)
+   * .apply(fn)` calls `fn` for every pair with equal keys in the same window. See docs/joins.md.
+   */
+  join<T2>(other: DataStream<T2>): JoinedStreams<T, T2> {
+    return new JoinedStreams<T, T2>(this, other);
+  }
+
+  /**
+   * Groups this stream and `other` per key and window: `coGroup(other).where(k1).equalTo(k2).window(assigner)
+   * .apply(fn)` calls `fn` once per key and window with the elements of both. See docs/joins.md.
+   */
+  coGroup<T2>(other: DataStream<T2>): CoGroupedStreams<T, T2> {
+    return new CoGroupedStreams<T, T2>(this, other);
   }
 
   /** Assigns event timestamps and watermarks with a strategy, replacing upstream ones. */

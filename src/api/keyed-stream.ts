@@ -14,6 +14,7 @@ import type { GlobalWindow } from '../windowing/global-window.ts';
 import type { Comparable, ComparableField, NumericField } from './aggregation/aggregation-field.ts';
 import { comparableAggregator } from './aggregation/comparable-aggregator.ts';
 import { sumAggregator } from './aggregation/sum-aggregator.ts';
+import { IntervalJoin } from './join/interval-join.ts';
 
 /**
  * The result of `keyBy`. The next operator is keyed: records reach it grouped by key group, and the runtime sets
@@ -84,6 +85,23 @@ export class KeyedStream<T, K> extends DataStream<T> {
   /** Per key, the whole record with the largest `by` seen so far; ties as in {@link minBy}. */
   maxBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
     return this.reduce(comparableAggregator<T>('maxBy', by, first), 'Keyed Aggregation');
+  }
+
+  /**
+   * Joins this stream with another keyed stream (same key type) on an event-time interval: set the bounds with
+   * `between(lower, upper)`, then `process` each pair. See docs/joins.md.
+   *
+   * @example
+   * clicks.keyBy((c) => c.ad)
+   *   .intervalJoin(impressions.keyBy((i) => i.ad))
+   *   .between(-60_000, 0)
+   *   .process((click, impression, ctx, out) => out.collect({ ad: click.ad, delay: click.ts - impression.ts }));
+   */
+  intervalJoin<T2>(other: KeyedStream<T2, K>): IntervalJoin<T, T2, K> {
+    if (!(other instanceof KeyedStream)) {
+      throw new ConfigurationError('intervalJoin() needs a keyed stream: other.keyBy(selector)');
+    }
+    return new IntervalJoin<T, T2, K>(this, other);
   }
 
   /**
