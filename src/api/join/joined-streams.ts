@@ -92,10 +92,7 @@ export class JoinWithWindow<T1, T2, K, W extends Window> {
    * `(first, second, out) => void` emitting any number of results. A function that declares a third parameter
    * is a FlatJoinFunction; give its result type explicitly (`apply<R>(...)`), as nothing else names it.
    */
-  apply<R>(
-    fn: (first: T1, second: T2, out: Collector<R>) => R | void,
-    name = 'Window Join',
-  ): DataStream<R> {
+  apply<R>(fn: (first: T1, second: T2, out: Collector<R>) => R | void, name = 'Window Join'): DataStream<R> {
     if (typeof fn !== 'function') {
       throw new ConfigurationError(
         'apply() needs a JoinFunction (first, second) => result or a FlatJoinFunction (first, second, out) => void',

@@ -6,11 +6,7 @@ import type { NamespaceSerializer } from '../../state/namespace.ts';
 import { MapStateDescriptor } from '../../state/state-descriptor.ts';
 import type { MapState } from '../../state/state.ts';
 import { structuredCloneSerializer } from '../../state/type-serializer.ts';
-import type {
-  InternalTimer,
-  InternalTimerService,
-  Triggerable,
-} from '../../time/internal-timer-service.ts';
+import type { InternalTimer, InternalTimerService, Triggerable } from '../../time/internal-timer-service.ts';
 import { hasTimestamp, MIN_WATERMARK } from '../../time/time-domain.ts';
 import type { Output } from '../output.ts';
 import { AbstractStreamOperator, type TwoInputStreamOperator } from '../stream-operator.ts';
