@@ -134,6 +134,8 @@ export type { JsonLinesDecoding } from './connectors/json-lines-format.ts';
 export type { CsvDecoding } from './connectors/csv-format.ts';
 export type { MalformedRecord } from './connectors/malformed-record.ts';
 export { FileSink } from './connectors/file-sink.ts';
+export { AsyncSink } from './connectors/async-sink.ts';
+export type { AsyncSinkOptions } from './connectors/async-sink.ts';
 export type { FileSinkOptions } from './connectors/file-sink.ts';
 
 // ── Fault tolerance ──────────────────────────────────────────────────────────

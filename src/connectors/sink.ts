@@ -1,4 +1,5 @@
 // The sink contract: a writer per subtask, called synchronously per record and flushed asynchronously.
+import type { ProcessingTimeClock } from '../time/clock.ts';
 
 /** What a writer learns about where it runs. */
 export interface SinkWriterContext {
@@ -11,6 +12,15 @@ export interface SinkWriterContext {
   readonly restoredCheckpointId?: number | undefined;
   /** Whether the job checkpoints periodically (otherwise a two-phase-commit writer commits at end of input). */
   readonly checkpointingEnabled?: boolean;
+  /** The job's processing-time clock (a ManualClock under test), for writers that flush on a timer. */
+  readonly clock?: ProcessingTimeClock;
+  /**
+   * Stops (true) or resumes (false) the sources upstream of this sink: a writer with too many writes pending
+   * applies backpressure. Calls must alternate.
+   */
+  readonly setBackpressure?: (blocked: boolean) => void;
+  /** Fails the job from an asynchronous callback (a write that was rejected), naming the sink. */
+  readonly failJob?: (error: unknown, activity?: string) => void;
 }
 
 /**
@@ -29,11 +39,17 @@ export interface SinkWriter<T> {
   snapshotState?(checkpointId: number): unknown;
   /** Phase two: checkpoint `checkpointId` is durable; make what it covers visible. Must be idempotent. */
   notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
-  /** Every input ended (called before close, on success only). */
+  /** Every input ended (called before close, on success only); the job finishes once its Promise resolves. */
   endOfInput?(): void | Promise<void>;
 }
 
 /** A destination for records. */
 export interface Sink<T> {
   createWriter(context: SinkWriterContext): SinkWriter<T>;
+  /**
+   * Whether writer states are arrays of records that may be split and merged when the parallelism changes: a
+   * restored writer then gets the concatenated arrays of the old subtasks j with j % parallelism === its index.
+   * Otherwise a writer gets the state of the old subtask with its own index.
+   */
+  readonly redistributesState?: boolean;
 }

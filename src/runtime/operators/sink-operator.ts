@@ -25,6 +25,9 @@ export class SinkOperator<T>
       restoredState: this.restoredState,
       restoredCheckpointId: this.context.restoredCheckpointId,
       checkpointingEnabled: this.context.checkpointingEnabled === true,
+      clock: this.context.clock,
+      setBackpressure: (blocked) => this.context.setBackpressure(blocked),
+      failJob: (error, activity) => this.context.failJob(error, undefined, activity),
     });
   }
 
@@ -36,34 +39,29 @@ export class SinkOperator<T>
     this.writer.writeWatermark?.(watermark);
   }
 
-  override endInput(): void {
-    const done = this.writer.endOfInput?.();
-    // endInput is synchronous; an asynchronous end-of-input is awaited by close.
-    if (done instanceof Promise) {
-      done.catch(() => {});
-      this.pendingEnd = done;
-    }
+  override endInput(): void | Promise<void> {
+    // An asynchronous end of input (pending writes) delays the job's end, and so its final checkpoint.
+    return this.writer.endOfInput?.();
   }
-  private pendingEnd: Promise<void> | undefined = undefined;
 
   override snapshotOperatorState(context?: SnapshotContext): unknown {
     return context === undefined ? undefined : this.writer?.snapshotState?.(context.checkpointId);
   }
 
   override restoreOperatorState(state: unknown): void {
-    this.restoredState = state;
+    if (!this.sink.redistributesState || this.restoredState === undefined) this.restoredState = state;
+    else this.restoredState = [...(this.restoredState as unknown[]), ...(state as unknown[])];
+  }
+
+  override get redistributesOperatorState(): boolean {
+    return this.sink.redistributesState === true;
   }
 
   override notifyCheckpointComplete(checkpointId: number): void | Promise<void> {
     return this.writer?.notifyCheckpointComplete?.(checkpointId);
   }
 
-  override async close(): Promise<void> {
-    await this.pendingEnd;
-    await this.closeWriter();
-  }
-
-  private closeWriter(): void | Promise<void> {
+  override close(): void | Promise<void> {
     return this.writer?.close?.();
   }
 }
