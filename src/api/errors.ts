@@ -54,6 +54,20 @@ export class JobExecutionError extends WeirError {
   }
 }
 
+/**
+ * A running job can make no further progress before it finished: no source can be polled and nothing that could
+ * unblock it (a timer, an I/O completion, a barrier) is pending. `waits` says what each unfinished subtask waits
+ * for, e.g. "'out' (1/1) waits for a barrier from channel 2 ('file' 1/1) since checkpoint 3".
+ */
+export class JobStalledError extends WeirError {
+  constructor(
+    readonly waits: readonly string[],
+    context = 'The job can make no progress',
+  ) {
+    super(`${context}: ${waits.length > 0 ? waits.join('; ') : 'no subtask reports what it waits for'}`);
+  }
+}
+
 /** A source could not parse an input record; names the file and line. */
 export class MalformedRecordError extends WeirError {
   constructor(

@@ -1,7 +1,7 @@
 // StreamExecutionEnvironment: where a job is defined (sources, settings) and executed.
 import { ConnectedStreams } from './connected-streams.ts';
 import { DataStream } from './data-stream.ts';
-import { ConfigurationError } from './errors.ts';
+import { ConfigurationError, JobStalledError } from './errors.ts';
 import './keyed-stream.ts';
 import { CollectionSource } from '../connectors/collection-source.ts';
 import type { Source } from '../connectors/source.ts';
@@ -9,6 +9,7 @@ import { StreamGraph } from '../graph/stream-graph.ts';
 import { Transformation } from '../graph/transformation.ts';
 import { JobRuntime, type OperatorMetrics } from '../runtime/job-runtime.ts';
 import type { JobSnapshot } from '../runtime/job-snapshot.ts';
+import { watchForStall } from '../runtime/stall-watch.ts';
 import { SourceOperator } from '../runtime/operators/source-operator.ts';
 import { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../runtime/operators/timestamps-and-watermarks.ts';
 import { checkParallelism, DEFAULT_MAX_PARALLELISM } from '../state/key-group-range.ts';
@@ -248,11 +249,21 @@ export class StreamExecutionEnvironment {
       ...(this.stateBackend !== undefined ? { stateBackend: this.stateBackend } : {}),
     });
     let failure: unknown = undefined;
+    const unwatch = watchForStall(() =>
+      runtime.fail(
+        new JobStalledError(
+          runtime.describeWaits(),
+          `Job '${jobName}' has nothing left to run but is not finished`,
+        ),
+      ),
+    );
     try {
       await runtime.open();
       await runtime.runSources();
     } catch (error) {
       failure = error;
+    } finally {
+      unwatch();
     }
     try {
       await runtime.close();

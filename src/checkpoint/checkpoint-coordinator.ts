@@ -82,6 +82,24 @@ export class CheckpointCoordinator {
     if (--pending.remaining === 0) this.complete(pending);
   };
 
+  /** A subtask gave up aligning checkpoint `checkpointId` (the runtime's `onCheckpointDeclined`): fail it now. */
+  readonly onCheckpointDeclined = (_subtask: Subtask, checkpointId: number, reason: string): void => {
+    const pending = this.pending.get(checkpointId);
+    if (pending !== undefined) this.fail(pending, `declined by ${reason}`, true);
+  };
+
+  /** What each checkpoint in flight still waits for, one line each (for stall errors). */
+  describePending(): string[] {
+    return [...this.pending.values()].map(
+      (p) => `${p.barrier.kind} ${p.barrier.id} waits for acknowledgements from ${missingSubtasks(p)}`,
+    );
+  }
+
+  /** Fails every checkpoint in flight with `reason` (the job cannot go on), rejecting those awaited. */
+  abortPending(reason: string): void {
+    for (const pending of [...this.pending.values()]) this.fail(pending, reason, false);
+  }
+
   /** Starts periodic checkpoints. */
   start(): void {
     if (this.config === undefined || this.periodic !== undefined) return;

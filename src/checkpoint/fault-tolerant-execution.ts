@@ -1,7 +1,9 @@
 // Fault-tolerant execution: runs a job with checkpoints, restarts it from the latest checkpoint after a failure.
 import type { JobExecutionResult } from '../api/stream-execution-environment.ts';
 import type { StreamGraph } from '../graph/stream-graph.ts';
+import { JobStalledError } from '../api/errors.ts';
 import { JobRuntime } from '../runtime/job-runtime.ts';
+import { watchForStall } from '../runtime/stall-watch.ts';
 import type { JobSnapshot } from '../runtime/job-snapshot.ts';
 import type { ProcessingTimeClock } from '../time/clock.ts';
 import type { CheckpointConfig } from './checkpoint-config.ts';
@@ -63,8 +65,18 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
         ...(job.stateBackend !== undefined ? { stateBackend: job.stateBackend } : {}),
         checkpointing: job.checkpoints !== undefined,
         onSubtaskSnapshot: coordinator.onSubtaskSnapshot,
+        onCheckpointDeclined: coordinator.onCheckpointDeclined,
       });
       coordinator.attach(runtime);
+      const current = runtime;
+      const unwatch = watchForStall(() => {
+        const error = new JobStalledError(
+          [...current.describeWaits(), ...coordinator.describePending()],
+          `Job '${job.jobName}' has nothing left to run but is not finished`,
+        );
+        current.fail(error);
+        coordinator.abortPending(error.message);
+      });
       let failure: unknown = undefined;
       try {
         if (cancelled) throw new JobCancelledError(job.jobName);
@@ -75,6 +87,8 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
         await coordinator.triggerFinal();
       } catch (error) {
         failure = runtime.hasFailed ? runtime.failureCause : error;
+      } finally {
+        unwatch();
       }
       await coordinator.drain();
       try {

@@ -1,5 +1,5 @@
 // JobRuntime: makes a StreamGraph physical (subtasks, routers, channels) and runs it to completion.
-import { ConfigurationError, WeirError } from '../api/errors.ts';
+import { ConfigurationError, JobStalledError, WeirError } from '../api/errors.ts';
 import type { StreamEdge, StreamGraph, StreamNode } from '../graph/stream-graph.ts';
 import type { ProcessingTimeClock } from '../time/clock.ts';
 import { MAX_WATERMARK } from '../time/time-domain.ts';
@@ -15,6 +15,7 @@ import {
 } from './record-router.ts';
 import type { TwoInputStreamOperator, OneInputStreamOperator } from './stream-operator.ts';
 import { Subtask, type JobServices } from './subtask.ts';
+import { InputChannel } from './input-channel.ts';
 import { SubtaskInput } from './subtask-input.ts';
 import type { SideOutputTap } from './subtask-output.ts';
 import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
@@ -42,6 +43,10 @@ export interface JobRuntimeOptions {
     barrier: CheckpointBarrier,
     snapshot: SubtaskStateSnapshot,
   ) => void;
+  /** Hears a subtask give up aligning a checkpoint (the checkpoint coordinator fails that checkpoint). */
+  readonly onCheckpointDeclined?: (subtask: Subtask, checkpointId: number, reason: string) => void;
+  /** Bytes a subtask's blocked channels may hold while aligning before it declines the checkpoint. */
+  readonly maxAlignmentBytes?: number;
 }
 
 /** Per-operator counts reported when a job ends. */
@@ -50,6 +55,16 @@ export interface OperatorMetrics {
   readonly parallelism: number;
   readonly recordsIn: number;
   readonly recordsOut: number;
+  /** Checkpoint barrier alignments completed, over the operator's subtasks. */
+  readonly alignments: number;
+  /** Milliseconds spent aligning barriers, summed over the operator's subtasks. */
+  readonly alignmentMs: number;
+  /** The longest single alignment of any subtask, in milliseconds. */
+  readonly maxAlignmentMs: number;
+  /** The most bytes (estimated) one subtask's blocked channels held at once while aligning. */
+  readonly peakAlignmentBufferedBytes: number;
+  /** The most events one subtask's blocked channels held at once while aligning. */
+  readonly peakAlignmentBufferedEvents: number;
 }
 
 /**
@@ -60,6 +75,8 @@ export interface OperatorMetrics {
  */
 export class JobRuntime implements JobServices {
   readonly subtasks = new Map<StreamNode, Subtask[]>();
+  /** Each consumer subtask's input channels by input edge, while wiring. */
+  private readonly channelsByEdge = new Map<Subtask, Map<StreamEdge, InputChannel[]>>();
   private failure: unknown = undefined;
   private failed = false;
   private failureListeners: ((error: unknown) => void)[] = [];
@@ -67,6 +84,11 @@ export class JobRuntime implements JobServices {
   private readonly pendingFinishes: Promise<void>[] = [];
   /** Per node, the source subtasks whose records can reach it (computed on first backpressure). */
   private readonly upstreamSources = new Map<StreamNode, Subtask[]>();
+  /** What each source driver is doing, for stall detection and stall messages. */
+  private readonly sourceStates = new Map<
+    Subtask,
+    'polling' | 'yielding' | 'backpressured' | 'held' | 'finished'
+  >();
 
   constructor(
     readonly graph: StreamGraph,
@@ -79,6 +101,7 @@ export class JobRuntime implements JobServices {
     }
     for (const node of graph.nodes) this.wireInputs(node);
     for (const node of graph.nodes) this.wireOutputs(node);
+    this.wireBackpressure();
     if (options.sideTap !== undefined) {
       for (const list of this.subtasks.values()) for (const s of list) s.output.sideTap = options.sideTap;
     }
@@ -112,6 +135,20 @@ export class JobRuntime implements JobServices {
       throw subtask.failure(error, undefined, `the snapshot for checkpoint ${barrier.id}`);
     }
     listener(subtask, barrier, snapshot);
+  }
+
+  /** A subtask gave up aligning a checkpoint (its blocked channels outgrew their bound). */
+  onCheckpointDeclined(subtask: Subtask, checkpointId: number, reason: string): void {
+    const n = subtask.node;
+    this.options.onCheckpointDeclined?.(
+      subtask,
+      checkpointId,
+      `'${n.name}' (${subtask.index + 1}/${n.parallelism}): ${reason}`,
+    );
+  }
+
+  get maxAlignmentBytes(): number | undefined {
+    return this.options.maxAlignmentBytes;
   }
 
   /**
@@ -235,6 +272,10 @@ export class JobRuntime implements JobServices {
     failure.catch(() => {});
     for (const node of this.graph.nodes) {
       if (node.transformation.kind !== 'source') continue;
+      for (const subtask of this.subtasksOf(node)) this.sourceStates.set(subtask, 'yielding');
+    }
+    for (const node of this.graph.nodes) {
+      if (node.transformation.kind !== 'source') continue;
       for (const subtask of this.subtasksOf(node)) drivers.push(this.driveSource(subtask));
     }
     const finished = async (): Promise<void> => {
@@ -269,12 +310,91 @@ export class JobRuntime implements JobServices {
     return this.graph.nodes.map((node) => {
       let recordsIn = 0;
       let recordsOut = 0;
+      let alignments = 0;
+      let alignmentMs = 0;
+      let maxAlignmentMs = 0;
+      let peakBytes = 0;
+      let peakEvents = 0;
       for (const s of this.subtasksOf(node)) {
         for (const input of s.inputs) recordsIn += input.recordsIn;
         recordsOut += s.output.recordsOut;
+        const a = s.aligner;
+        if (a === undefined) continue;
+        alignments += a.alignments;
+        alignmentMs += a.alignmentMsTotal;
+        maxAlignmentMs = Math.max(maxAlignmentMs, a.maxAlignmentMs);
+        peakBytes = Math.max(peakBytes, a.peakBufferedBytes);
+        peakEvents = Math.max(peakEvents, a.peakBufferedEvents);
       }
-      return { name: node.name, parallelism: node.parallelism, recordsIn, recordsOut };
+      return {
+        name: node.name,
+        parallelism: node.parallelism,
+        recordsIn,
+        recordsOut,
+        alignments,
+        alignmentMs,
+        maxAlignmentMs,
+        peakAlignmentBufferedBytes: peakBytes,
+        peakAlignmentBufferedEvents: peakEvents,
+      };
     });
+  }
+
+  /**
+   * What each unfinished subtask is waiting for, one line each, e.g. "'out' (1/1) waits for a barrier from
+   * channel 2 ('file' 1/1) since checkpoint 3": the body of a stall error.
+   */
+  describeWaits(): string[] {
+    const lines: string[] = [];
+    for (const node of this.graph.nodes) {
+      const isSource = node.transformation.kind === 'source';
+      for (const subtask of this.subtasksOf(node)) {
+        if (subtask.isFinished) continue;
+        const name = `'${node.name}' (${subtask.index + 1}/${node.parallelism})`;
+        const aligning = subtask.aligner?.aligning;
+        if (aligning !== undefined) {
+          const waiting = subtask.aligner!.waitingOn();
+          lines.push(
+            `${name} waits for a barrier from ${waiting.map((c) => c.describe()).join(', ')} since checkpoint ${aligning.id}`,
+          );
+        } else if (isSource) {
+          const state = this.sourceStates.get(subtask);
+          if (state === 'backpressured' && subtask.blockedDownstream > 0) {
+            const blocked = this.blockedChannelsFedBy(subtask);
+            lines.push(`${name} is held back by blocked channel(s) ${blocked.join(', ') || '(none left)'}`);
+          } else if (state === 'held' && subtask.isHeldBack) {
+            lines.push(`${name} is held back by an asynchronous operator at capacity`);
+          } else if (state === 'polling') {
+            lines.push(`${name} waits for its reader's pollNext() to settle`);
+          } else {
+            lines.push(`${name} waits for its next turn on the event loop`);
+          }
+        } else {
+          const open = subtask.channels.filter((c) => !c.ended);
+          lines.push(
+            `${name} waits for records or end of input from ${open.map((c) => c.describe()).join(', ')}`,
+          );
+        }
+      }
+    }
+    return lines;
+  }
+
+  /** The blocked channels a source's records can reach, described with their consumer and checkpoint. */
+  private blockedChannelsFedBy(source: Subtask): string[] {
+    const out: string[] = [];
+    for (const list of this.subtasks.values()) {
+      for (const consumer of list) {
+        for (const c of consumer.channels) {
+          if (!c.blocked || !c.sources.includes(source)) continue;
+          const n = consumer.node;
+          out.push(
+            `${c.describe()} of '${n.name}' (${consumer.index + 1}/${n.parallelism}) for checkpoint ${consumer.aligner?.aligning?.id ?? '?'}`,
+          );
+        }
+      }
+    }
+    return out;
   }
 
   snapshot(): JobSnapshot {
@@ -344,15 +464,26 @@ export class JobRuntime implements JobServices {
         if (this.failed) return;
         // Barriers go in at batch boundaries: every record emitted so far precedes them.
         if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
+        if (subtask.blockedDownstream > 0) {
+          // Backpressure: a channel this source feeds is blocked while a barrier aligns. Polling resumes once it
+          // is released; a barrier that comes due meanwhile goes in on resumption, ahead of the next batch.
+          this.sourceStates.set(subtask, 'backpressured');
+          this.checkForDeadlock();
+          await subtask.whenDownstreamReleased();
+          continue;
+        }
         if (subtask.isHeldBack) {
           // Backpressure: an asynchronous operator downstream is at capacity. Polling resumes once it has room;
           // a barrier that comes due meanwhile goes in on resumption, ahead of the next batch.
+          this.sourceStates.set(subtask, 'held');
           await subtask.whenReleased();
           continue;
         }
+        this.sourceStates.set(subtask, 'polling');
         const polled = operator.pollNext();
         const result = typeof polled === 'string' ? polled : await polled;
         if (result === 'end') break;
+        this.sourceStates.set(subtask, 'yielding');
         // Let timers, other sources and I/O run between batches.
         await yieldToEventLoop();
       }
@@ -360,12 +491,43 @@ export class JobRuntime implements JobServices {
       if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
       operator.stopWatermarks();
       if (operator.bounded) subtask.output.emitWatermark(MAX_WATERMARK);
+      this.sourceStates.set(subtask, 'finished');
       subtask.finish();
+      this.checkForDeadlock();
     } catch (error) {
+      this.sourceStates.set(subtask, 'finished');
       this.fail(error instanceof WeirError ? error : subtask.failure(error));
     }
   }
 
+  /**
+   * Fails the job when no source can make progress although the job is not finished: every source is finished
+   * or held back by backpressure, and some subtask still aligns a barrier. Nothing could ever release it (no
+   * record or barrier will arrive), so waiting would hang the job with nothing scheduled.
+   */
+  private checkForDeadlock(): void {
+    if (this.failed) return;
+    let held = false;
+    for (const [source, state] of this.sourceStates) {
+      if (state === 'finished') continue;
+      // A released source counts as running even before its driver has resumed (that is a microtask away). One
+      // held back by an asynchronous operator at capacity waits for that operator's calls: not a deadlock.
+      if (state !== 'backpressured' || source.blockedDownstream === 0 || source.isHeldBack) return;
+      held = true;
+    }
+    if (!held) return;
+    this.fail(
+      new JobStalledError(
+        this.describeWaits(),
+        'Every source is finished or held back, yet the job is not done',
+      ),
+    );
+  }
+
+  /**
+   * Creates each subtask's inputs and input channels: one channel per (producer subtask, consumer subtask) pair
+   * on every edge (one for a forward edge), numbered over the consumer's input edges in order.
+   */
   private wireInputs(node: StreamNode): void {
     const backendOf = (s: Subtask) => s.backend;
     for (const subtask of this.subtasksOf(node)) {
@@ -383,49 +545,71 @@ export class JobRuntime implements JobServices {
           new SubtaskInput(subtask, op, slot, node.transformation.keySelectors[i], backendOf(subtask)),
         );
       }
-      let channels = 0;
-      for (const edge of node.inputs)
-        channels += edge.partitioning.kind === 'forward' ? 1 : edge.source.parallelism;
-      subtask.setChannelCount(channels);
+      const channels: InputChannel[] = [];
+      const byEdge = new Map<StreamEdge, InputChannel[]>();
+      for (const edge of node.inputs) {
+        const input = subtask.inputs[edge.inputIndex]!;
+        const producers = this.subtasksOf(edge.source);
+        const list =
+          edge.partitioning.kind === 'forward'
+            ? [new InputChannel(input, channels.length, producers[subtask.index]!)]
+            : producers.map((producer, p) => new InputChannel(input, channels.length + p, producer));
+        channels.push(...list);
+        byEdge.set(edge, list);
+      }
+      this.channelsByEdge.set(subtask, byEdge);
+      subtask.setChannels(channels);
     }
   }
 
   private wireOutputs(node: StreamNode): void {
     const producers = this.subtasksOf(node);
     for (const edge of node.outputs) {
-      const base = this.channelBase(edge);
-      const targets = this.subtasksOf(edge.target).map((s) => s.inputs[edge.inputIndex]!);
+      const consumers = this.subtasksOf(edge.target);
       producers.forEach((producer, index) => {
-        const router = this.router(edge, targets, base, index);
+        const router =
+          edge.partitioning.kind === 'forward'
+            ? new ForwardRouter(this.channelsByEdge.get(consumers[index]!)!.get(edge)![0]!)
+            : this.router(
+                edge,
+                consumers.map((c) => this.channelsByEdge.get(c)!.get(edge)![index]!),
+                index,
+              );
         if (edge.sideTag !== undefined) producer.output.addSide(edge.sideTag.id, router);
         else producer.output.addMain(router);
       });
     }
   }
 
-  /** The first channel index of an edge at its target: edges are numbered in the target's input order. */
-  private channelBase(edge: StreamEdge): number {
-    let base = 0;
-    for (const e of edge.target.inputs) {
-      if (e === edge) return base;
-      base += e.partitioning.kind === 'forward' ? 1 : e.source.parallelism;
+  /** Tells every channel which source subtasks feed it, so a blocked channel can hold those sources back. */
+  private wireBackpressure(): void {
+    const sourcesOf = new Map<Subtask, Set<Subtask>>();
+    const visit = (subtask: Subtask): Set<Subtask> => {
+      let set = sourcesOf.get(subtask);
+      if (set !== undefined) return set;
+      set = new Set();
+      if (subtask.node.transformation.kind === 'source') set.add(subtask);
+      for (const channel of subtask.channels) for (const s of visit(channel.producer)) set.add(s);
+      sourcesOf.set(subtask, set);
+      return set;
+    };
+    for (const list of this.subtasks.values()) {
+      for (const subtask of list)
+        for (const channel of subtask.channels) channel.sources = [...visit(channel.producer)];
     }
-    throw new Error('edge not found at its target');
   }
 
-  private router(edge: StreamEdge, targets: SubtaskInput[], base: number, index: number): RecordRouter {
+  private router(edge: StreamEdge, targets: InputChannel[], index: number): RecordRouter {
     const p = edge.partitioning;
     switch (p.kind) {
-      case 'forward':
-        return new ForwardRouter(targets, base, index);
       case 'hash':
-        return new HashRouter(targets, base + index, p.keySelector!, edge.target.maxParallelism);
+        return new HashRouter(targets, p.keySelector!, edge.target.maxParallelism);
       case 'broadcast':
-        return new BroadcastRouter(targets, base + index);
+        return new BroadcastRouter(targets);
       case 'global':
-        return new GlobalRouter(targets, base + index);
+        return new GlobalRouter(targets);
       default:
-        return new RebalanceRouter(targets, base + index, index);
+        return new RebalanceRouter(targets, index);
     }
   }
 }

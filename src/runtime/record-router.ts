@@ -1,109 +1,66 @@
 // Routers: how one producer subtask hands records, watermarks and end-of-input to consumer subtasks, per partitioner.
 import type { KeySelector } from '../api/functions.ts';
 import { keyGroupFor, normalizeKey } from '../state/key-hash.ts';
-import type { ChannelBuffer } from '../checkpoint/channel-buffer.ts';
 import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
-import type { SubtaskInput } from './subtask-input.ts';
+import type { InputChannel } from './input-channel.ts';
 
 /**
- * Delivers a producer subtask's output along one edge. Every call is synchronous: with all subtasks on one event
- * loop an exchange is a direct call, and backpressure is the call stack itself (the producer continues only when
- * the consumer returned). The interface is the seam where a buffered, cross-thread exchange can slot in.
+ * Delivers a producer subtask's output along one edge, into the consumer subtasks' input channels of this
+ * producer. Every call is synchronous: with all subtasks on one event loop an exchange is a direct call. The
+ * consumer decides what happens at its end (process now, or buffer while a checkpoint barrier aligns); the router
+ * never changes for it.
  */
 export abstract class RecordRouter {
-  /** The consumer subtasks' inputs on this edge, by subtask index (this router's own copy: see holdTarget). */
-  protected readonly targets: SubtaskInput[];
   constructor(
-    targets: readonly SubtaskInput[],
-    /** This producer's channel index at each connected target. */
-    protected readonly channel: number,
-  ) {
-    this.targets = [...targets];
-  }
+    /** This producer's channel into each consumer subtask on this edge, by consumer subtask index. */
+    protected readonly targets: readonly InputChannel[],
+  ) {}
 
   abstract route(value: unknown, timestamp: number): void;
 
-  /** The targets this producer is connected to (forward: one; otherwise all). */
-  protected connected(): readonly SubtaskInput[] {
+  /** The channels this producer is connected to (forward: one; otherwise all). */
+  protected connected(): readonly InputChannel[] {
     return this.targets;
   }
 
   watermark(watermark: number): void {
-    for (const target of this.connected()) target.watermark(this.channel, watermark);
+    for (const target of this.connected()) target.watermark(watermark);
   }
 
   status(idle: boolean): void {
-    for (const target of this.connected()) target.status(this.channel, idle);
+    for (const target of this.connected()) target.status(idle);
   }
 
   endOfInput(): void {
-    for (const target of this.connected()) target.endOfInput(this.channel);
+    for (const target of this.connected()) target.endOfInput();
   }
 
   /** Sends a checkpoint barrier down every connected channel (barriers are broadcast, whatever the partitioning). */
   barrier(barrier: CheckpointBarrier): void {
-    for (const target of [...this.connected()]) target.barrier(this.channel, barrier, this);
-  }
-
-  /** The current slot for a consumer subtask: its input, or a ChannelBuffer while that channel is held back. */
-  targetOf(subtaskIndex: number): SubtaskInput {
-    return this.targets[subtaskIndex]!;
-  }
-
-  /** Holds this channel back at one consumer during barrier alignment: its records go to `buffer` instead. */
-  holdTarget(buffer: ChannelBuffer): void {
-    this.targets[buffer.input.subtask.index] = buffer;
-  }
-
-  /** Ends a hold: the consumer's real input takes its slot back. */
-  restoreTarget(buffer: ChannelBuffer): void {
-    if (this.targets[buffer.input.subtask.index] === buffer)
-      this.targets[buffer.input.subtask.index] = buffer.input;
+    for (const target of this.connected()) target.barrier(barrier);
   }
 }
 
-/** Subtask i → subtask i: the chained case. */
+/** Subtask i → subtask i: the chained case. Its one channel is the only target. */
 export class ForwardRouter extends RecordRouter {
-  private target: SubtaskInput;
-  private only: readonly SubtaskInput[];
-  constructor(
-    targets: readonly SubtaskInput[],
-    channel: number,
-    private readonly producerIndex: number,
-  ) {
-    super(targets, channel);
-    this.target = targets[producerIndex]!;
-    this.only = [this.target];
+  private readonly target: InputChannel;
+  constructor(target: InputChannel) {
+    super([target]);
+    this.target = target;
   }
   route(value: unknown, timestamp: number): void {
     this.target.process(value, timestamp);
-  }
-  protected override connected(): readonly SubtaskInput[] {
-    return this.only;
-  }
-  override holdTarget(buffer: ChannelBuffer): void {
-    super.holdTarget(buffer);
-    this.sync();
-  }
-  override restoreTarget(buffer: ChannelBuffer): void {
-    super.restoreTarget(buffer);
-    this.sync();
-  }
-  private sync(): void {
-    this.target = this.targets[this.producerIndex]!;
-    this.only = [this.target];
   }
 }
 
 /** By key group: the key selects a key group, the key group a subtask (`floor(kg * p / maxP)`). */
 export class HashRouter extends RecordRouter {
   constructor(
-    targets: readonly SubtaskInput[],
-    channel: number,
+    targets: readonly InputChannel[],
     private readonly keySelector: KeySelector<any, unknown>,
     private readonly maxParallelism: number,
   ) {
-    super(targets, channel);
+    super(targets);
   }
   route(value: unknown, timestamp: number): void {
     const key = this.keySelector(value);
@@ -121,8 +78,8 @@ export class HashRouter extends RecordRouter {
 /** Round-robin, starting at the producer's own index so runs are deterministic. */
 export class RebalanceRouter extends RecordRouter {
   private next: number;
-  constructor(targets: readonly SubtaskInput[], channel: number, producerIndex: number) {
-    super(targets, channel);
+  constructor(targets: readonly InputChannel[], producerIndex: number) {
+    super(targets);
     this.next = producerIndex % targets.length;
   }
   route(value: unknown, timestamp: number): void {

@@ -1,8 +1,6 @@
 // SubtaskInput: one input of one subtask: sets the key context, calls the operator, and names the record on failure.
 import type { KeySelector } from '../api/functions.ts';
-import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
-import type { RecordRouter } from './record-router.ts';
 import type { Subtask } from './subtask.ts';
 
 /** The record-processing entry points of an operator: one-input, or the first / second of a two-input operator. */
@@ -16,7 +14,7 @@ interface ElementSink {
 export type InputSlot = 0 | 1 | 2;
 
 /**
- * The record path into an operator. For a keyed input the runtime sets the current key before the operator sees
+ * The record path into an operator, shared by the input's channels (one per producer subtask, see InputChannel). For a keyed input the runtime sets the current key before the operator sees
  * the record (Flink's setKeyContextElement). A failure is wrapped once, at the innermost operator, into a
  * JobExecutionError naming operator, subtask and record; operators upstream pass it on untouched.
  */
@@ -62,24 +60,5 @@ export class SubtaskInput {
     } catch (error) {
       throw this.subtask.failure(error, { value, timestamp });
     }
-  }
-
-  // Channel events go through the input (not straight to the subtask) so that, while checkpoint barriers align, a
-  // ChannelBuffer standing in for this input can hold them back in order with the records.
-
-  watermark(channel: number, watermark: number): void {
-    this.subtask.processWatermark(channel, watermark);
-  }
-
-  status(channel: number, idle: boolean): void {
-    this.subtask.processWatermarkStatus(channel, idle);
-  }
-
-  endOfInput(channel: number): void {
-    this.subtask.endOfInput(channel);
-  }
-
-  barrier(channel: number, barrier: CheckpointBarrier, router: RecordRouter): void {
-    this.subtask.processBarrier(this, channel, barrier, router);
   }
 }

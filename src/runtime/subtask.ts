@@ -11,10 +11,10 @@ import { RuntimeContextImpl } from './runtime-context-impl.ts';
 import type { AbstractStreamOperator, OperatorContext } from './stream-operator.ts';
 import { SubtaskOutput } from './subtask-output.ts';
 import { WatermarkValve } from './watermark-valve.ts';
-import { BarrierAligner } from '../checkpoint/barrier-aligner.ts';
 import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
 import type { StateBackend } from '../checkpoint/state-backend.ts';
-import type { RecordRouter } from './record-router.ts';
+import { BarrierAligner } from './barrier-aligner.ts';
+import type { InputChannel } from './input-channel.ts';
 import type { SubtaskInput } from './subtask-input.ts';
 
 /** What a subtask needs from the job it runs in. */
@@ -34,6 +34,10 @@ export interface JobServices {
   setBackpressure?(subtask: Subtask, blocked: boolean): void;
   /** A subtask whose operator finishes asynchronously: the job is done only once `finished` settled. */
   trackFinish?(finished: Promise<void>): void;
+  /** Called when a subtask gave up aligning a checkpoint: that checkpoint cannot complete. */
+  onCheckpointDeclined?(subtask: Subtask, checkpointId: number, reason: string): void;
+  /** Bytes a subtask's blocked channels may hold while aligning before it declines the checkpoint. */
+  readonly maxAlignmentBytes?: number | undefined;
 }
 
 /**
@@ -49,10 +53,19 @@ export class Subtask {
   readonly inputs: SubtaskInput[] = [];
   readonly context: OperatorContext;
   private valve: WatermarkValve = new WatermarkValve(0);
+  /** Every input channel, numbered over all inputs in order. */
+  channels: readonly InputChannel[] = [];
   private channelCount = 0;
   private endedChannels = 0;
   private ended = false;
-  private aligner: BarrierAligner | undefined = undefined;
+  /** Aligns barriers when there are several input channels (one channel is aligned by definition). */
+  aligner: BarrierAligner | undefined = undefined;
+  /**
+   * Blocked input channels this subtask's records can reach (sources only). A source is not polled while it is
+   * above zero: that is the backpressure of barrier alignment.
+   */
+  blockedDownstream = 0;
+  private resumeSource: (() => void) | undefined = undefined;
   /** Restored from a checkpoint taken after this subtask finished: it only passes end-of-stream signals on. */
   private restoredFinished = false;
   /** Barriers a source subtask injects at its next batch boundary (set by the checkpoint coordinator). */
@@ -123,10 +136,41 @@ export class Subtask {
     this.operator.setup(this.context, this.output);
   }
 
-  /** Declares the number of input channels (set once the graph is wired). */
-  setChannelCount(channels: number): void {
-    this.channelCount = channels;
-    this.valve = new WatermarkValve(channels);
+  /** Declares the input channels (set once the graph is wired). */
+  setChannels(channels: readonly InputChannel[]): void {
+    this.channels = channels;
+    this.channelCount = channels.length;
+    this.valve = new WatermarkValve(channels.length);
+    if (channels.length > 1) {
+      const subtask = this;
+      this.aligner = new BarrierAligner(
+        channels,
+        {
+          aligned: (barrier) => subtask.barrierAligned(barrier),
+          declined: (id, reason) => subtask.job.onCheckpointDeclined?.(subtask, id, reason),
+        },
+        this.job.maxAlignmentBytes,
+      );
+    }
+  }
+
+  /** One blocked channel downstream of this source was released; resumes polling when none is left. */
+  downstreamReleased(): void {
+    if (--this.blockedDownstream > 0) return;
+    const resume = this.resumeSource;
+    this.resumeSource = undefined;
+    resume?.();
+  }
+
+  /** Resolves once no blocked channel is downstream of this source (at once if none is). */
+  whenDownstreamReleased(): Promise<void> {
+    if (this.blockedDownstream === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.resumeSource = resolve));
+  }
+
+  /** Whether a source driver is waiting for blocked channels downstream to be released. */
+  get isBackpressured(): boolean {
+    return this.resumeSource !== undefined;
   }
 
   processWatermark(channel: number, watermark: number): void {
@@ -142,20 +186,11 @@ export class Subtask {
 
   /**
    * A checkpoint barrier from one input channel. With one channel the subtask is aligned at once; with several,
-   * the BarrierAligner holds back channels that are ahead until all delivered it.
+   * the BarrierAligner blocks channels that are ahead until all delivered it.
    */
-  processBarrier(
-    input: SubtaskInput,
-    channel: number,
-    barrier: CheckpointBarrier,
-    router: RecordRouter,
-  ): void {
-    if (this.channelCount <= 1) {
-      this.barrierAligned(barrier);
-      return;
-    }
-    this.aligner ??= new BarrierAligner(this.channelCount, (b) => this.barrierAligned(b));
-    this.aligner.barrier(input, channel, barrier, router);
+  processBarrier(channel: InputChannel, barrier: CheckpointBarrier): void {
+    if (this.aligner === undefined) this.barrierAligned(barrier);
+    else this.aligner.barrier(channel, barrier);
   }
 
   /** Snapshots this subtask (through the job's checkpoint hooks), then forwards the barrier downstream. */
@@ -200,7 +235,7 @@ export class Subtask {
   }
 
   endOfInput(channel: number): void {
-    this.aligner?.channelEnded(channel);
+    this.aligner?.channelEnded(this.channels[channel]!);
     this.endedChannels++;
     if (this.endedChannels >= this.channelCount) this.finish();
   }

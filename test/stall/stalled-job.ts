@@ -1,0 +1,25 @@
+// A job whose only source never settles its read: run as a child process, it must fail with a stall error, not exit 13.
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { RestartStrategies } from '../../src/checkpoint/restart-strategies.ts';
+import type { Source } from '../../src/connectors/source.ts';
+
+const stuck: Source<number> = {
+  boundedness: 'bounded',
+  // A reader whose read never completes and schedules nothing: the event loop empties while the job waits.
+  createReader: () => ({ pollNext: () => new Promise(() => {}) }),
+};
+const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+env.fromSource(stuck, undefined, 'stuck').print();
+if (process.argv.includes('--checkpointing')) {
+  env.enableCheckpointing(50, { storage: process.argv[process.argv.indexOf('--checkpointing') + 1]! });
+  env.setRestartStrategy(RestartStrategies.noRestart());
+  // Keeps the process busy long enough for a checkpoint to be triggered; its barrier then waits behind the read.
+  setTimeout(() => {}, 300);
+}
+try {
+  await env.execute('stall');
+  console.log('FINISHED');
+} catch (error) {
+  console.log(`FAILED ${(error as Error).name}: ${(error as Error).message}`);
+  process.exitCode = 1;
+}
