@@ -18,6 +18,8 @@ cat > main.ts <<'TS'
 import { StreamExecutionEnvironment, ValueStateDescriptor, type ValueState } from 'weir';
 import { TestHarness } from 'weir/testing';
 import type { DataStream } from 'weir';
+// weir/kafka loads without its optional client (@confluentinc/kafka-javascript is not installed here).
+import { Deserializers, KafkaSource, OffsetsInitializer } from 'weir/kafka';
 
 const env = StreamExecutionEnvironment.create({ parallelism: 2 });
 const words: string[] = await env
@@ -36,6 +38,13 @@ const words: string[] = await env
   .executeAndCollect();
 const harness = await TestHarness.create((input: DataStream<number>) => input.map((n) => n * 2));
 harness.processElement(21, 5);
+const kafka = KafkaSource.builder<string>()
+  .setBootstrapServers('127.0.0.1:9092')
+  .setTopics('orders')
+  .setBounded(OffsetsInitializer.latest())
+  .setValueOnlyDeserializer(Deserializers.string())
+  .build();
+if (kafka.boundedness !== 'bounded') throw new Error('weir/kafka: unexpected boundedness');
 const result = { words: words.sort(), harness: harness.output() };
 if (JSON.stringify(result) !== JSON.stringify({ words: ['a1', 'a2', 'b1'], harness: [{ value: 42, timestamp: 5 }] })) {
   throw new Error(`unexpected: ${JSON.stringify(result)}`);

@@ -8,6 +8,11 @@ export interface SinkWriterContext {
   readonly sinkName: string;
   /** The writer state this subtask snapshotted in the checkpoint the job was restored from. */
   readonly restoredState?: unknown;
+  /**
+   * The writer states of every subtask in the restored checkpoint (index = old subtask), so a writer can finish
+   * the work of subtasks that no longer exist after a rescale (e.g. commit their pending transactions).
+   */
+  readonly restoredStates?: readonly unknown[];
   /** The checkpoint the job was restored from; a two-phase-commit writer commits what it covers. */
   readonly restoredCheckpointId?: number | undefined;
   /** Whether the job checkpoints periodically (otherwise a two-phase-commit writer commits at end of input). */

@@ -450,6 +450,7 @@ export class JobRuntime implements JobServices {
         } else if (i < op.operatorState.length && op.operatorState[i] !== undefined) {
           subtask.operator.restoreOperatorState(op.operatorState[i]);
         }
+        subtask.operator.restoreUnionOperatorState(op.operatorState);
         const sameShape = op.parallelism === node.parallelism;
         if (allFinished || (sameShape && finished?.[i] === true)) subtask.markRestoredFinished();
       });

@@ -111,6 +111,12 @@ export abstract class AbstractStreamOperator<OUT> {
     return false;
   }
 
+  /**
+   * Receives the operator state of every subtask of the restored snapshot (Flink's union list state), after
+   * `restoreOperatorState`; operators that redistribute their state on rescale read it, the others ignore it.
+   */
+  restoreUnionOperatorState(_states: readonly unknown[]): void {}
+
   /** Called once the checkpoint is durable: the moment to make its side effects visible (commit). */
   notifyCheckpointComplete(_checkpointId: number): void | Promise<void> {}
 }

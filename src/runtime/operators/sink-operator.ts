@@ -13,6 +13,7 @@ export class SinkOperator<T>
 {
   private writer!: SinkWriter<T>;
   private restoredState: unknown = undefined;
+  private restoredStates: readonly unknown[] | undefined = undefined;
   constructor(private readonly sink: Sink<T>) {
     super();
   }
@@ -23,6 +24,7 @@ export class SinkOperator<T>
       parallelism: this.context.parallelism,
       sinkName: this.context.operatorName,
       restoredState: this.restoredState,
+      restoredStates: this.restoredStates,
       restoredCheckpointId: this.context.restoredCheckpointId,
       checkpointingEnabled: this.context.checkpointingEnabled === true,
       clock: this.context.clock,
@@ -55,6 +57,10 @@ export class SinkOperator<T>
 
   override get redistributesOperatorState(): boolean {
     return this.sink.redistributesState === true;
+  }
+
+  override restoreUnionOperatorState(states: readonly unknown[]): void {
+    this.restoredStates = states;
   }
 
   override notifyCheckpointComplete(checkpointId: number): void | Promise<void> {

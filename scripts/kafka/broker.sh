@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# A single-node Apache Kafka broker (KRaft) on 127.0.0.1 for tests and examples: fetch, start, stop, status.
+#
+#   scripts/kafka/broker.sh fetch     resolve the broker's jars from Maven Central (cached in ~/.m2)
+#   scripts/kafka/broker.sh start     format a fresh log directory and start a broker on a free port;
+#                                     prints the bootstrap address (also written to $STATE/bootstrap)
+#   scripts/kafka/broker.sh stop      stop it (SIGTERM, then SIGKILL after 20 s) and delete its data
+#   scripts/kafka/broker.sh status    print the bootstrap address if a broker started here is running
+#
+# STATE defaults to .weir-tmp/kafka in the repository (WEIR_KAFKA_STATE overrides). The broker is started
+# with a 256 MB heap; it is ready when its log says "Kafka Server started" (read, not slept on).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+here="$root/scripts/kafka"
+state="${WEIR_KAFKA_STATE:-$root/.weir-tmp/kafka}"
+lib="$state/lib"
+timeout_s="${WEIR_KAFKA_START_TIMEOUT:-120}"
+
+fetch() {
+  if [[ -f "$lib/.complete" ]]; then return 0; fi
+  command -v java >/dev/null || { echo "broker.sh: java is not installed (the broker needs a JRE 17+)" >&2; return 1; }
+  command -v mvn >/dev/null || { echo "broker.sh: mvn is not installed (it fetches the broker's jars)" >&2; return 1; }
+  rm -rf "$lib"
+  mkdir -p "$lib"
+  mvn -q -B -f "$here/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$lib" >&2
+  cp "$here/log4j2.properties" "$lib/../log4j2.properties"
+  touch "$lib/.complete"
+}
+
+free_port() {
+  node -e "const s=require('node:net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
+}
+
+running_pid() {
+  [[ -f "$state/pid" ]] || return 1
+  local pid
+  pid="$(cat "$state/pid")"
+  kill -0 "$pid" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+start() {
+  if pid="$(running_pid)"; then
+    echo "broker.sh: a broker is already running (pid $pid) at $(cat "$state/bootstrap")" >&2
+    cat "$state/bootstrap"
+    return 0
+  fi
+  fetch
+  local data="$state/data" port controller cluster
+  rm -rf "$data" "$state/bootstrap" "$state/pid"
+  mkdir -p "$data"
+  port="$(free_port)"
+  controller="$(free_port)"
+  while [[ "$controller" == "$port" ]]; do controller="$(free_port)"; done
+  sed -e "s|@PORT@|$port|g" -e "s|@CONTROLLER_PORT@|$controller|g" -e "s|@DATA@|$data/logs|g" \
+    "$here/server.properties" >"$data/server.properties"
+  # A KRaft cluster id is 16 random bytes in URL-safe base64 without padding (22 characters).
+  cluster="$(node -e "console.log(require('node:crypto').randomBytes(16).toString('base64url'))")"
+  java -Xms256m -Xmx256m -Dlog4j2.configurationFile="$state/log4j2.properties" -Dweir.kafka.log="$data/format.log" -cp "$lib/*" \
+    kafka.tools.StorageTool format -t "$cluster" -c "$data/server.properties" >"$data/format.log" 2>&1 || {
+    echo "broker.sh: formatting the log directory failed:" >&2
+    cat "$data/format.log" >&2
+    return 1
+  }
+  : >"$data/server.log"
+  nohup java -Xms256m -Xmx256m -XX:+UseSerialGC -Dlog4j2.configurationFile="$state/log4j2.properties" \
+    -Dweir.kafka.log="$data/server.log" -cp "$lib/*" kafka.Kafka "$data/server.properties" \
+    >"$data/stdout.log" 2>&1 </dev/null &
+  local pid=$!
+  echo "$pid" >"$state/pid"
+  local waited=0
+  until grep -q 'Kafka Server started' "$data/server.log" "$data/stdout.log" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "broker.sh: the broker exited during start-up; its log ends:" >&2
+      tail -n 40 "$data/server.log" "$data/stdout.log" >&2
+      rm -f "$state/pid"
+      return 1
+    fi
+    if ((waited >= timeout_s * 10)); then
+      echo "broker.sh: the broker did not report 'Kafka Server started' within ${timeout_s} s; its log ends:" >&2
+      tail -n 40 "$data/server.log" "$data/stdout.log" >&2
+      stop
+      return 1
+    fi
+    # Polls the log file every 100 ms: the readiness signal is the log line, this is only the polling period.
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  echo "127.0.0.1:$port" >"$state/bootstrap"
+  echo "broker.sh: Kafka 4.4.0 ready at 127.0.0.1:$port after $((waited / 10)).$((waited % 10)) s (pid $pid)" >&2
+  echo "127.0.0.1:$port"
+}
+
+stop() {
+  local pid
+  if pid="$(running_pid)"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 200); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$state/pid" "$state/bootstrap" "$state/data"
+}
+
+status() {
+  running_pid >/dev/null && cat "$state/bootstrap"
+}
+
+case "${1:-}" in
+  fetch) fetch ;;
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *)
+    echo "usage: scripts/kafka/broker.sh fetch|start|stop|status" >&2
+    exit 2
+    ;;
+esac

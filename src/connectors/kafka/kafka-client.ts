@@ -1,0 +1,173 @@
+// The part of @confluentinc/kafka-javascript (librdkafka) the connector uses, loaded lazily and typed here.
+import { createRequire } from 'node:module';
+import { ConfigurationError, WeirError } from '../../api/errors.ts';
+
+/**
+ * The client library. It is an optional peer dependency of Weir: only `weir/kafka` loads it, and only when a
+ * Kafka source or sink opens, so `import 'weir'` (and type-checking Weir) never needs it.
+ */
+export const KAFKA_CLIENT_PACKAGE = '@confluentinc/kafka-javascript';
+
+/** An error reported by librdkafka. */
+export interface LibrdKafkaError extends Error {
+  readonly code: number;
+  readonly isFatal?: boolean;
+  readonly isRetriable?: boolean;
+  readonly isTxnRequiresAbort?: boolean;
+}
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+export interface TopicPartitionOffset extends TopicPartition {
+  offset: number;
+}
+
+/** A consumed record as librdkafka hands it over. */
+export interface ClientMessage {
+  readonly value: Buffer | null;
+  readonly key?: Buffer | string | null;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestamp?: number;
+  readonly headers?: { [key: string]: string | Buffer }[];
+}
+
+export interface ClientMetadata {
+  readonly topics: { readonly name: string; readonly partitions: { readonly id: number }[] }[];
+}
+
+type Callback<R = void> = (error: LibrdKafkaError | null | undefined, result: R) => void;
+
+export interface ClientConsumer {
+  connect(options: { timeout?: number }, cb: Callback<ClientMetadata>): void;
+  disconnect(cb: Callback<unknown>): void;
+  isConnected(): boolean;
+  getMetadata(
+    options: { topic?: string; allTopics?: boolean; timeout?: number },
+    cb: Callback<ClientMetadata>,
+  ): void;
+  queryWatermarkOffsets(
+    topic: string,
+    partition: number,
+    timeout: number,
+    cb: Callback<{ lowOffset: number; highOffset: number }>,
+  ): void;
+  offsetsForTimes(
+    partitions: TopicPartitionOffset[],
+    timeout: number,
+    cb: Callback<TopicPartitionOffset[]>,
+  ): void;
+  committed(partitions: TopicPartition[], timeout: number, cb: Callback<TopicPartitionOffset[]>): void;
+  assign(assignments: TopicPartitionOffset[]): void;
+  unassign(): void;
+  position(partitions?: TopicPartition[]): TopicPartitionOffset[];
+  consume(count: number, cb: Callback<ClientMessage[]>): void;
+  setDefaultConsumeTimeout(ms: number): void;
+  commit(offsets: TopicPartitionOffset[]): void;
+  on(event: 'event.error', listener: (error: LibrdKafkaError) => void): void;
+}
+
+export interface ClientProducer {
+  connect(options: { timeout?: number }, cb: Callback<ClientMetadata>): void;
+  disconnect(timeout: number, cb: Callback<unknown>): void;
+  getMetadata(
+    options: { topic?: string; allTopics?: boolean; timeout?: number },
+    cb: Callback<ClientMetadata>,
+  ): void;
+  produce(
+    topic: string,
+    partition: number | null,
+    value: Buffer | null,
+    key?: Buffer | string | null,
+    timestamp?: number | null,
+    opaque?: unknown,
+    headers?: { [key: string]: string | Buffer }[],
+  ): unknown;
+  flush(timeout: number, cb: Callback<void>): void;
+  poll(): void;
+  setPollInterval(ms: number): void;
+  initTransactions(timeout: number, cb: Callback<void>): void;
+  beginTransaction(cb: Callback<void>): void;
+  commitTransaction(timeout: number, cb: Callback<void>): void;
+  abortTransaction(timeout: number, cb: Callback<void>): void;
+  sendOffsetsToTransaction(
+    offsets: TopicPartitionOffset[],
+    consumer: ClientConsumer,
+    timeout: number,
+    cb: Callback<void>,
+  ): void;
+  on(
+    event: 'delivery-report',
+    listener: (error: LibrdKafkaError | null, report: TopicPartitionOffset) => void,
+  ): void;
+  on(event: 'event.error', listener: (error: LibrdKafkaError) => void): void;
+}
+
+export interface ClientAdmin {
+  createTopic(
+    topic: {
+      topic: string;
+      num_partitions: number;
+      replication_factor: number;
+      config?: Record<string, string>;
+    },
+    timeout: number,
+    cb: (error: LibrdKafkaError | null | undefined) => void,
+  ): void;
+  createPartitions(
+    topic: string,
+    total: number,
+    timeout: number,
+    cb: (error: LibrdKafkaError | null | undefined) => void,
+  ): void;
+  deleteTopic(topic: string, timeout: number, cb: (error: LibrdKafkaError | null | undefined) => void): void;
+  disconnect(): void;
+}
+
+/** Client properties: librdkafka's configuration names (`bootstrap.servers`, `security.protocol`, ...). */
+export type KafkaProperties = Record<string, string | number | boolean>;
+
+interface ClientModule {
+  KafkaConsumer: new (config: KafkaProperties, topicConfig?: KafkaProperties) => ClientConsumer;
+  Producer: new (config: KafkaProperties, topicConfig?: KafkaProperties) => ClientProducer;
+  AdminClient: { create(config: KafkaProperties): ClientAdmin };
+  CODES: { ERRORS: Record<string, number> };
+}
+
+let loaded: ClientModule | undefined;
+
+/** Loads the client on first use, with an error that says how to install it when it is missing. */
+export function kafkaClient(): ClientModule {
+  if (loaded !== undefined) return loaded;
+  const require = createRequire(import.meta.url);
+  try {
+    loaded = require(KAFKA_CLIENT_PACKAGE) as ClientModule;
+  } catch (error) {
+    throw new ConfigurationError(
+      `weir/kafka needs the Kafka client ${KAFKA_CLIENT_PACKAGE}, which could not be loaded: install it with ` +
+        `\`npm install ${KAFKA_CLIENT_PACKAGE}\` (${(error as Error).message.split('\n')[0]})`,
+      { cause: error },
+    );
+  }
+  return loaded;
+}
+
+/** A Kafka operation failed; names what was attempted and on which topic or transaction. */
+export class KafkaError extends WeirError {}
+
+/** Turns a librdkafka callback into a promise whose error says what was being done. */
+export function call<R>(what: string, run: (cb: Callback<R>) => void): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    run((error, result) => {
+      if (error) reject(new KafkaError(`Kafka: ${what} failed: ${error.message}`, { cause: error }));
+      else resolve(result);
+    });
+  });
+}
+
+/** librdkafka's logical offset for "no committed offset". */
+export const OFFSET_INVALID = -1001;

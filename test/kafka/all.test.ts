@@ -1,0 +1,2 @@
+// The Kafka integration suite's entry: every test here runs against the real broker `npm run test:kafka` starts.
+import './kafka-source.test.ts';

@@ -1,0 +1,293 @@
+// KafkaSource against a real broker: bounded reads, bad records, per-partition watermarks, restore and rescale.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { OutputTag } from '../../src/api/output-tag.ts';
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { loadSavepoint } from '../../src/checkpoint/checkpoint-storage.ts';
+import { CollectSink } from '../../src/connectors/collect-sink.ts';
+import {
+  Deserializers,
+  KafkaSource,
+  OffsetsInitializer,
+  type MalformedKafkaRecord,
+} from '../../src/connectors/kafka/index.ts';
+import type { KafkaSourcePosition } from '../../src/connectors/kafka/kafka-source-reader.ts';
+import type { Sink, SinkWriter } from '../../src/connectors/sink.ts';
+import { ManualClock } from '../../src/time/clock.ts';
+import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
+import {
+  addPartitions,
+  bootstrapServers,
+  createTopic,
+  produce,
+  uniqueTopic,
+  type TestRecord,
+} from './kafka-test-cluster.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'weir-kafka-source-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A record's identity in these tests: "p<partition>-<n>" where n is its index within the partition. */
+interface Tagged {
+  readonly partition: number;
+  readonly offset: number;
+  readonly value: string;
+}
+
+function source(topic: string, bounded: boolean, group?: string): KafkaSource<Tagged> {
+  const builder = KafkaSource.builder<Tagged>()
+    .setBootstrapServers(bootstrapServers())
+    .setTopics(topic)
+    .setDeserializer((r) => ({ partition: r.partition, offset: r.offset, value: r.value!.toString() }))
+    .setBatchSize(50);
+  if (group !== undefined) builder.setGroupId(group);
+  if (bounded) builder.setBounded(OffsetsInitializer.latest());
+  return builder.build();
+}
+
+/** Kafka reads a timestamp of 0 as "now": test timestamps start later. */
+const T0 = 1_000_000;
+
+/** `perPartition` records in each of `partitions` partitions, value "p<partition>-<i>", timestamp T0 + 1000 * i + partition. */
+function records(partitions: number, perPartition: number): TestRecord[] {
+  const out: TestRecord[] = [];
+  for (let i = 0; i < perPartition; i++)
+    for (let p = 0; p < partitions; p++)
+      out.push({ partition: p, value: `p${p}-${i}`, timestamp: T0 + 1000 * i + p });
+  return out;
+}
+
+const byPartitionAndOffset = (a: Tagged, b: Tagged) => a.partition - b.partition || a.offset - b.offset;
+
+/** Waits (on the event loop, not a timer) until `condition` holds, failing after `ms`. */
+async function until(condition: () => boolean, what: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('KafkaSource (real broker)', () => {
+  it('reads a bounded topic to its end with the Kafka timestamps, at parallelism 2 over 3 partitions', async () => {
+    const topic = uniqueTopic('bounded');
+    await createTopic(topic, 3);
+    await produce(topic, records(3, 40));
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const sink = new CollectSink<Tagged>();
+    env.fromSource(source(topic, true), undefined, 'kafka').sinkTo(sink);
+    await env.execute('bounded read');
+    const got = sink.records.map((r) => ({ ...r.value, timestamp: r.timestamp }));
+    got.sort(byPartitionAndOffset);
+    const expected: (Tagged & { timestamp: number })[] = [];
+    for (let p = 0; p < 3; p++)
+      for (let i = 0; i < 40; i++)
+        expected.push({ partition: p, offset: i, value: `p${p}-${i}`, timestamp: T0 + 1000 * i + p });
+    assert.deepEqual(got, expected);
+  });
+
+  it('stops at the offsets resolved when the job started, not at records written later', async () => {
+    const topic = uniqueTopic('bounded-later');
+    await createTopic(topic, 1);
+    await produce(topic, [
+      { partition: 0, value: 'a' },
+      { partition: 0, value: 'b' },
+    ]);
+    const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+    const src = KafkaSource.builder<string>()
+      .setBootstrapServers(bootstrapServers())
+      .setTopics(topic)
+      .setStartingOffsets(OffsetsInitializer.offsets({ [`${topic}-0`]: 1 }))
+      .setBounded(OffsetsInitializer.latest())
+      .setValueOnlyDeserializer(Deserializers.string())
+      .build();
+    assert.deepEqual(await env.fromSource(src, undefined, 'kafka').executeAndCollect(), ['b']);
+  });
+
+  it('fails the job naming topic, partition and offset of a record that cannot be deserialized', async () => {
+    const topic = uniqueTopic('malformed');
+    await createTopic(topic, 2);
+    await produce(topic, [
+      { partition: 1, value: '{"n":1}' },
+      { partition: 1, value: '{"n":2}' },
+      { partition: 1, value: 'not json' },
+    ]);
+    const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+    const src = KafkaSource.builder<{ n: number }>()
+      .setBootstrapServers(bootstrapServers())
+      .setTopics(topic)
+      .setBounded(OffsetsInitializer.latest())
+      .setValueOnlyDeserializer(Deserializers.json<{ n: number }>())
+      .build();
+    env.fromSource(src, undefined, 'events').sinkTo(new CollectSink());
+    await assert.rejects(env.execute('malformed'), (error: Error) => {
+      assert.match(error.message, new RegExp(`Kafka record ${topic}-1@2 could not be deserialized: .*JSON`));
+      return true;
+    });
+  });
+
+  it('sends records that cannot be deserialized to the malformed-records side output', async () => {
+    const topic = uniqueTopic('malformed-side');
+    await createTopic(topic, 1);
+    await produce(topic, [
+      { partition: 0, value: '{"n":1}' },
+      { partition: 0, value: '{oops', key: 'k', timestamp: 5 },
+      { partition: 0, value: '{"n":3}' },
+    ]);
+    const bad = new OutputTag<MalformedKafkaRecord>('bad');
+    const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+    const src = KafkaSource.builder<{ n: number }>()
+      .setBootstrapServers(bootstrapServers())
+      .setTopics(topic)
+      .setBounded(OffsetsInitializer.latest())
+      .setValueOnlyDeserializer(Deserializers.json<{ n: number }>())
+      .setMalformedRecords(bad)
+      .build();
+    const good = new CollectSink<{ n: number }>();
+    const rejected = new CollectSink<MalformedKafkaRecord>();
+    const events = env.fromSource(src, undefined, 'events');
+    events.sinkTo(good);
+    events.getSideOutput(bad).sinkTo(rejected);
+    await env.execute('malformed side output');
+    assert.deepEqual(good.values, [{ n: 1 }, { n: 3 }]);
+    assert.equal(rejected.values.length, 1);
+    const r = rejected.values[0]!;
+    assert.deepEqual(
+      {
+        topic: r.topic,
+        partition: r.partition,
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: r.key?.toString(),
+        value: r.value?.toString(),
+      },
+      { topic, partition: 0, offset: 1, timestamp: 5, key: 'k', value: '{oops' },
+    );
+    assert.match(r.error, /JSON/);
+  });
+
+  it('tracks event time per partition; an idle partition stops holding the watermark back', async () => {
+    const topic = uniqueTopic('watermarks');
+    await createTopic(topic, 2);
+    // Partition 0 runs ahead; partition 1 has one early record and then goes quiet.
+    await produce(topic, [
+      { partition: 0, value: 'a', timestamp: 1000 },
+      { partition: 0, value: 'b', timestamp: 3000 },
+      { partition: 1, value: 'x', timestamp: 100 },
+    ]);
+    const seen: string[] = [];
+    const watermarks: number[] = [];
+    const sink: Sink<string> = {
+      createWriter(): SinkWriter<string> {
+        return { write: (v) => void seen.push(v), writeWatermark: (w) => void watermarks.push(w) };
+      },
+    };
+    // Processing time (periodic emission every 200 ms, the idleness timeout) is stepped by hand.
+    const clock = new ManualClock(0);
+    const env = StreamExecutionEnvironment.create({ parallelism: 1, clock });
+    const src = KafkaSource.builder<string>()
+      .setBootstrapServers(bootstrapServers())
+      .setTopics(topic)
+      .setValueOnlyDeserializer(Deserializers.string())
+      .build();
+    env
+      .fromSource(src, WatermarkStrategy.forMonotonousTimestamps<string>().withIdleness(1_000), 'kafka')
+      .sinkTo(sink);
+    const client = await env.executeAsync('per-partition watermarks');
+    try {
+      await until(() => seen.length === 3, 'the first three records');
+      clock.advanceTo(200);
+      // The subtask's watermark is the minimum over partitions: partition 1's 100 - 1, not partition 0's 2999.
+      assert.deepEqual(watermarks, [99]);
+      await produce(topic, [{ partition: 0, value: 'c', timestamp: 5000 }]);
+      await until(() => seen.length === 4, 'record c');
+      // Partition 1 has been quiet since time 0: idle at 1000; partition 0 (active at 200) alone sets it.
+      clock.advanceTo(800);
+      assert.deepEqual(watermarks, [99]);
+      clock.advanceTo(1000);
+      assert.deepEqual(watermarks, [99, 4999]);
+      // Partition 1 wakes up at 6000, partition 0 moves to 7000: the minimum leads again.
+      await produce(topic, [
+        { partition: 1, value: 'y', timestamp: 6000 },
+        { partition: 0, value: 'd', timestamp: 7000 },
+      ]);
+      await until(() => seen.length === 6, 'records y and d');
+      clock.advanceTo(1200);
+      assert.deepEqual(watermarks, [99, 4999, 5999]);
+    } finally {
+      await client.cancel();
+    }
+  });
+
+  it('restores from a savepoint mid-topic, also at another parallelism (2 -> 3), with nothing lost or repeated', async () => {
+    const topic = uniqueTopic('rescale');
+    await createTopic(topic, 5);
+    await produce(topic, records(5, 200));
+    const first = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const seen = new CollectSink<Tagged>();
+    first
+      .fromSource(source(topic, false, uniqueTopic('group')), undefined, 'kafka')
+      .uid('kafka')
+      .sinkTo(seen);
+    const client = await first.executeAsync('before the savepoint');
+    await until(() => seen.records.length >= 300, '300 records before the savepoint');
+    const savepoint = await client.triggerSavepoint(join(dir, 'savepoints'));
+    await client.cancel();
+
+    // The savepoint's offsets, per partition: the second run must start exactly there.
+    const states = loadSavepoint(savepoint).operators['kafka']!.operatorState as KafkaSourcePosition[];
+    const offsets = new Map<number, number>();
+    for (const s of states) for (const split of s.splits) offsets.set(split.partition, split.offset);
+    assert.equal(offsets.size, 5);
+    assert.ok(
+      [...offsets.values()].some((o) => o > 0 && o < 200),
+      `a mid-topic savepoint, got ${[...offsets]}`,
+    );
+
+    const second = StreamExecutionEnvironment.create({ parallelism: 3 });
+    const rest = new CollectSink<Tagged>();
+    second.fromSource(source(topic, true), undefined, 'kafka').uid('kafka').sinkTo(rest);
+    await second.execute('after the savepoint', { savepointPath: savepoint });
+
+    const before = seen.values.filter((r) => r.offset < offsets.get(r.partition)!);
+    const all = [...before, ...rest.values].sort(byPartitionAndOffset);
+    const expected: Tagged[] = [];
+    for (let p = 0; p < 5; p++)
+      for (let i = 0; i < 200; i++) expected.push({ partition: p, offset: i, value: `p${p}-${i}` });
+    assert.deepEqual(all, expected);
+    for (const r of rest.values)
+      assert.ok(r.offset >= offsets.get(r.partition)!, `record ${r.value} read twice`);
+  });
+
+  it('discovers partitions added while it runs and reads them from their beginning', async () => {
+    const topic = uniqueTopic('discovery');
+    await createTopic(topic, 1);
+    await produce(topic, [{ partition: 0, value: 'p0-0' }]);
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const src = KafkaSource.builder<string>()
+      .setBootstrapServers(bootstrapServers())
+      .setTopics(topic)
+      .setValueOnlyDeserializer(Deserializers.string())
+      .setPartitionDiscoveryInterval(100)
+      .build();
+    const sink = new CollectSink<string>();
+    env.fromSource(src, undefined, 'kafka').sinkTo(sink);
+    const client = await env.executeAsync('discovery');
+    try {
+      await until(() => sink.values.includes('p0-0'), 'the first record');
+      await addPartitions(topic, 3);
+      await produce(topic, [
+        { partition: 1, value: 'p1-0' },
+        { partition: 2, value: 'p2-0' },
+        { partition: 2, value: 'p2-1' },
+      ]);
+      await until(() => sink.values.length >= 4, 'the records of the new partitions');
+      assert.deepEqual([...sink.values].sort(), ['p0-0', 'p1-0', 'p2-0', 'p2-1']);
+    } finally {
+      await client.cancel();
+    }
+  });
+});

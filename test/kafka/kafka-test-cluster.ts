@@ -1,0 +1,163 @@
+// The Kafka broker the integration tests run against, and small helpers to create, fill and read topics.
+import { randomBytes } from 'node:crypto';
+import {
+  call,
+  kafkaClient,
+  type ClientConsumer,
+  type ClientMessage,
+  type ClientMetadata,
+  type ClientProducer,
+} from '../../src/connectors/kafka/kafka-client.ts';
+
+/**
+ * The broker's address, from WEIR_KAFKA_BOOTSTRAP (set by `npm run test:kafka`, which starts a real Apache Kafka
+ * broker with scripts/kafka/broker.sh). Without it the tests fail at once, saying how to run them.
+ */
+export function bootstrapServers(): string {
+  const servers = process.env.WEIR_KAFKA_BOOTSTRAP;
+  if (servers === undefined || servers === '') {
+    throw new Error(
+      'The Kafka integration tests need a broker: run them with `npm run test:kafka` (it starts and stops one), ' +
+        'or start one with `npm run kafka:broker start` and set WEIR_KAFKA_BOOTSTRAP to the address it prints.',
+    );
+  }
+  return servers;
+}
+
+/** A topic name no other test (or earlier run) uses. */
+export function uniqueTopic(name: string): string {
+  return `${name}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Creates a topic and waits until its metadata shows every partition. */
+export async function createTopic(topic: string, partitions: number): Promise<void> {
+  const admin = kafkaClient().AdminClient.create({ 'bootstrap.servers': bootstrapServers() });
+  try {
+    await call(`creating topic ${topic}`, (cb) =>
+      admin.createTopic({ topic, num_partitions: partitions, replication_factor: 1 }, 30_000, (e) =>
+        cb(e, undefined),
+      ),
+    );
+  } finally {
+    admin.disconnect();
+  }
+}
+
+/** Adds partitions to a topic (for discovery tests). */
+export async function addPartitions(topic: string, total: number): Promise<void> {
+  const admin = kafkaClient().AdminClient.create({ 'bootstrap.servers': bootstrapServers() });
+  try {
+    await call(`growing topic ${topic}`, (cb) =>
+      admin.createPartitions(topic, total, 30_000, (e) => cb(e, undefined)),
+    );
+  } finally {
+    admin.disconnect();
+  }
+}
+
+/** A record to write with {@link produce}. */
+export interface TestRecord {
+  readonly partition: number;
+  readonly value: string | Buffer;
+  readonly key?: string;
+  readonly timestamp?: number;
+}
+
+/** Writes records (in order, per partition) and waits until the broker acknowledged all of them. */
+export async function produce(topic: string, records: readonly TestRecord[]): Promise<void> {
+  const { Producer } = kafkaClient();
+  const producer: ClientProducer = new Producer({
+    'bootstrap.servers': bootstrapServers(),
+    'enable.idempotence': true,
+    'linger.ms': 5,
+    dr_cb: true,
+  });
+  await call<ClientMetadata>('connecting the test producer', (cb) =>
+    producer.connect({ timeout: 30_000 }, cb),
+  );
+  try {
+    let failed: Error | undefined;
+    producer.on('delivery-report', (error) => {
+      if (error) failed ??= error;
+    });
+    for (const r of records) {
+      producer.produce(
+        topic,
+        r.partition,
+        typeof r.value === 'string' ? Buffer.from(r.value) : r.value,
+        r.key ?? null,
+        r.timestamp ?? null,
+      );
+    }
+    await call('flushing the test producer', (cb) => producer.flush(30_000, cb));
+    if (failed !== undefined) throw failed;
+  } finally {
+    await call('disconnecting the test producer', (cb) => producer.disconnect(10_000, cb));
+  }
+}
+
+/** One record as read back. */
+export interface ReadRecord {
+  readonly partition: number;
+  readonly offset: number;
+  readonly key: string | null;
+  readonly value: string;
+  readonly timestamp: number | undefined;
+}
+
+/**
+ * Reads every record of a topic up to its current end with `isolation.level=read_committed`, as a downstream
+ * consumer of an exactly-once sink would: aborted and open transactions stay invisible.
+ */
+export async function readAll(topic: string, isolation = 'read_committed'): Promise<ReadRecord[]> {
+  const { KafkaConsumer } = kafkaClient();
+  const consumer: ClientConsumer = new KafkaConsumer(
+    {
+      'bootstrap.servers': bootstrapServers(),
+      'group.id': `reader-${randomBytes(4).toString('hex')}`,
+      'enable.auto.commit': false,
+      'isolation.level': isolation,
+    },
+    { 'auto.offset.reset': 'earliest' },
+  );
+  await call<ClientMetadata>('connecting the test consumer', (cb) =>
+    consumer.connect({ timeout: 30_000 }, cb),
+  );
+  try {
+    const metadata = await call<ClientMetadata>('reading metadata', (cb) =>
+      consumer.getMetadata({ topic, timeout: 30_000 }, cb),
+    );
+    const partitions = metadata.topics.find((t) => t.name === topic)!.partitions.map((p) => p.id);
+    const ends = new Map<number, number>();
+    for (const p of partitions) {
+      const w = await call<{ lowOffset: number; highOffset: number }>('querying offsets', (cb) =>
+        consumer.queryWatermarkOffsets(topic, p, 30_000, cb),
+      );
+      ends.set(p, w.highOffset);
+    }
+    consumer.assign(partitions.map((partition) => ({ topic, partition, offset: 0 })));
+    consumer.setDefaultConsumeTimeout(100);
+    const records: ReadRecord[] = [];
+    const deadline = Date.now() + 60_000;
+    const done = () =>
+      consumer
+        .position(partitions.map((partition) => ({ topic, partition })))
+        .every((pos) => Math.max(pos.offset, 0) >= ends.get(pos.partition)!);
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`reading ${topic} did not reach its end within 60 s`);
+      const batch = await call<ClientMessage[]>('consuming', (cb) => consumer.consume(1000, cb));
+      for (const m of batch) {
+        records.push({
+          partition: m.partition,
+          offset: m.offset,
+          key: m.key === null || m.key === undefined ? null : m.key.toString(),
+          value: m.value === null ? '' : m.value.toString(),
+          timestamp: m.timestamp,
+        });
+      }
+    }
+    return records;
+  } finally {
+    await call('disconnecting the test consumer', (cb) => consumer.disconnect(cb));
+  }
+}
