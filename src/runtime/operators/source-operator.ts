@@ -85,7 +85,12 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
     if (this.splitWatermarks === undefined) {
       // From the first split on, watermarks are per split: the subtask-wide generator stops.
       this.watermarks?.stop();
-      this.splitWatermarks = new SplitWatermarks(this.strategy, this.context, this.output, this.intervalMs);
+      this.splitWatermarks = new SplitWatermarks(
+        this.strategy,
+        this.context.clock,
+        this.output,
+        this.intervalMs,
+      );
       this.splitWatermarks.startPeriodicEmission();
     }
     const split = this.splitWatermarks.outputFor(splitId);

@@ -5,7 +5,6 @@ import type { OutputTag } from '../../api/output-tag.ts';
 import { ManualClock } from '../../time/clock.ts';
 import { WatermarkStrategy } from '../../time/watermark-strategy.ts';
 import type { Output } from '../output.ts';
-import type { OperatorContext } from '../stream-operator.ts';
 import { SplitWatermarks } from './split-watermarks.ts';
 
 /** Records what leaves the subtask, in order: "r:<value>@<ts>", "w:<watermark>", "idle", "active". */
@@ -28,7 +27,7 @@ function setup(idleTimeoutMs?: number) {
   const trace = new Trace();
   let strategy = WatermarkStrategy.forBoundedOutOfOrderness<string>(10);
   if (idleTimeoutMs !== undefined) strategy = strategy.withIdleness(idleTimeoutMs);
-  const splits = new SplitWatermarks(strategy, { clock } as OperatorContext, trace, 100);
+  const splits = new SplitWatermarks(strategy, clock, trace, 100);
   splits.startPeriodicEmission();
   return { clock, trace, splits };
 }
@@ -84,12 +83,7 @@ describe('SplitWatermarks', () => {
 
   it('passes records through with their own timestamps when the job has no watermark strategy', () => {
     const trace = new Trace();
-    const splits = new SplitWatermarks<string>(
-      undefined,
-      { clock: new ManualClock(0) } as OperatorContext,
-      trace,
-      100,
-    );
+    const splits = new SplitWatermarks<string>(undefined, new ManualClock(0), trace, 100);
     splits.outputFor('a').collect('x', 7);
     assert.deepEqual(trace.events, ['r:x@7']);
   });

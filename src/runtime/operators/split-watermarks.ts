@@ -1,11 +1,10 @@
 // SplitWatermarks: Flink's per-split watermarking in a source: one generator per split, the minimum leaves.
-import type { ScheduledCallback } from '../../time/clock.ts';
+import type { ProcessingTimeClock, ScheduledCallback } from '../../time/clock.ts';
 import { hasTimestamp } from '../../time/time-domain.ts';
 import type { WatermarkGenerator, WatermarkOutput } from '../../time/watermark-generator.ts';
 import type { TimestampAssigner, WatermarkStrategy } from '../../time/watermark-strategy.ts';
 import type { SplitOutput } from '../../connectors/source.ts';
 import type { Output } from '../output.ts';
-import type { OperatorContext } from '../stream-operator.ts';
 
 /**
  * The watermark state of one split: its generator writes here (it is the generator's WatermarkOutput), and the
@@ -71,7 +70,7 @@ export class SplitWatermarks<T> {
 
   constructor(
     private readonly strategy: WatermarkStrategy<T> | undefined,
-    private readonly context: OperatorContext,
+    private readonly clock: ProcessingTimeClock,
     private readonly output: Output<T>,
     private readonly intervalMs: number,
   ) {}
@@ -84,7 +83,7 @@ export class SplitWatermarks<T> {
       const generator: WatermarkGenerator<T> =
         strategy === undefined
           ? { onEvent() {}, onPeriodicEmit() {} }
-          : strategy.createWatermarkGenerator({ now: () => this.context.clock.now() });
+          : strategy.createWatermarkGenerator({ now: () => this.clock.now() });
       split = new SplitState(this, strategy?.timestampAssigner, generator);
       this.splits.set(id, split);
       // A new split has no watermark yet: it holds the subtask back until it emits one (as in Flink).
@@ -106,9 +105,9 @@ export class SplitWatermarks<T> {
     const tick = (): void => {
       if (this.stopped) return;
       for (const split of this.splits.values()) split.generator.onPeriodicEmit(split);
-      this.periodic = this.context.clock.schedule(this.context.clock.now() + this.intervalMs, tick);
+      this.periodic = this.clock.schedule(this.clock.now() + this.intervalMs, tick);
     };
-    this.periodic = this.context.clock.schedule(this.context.clock.now() + this.intervalMs, tick);
+    this.periodic = this.clock.schedule(this.clock.now() + this.intervalMs, tick);
   }
 
   stop(): void {
