@@ -116,6 +116,8 @@ export type {
 } from './connectors/source.ts';
 export type { Sink, SinkWriter, SinkWriterContext } from './connectors/sink.ts';
 export { CollectionSource } from './connectors/collection-source.ts';
+export { AsyncIterableSource } from './connectors/async-iterable-source.ts';
+export type { AsyncIterableInput } from './connectors/async-iterable-source.ts';
 export { CollectSink } from './connectors/collect-sink.ts';
 export type { CollectedRecord } from './connectors/collect-sink.ts';
 export { PrintSink } from './connectors/print-sink.ts';

@@ -3,6 +3,7 @@ import { ConnectedStreams } from './connected-streams.ts';
 import { DataStream } from './data-stream.ts';
 import { ConfigurationError, JobStalledError } from './errors.ts';
 import './keyed-stream.ts';
+import { AsyncIterableSource, type AsyncIterableInput } from '../connectors/async-iterable-source.ts';
 import { CollectionSource } from '../connectors/collection-source.ts';
 import type { Source } from '../connectors/source.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
@@ -177,6 +178,25 @@ export class StreamExecutionEnvironment {
   /** A bounded stream over an iterable (read lazily, parallelism 1). */
   fromCollection<T>(elements: Iterable<T>, name = 'Collection'): DataStream<T> {
     const stream = this.fromSource(new CollectionSource(elements), undefined, name);
+    stream.transformation.forceSingleParallelism = true;
+    return stream;
+  }
+
+  /**
+   * A stream over an async iterable (an async generator, a Node readable stream, a paginated API), read lazily
+   * with parallelism 1. Pass a function that starts the iterable to make the source replayable from checkpoints.
+   *
+   * @example
+   * env.fromAsyncIterable(async function* () {
+   *   for (let page = 1; ; page++) {
+   *     const items = await api.list({ page });
+   *     if (items.length === 0) return;
+   *     yield* items;
+   *   }
+   * });
+   */
+  fromAsyncIterable<T>(input: AsyncIterableInput<T>, name = 'Async Iterable'): DataStream<T> {
+    const stream = this.fromSource(new AsyncIterableSource(input), undefined, name);
     stream.transformation.forceSingleParallelism = true;
     return stream;
   }

@@ -1,0 +1,111 @@
+// AsyncIterableSource: async generators and streams as sources, batches that never wait on slow items, replay.
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { ConfigurationError } from '../api/errors.ts';
+import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
+import { AsyncIterableSource } from './async-iterable-source.ts';
+import { CollectSink } from './collect-sink.ts';
+import type { ReaderOutput } from './source.ts';
+
+/** An async iterable the test feeds by hand, like a socket. */
+function channel<T>(): { iterable: AsyncIterable<T>; push(value: T): void; end(): void } {
+  const items: IteratorResult<T>[] = [];
+  let wake: (() => void) | undefined;
+  return {
+    iterable: {
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          while (items.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+          const next = items.shift()!;
+          if (next.done === true) return;
+          yield next.value;
+        }
+      },
+    },
+    push: (value) => (items.push({ value, done: false }), wake?.()),
+    end: () => (items.push({ value: undefined, done: true }), wake?.()),
+  };
+}
+
+const collector = <T>(values: T[]): ReaderOutput<T> => ({
+  collect: (value) => void values.push(value),
+  collectSide: () => {},
+});
+
+describe('env.fromAsyncIterable', () => {
+  it('reads an async generator to its end, in order', async () => {
+    const env = StreamExecutionEnvironment.create({ parallelism: 3 });
+    const values = await env
+      .fromAsyncIterable(async function* () {
+        for (let i = 0; i < 2_500; i++) yield i;
+      })
+      .map((n) => n * 2)
+      .executeAndCollect();
+    assert.deepEqual(
+      values,
+      Array.from({ length: 2_500 }, (_, i) => i * 2),
+    );
+  });
+
+  it('reads a Node readable stream in object mode', async () => {
+    const env = StreamExecutionEnvironment.create();
+    const values = await env.fromAsyncIterable(Readable.from(['a', 'b', 'c'])).executeAndCollect();
+    assert.deepEqual(values, ['a', 'b', 'c']);
+  });
+
+  it('emits each item as it arrives instead of waiting for a full batch', async () => {
+    const env = StreamExecutionEnvironment.create();
+    const feed = channel<string>();
+    const sink = new CollectSink<string>();
+    env.fromAsyncIterable(feed.iterable, 'socket').sinkTo(sink);
+    const job = env.execute('live');
+    feed.push('first');
+    while (sink.values.length < 1) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(sink.values, ['first']);
+    feed.push('second');
+    feed.push('third');
+    while (sink.values.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    feed.end();
+    await job;
+    assert.deepEqual(sink.values, ['first', 'second', 'third']);
+  });
+
+  it('replays a restarted iterable from its checkpointed position', async () => {
+    const start = async function* () {
+      for (let i = 1; i <= 5; i++) yield i;
+    };
+    const source = new AsyncIterableSource(start);
+    const context = { subtaskIndex: 0, parallelism: 1, sourceName: 'numbers' };
+    const first: number[] = [];
+    const reader = source.createReader(context);
+    assert.equal(await reader.pollNext(collector(first)), 'end');
+    assert.deepEqual(first, [1, 2, 3, 4, 5]);
+
+    const restored = source.createReader(context);
+    restored.restorePosition!(3);
+    const rest: number[] = [];
+    while ((await restored.pollNext(collector(rest))) === 'more');
+    assert.deepEqual(rest, [4, 5]);
+    assert.equal(restored.snapshotPosition!(), 5);
+  });
+
+  it('refuses to restore an iterable it cannot replay, naming the source', () => {
+    const source = new AsyncIterableSource(Readable.from([1, 2, 3]));
+    const reader = source.createReader({ subtaskIndex: 0, parallelism: 1, sourceName: 'socket' });
+    assert.throws(
+      () => reader.restorePosition!(2),
+      (e: unknown) =>
+        e instanceof ConfigurationError &&
+        e.message.startsWith("Source 'socket': cannot replay an async iterable from item 2"),
+    );
+  });
+
+  it('rejects what is not an async iterable when the job is built', () => {
+    const env = StreamExecutionEnvironment.create();
+    assert.throws(
+      () => env.fromAsyncIterable([1, 2, 3] as never),
+      /fromAsyncIterable\(\) needs an async iterable or a function returning one, got 1,2,3/,
+    );
+  });
+});
