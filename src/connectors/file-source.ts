@@ -3,6 +3,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigurationError, MalformedRecordError } from '../api/errors.ts';
 import type { OutputTag } from '../api/output-tag.ts';
+import { SystemClock } from '../time/clock.ts';
+import { ContinuousFileReader } from './continuous-file-reader.ts';
 import { CsvFormat, type CsvDecoding } from './csv-format.ts';
 import type { FileCursor, FileFormat, FileOffset, RecordHandler } from './file-format.ts';
 import { JsonLinesFormat, type JsonLinesDecoding } from './json-lines-format.ts';
@@ -61,7 +63,6 @@ export interface FileSourcePosition extends FileOffset {
  * clicks.getSideOutput(bad).print('bad');
  */
 export class FileSource<T> implements Source<T> {
-  readonly boundedness = 'bounded' as const;
   readonly paths: readonly string[];
   private readonly batchSize: number;
   private files: readonly string[] | undefined = undefined;
@@ -70,6 +71,8 @@ export class FileSource<T> implements Source<T> {
     paths: string | readonly string[],
     private readonly format: FileFormat<T>,
     private readonly options: FileSourceOptions,
+    /** With a value, the source is unbounded and scans its paths for new files this often. */
+    private readonly monitorIntervalMs: number | undefined = undefined,
   ) {
     const list = typeof paths === 'string' ? [paths] : paths;
     if (
@@ -131,6 +134,26 @@ export class FileSource<T> implements Source<T> {
     return new FileSource(paths, new CsvFormat(options), options);
   }
 
+  get boundedness(): 'bounded' | 'unbounded' {
+    return this.monitorIntervalMs === undefined ? 'bounded' : 'unbounded';
+  }
+
+  /**
+   * The same source, unbounded: it scans its paths every `intervalMs` of processing time and reads each new file
+   * once (Flink's `FileSource.forRecordStreamFormat(...).monitorContinuously(interval)`). Files are split among
+   * subtasks by a stable hash of their path; the set of files taken is checkpointed. Move finished files into a
+   * monitored directory atomically (write under a hidden name, then rename): hidden files are skipped.
+   *
+   * @example
+   * env.fromSource(FileSource.jsonLines<Order>('incoming/').monitorContinuously(10_000), undefined, 'orders');
+   */
+  monitorContinuously(intervalMs: number): FileSource<T> {
+    if (!(intervalMs > 0) || !Number.isFinite(intervalMs)) {
+      throw new ConfigurationError(`FileSource: the monitoring interval must be > 0 ms, got ${intervalMs}`);
+    }
+    return new FileSource(this.paths, this.format, this.options, intervalMs);
+  }
+
   /** The files to read, with directories expanded; resolved once, on the first reader. */
   resolveFiles(): readonly string[] {
     this.files ??= this.paths.flatMap((path) => {
@@ -153,6 +176,17 @@ export class FileSource<T> implements Source<T> {
   }
 
   createReader(context: SourceReaderContext): SourceReader<T> {
+    if (this.monitorIntervalMs !== undefined) {
+      return new ContinuousFileReader(
+        this.format,
+        this.paths,
+        context,
+        this.batchSize,
+        this.options.malformed,
+        this.monitorIntervalMs,
+        new SystemClock(),
+      );
+    }
     const files = this.resolveFiles();
     const mine: number[] = [];
     for (let i = context.subtaskIndex; i < files.length; i += context.parallelism) mine.push(i);
