@@ -2,11 +2,8 @@
 
 // ── Environment and streams ──────────────────────────────────────────────────
 export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
-export type {
-  EnvironmentOptions,
-  ExecuteOptions,
-  JobExecutionResult,
-} from './api/stream-execution-environment.ts';
+export type { EnvironmentOptions, ExecuteOptions } from './api/stream-execution-environment.ts';
+export type { JobExecutionResult } from './execution/job-execution-result.ts';
 export { DataStream, DataStreamSink } from './api/data-stream.ts';
 export { KeyedStream } from './api/keyed-stream.ts';
 export { ConnectedStreams } from './api/connected-streams.ts';
@@ -23,10 +20,10 @@ export type { TaggedUnion } from './api/join/tagged-union.ts';
 
 // ── Async I/O ────────────────────────────────────────────────────────────────
 export { AsyncDataStream } from './api/async-data-stream.ts';
-export type { AsyncFunction, RichAsyncFunction } from './api/async-function.ts';
-export { AsyncRetryStrategies } from './api/async-retry-strategy.ts';
-export type { AsyncRetryStrategy, RetryPredicates } from './api/async-retry-strategy.ts';
-export { AsyncTimeoutError } from './api/async-timeout-error.ts';
+export type { AsyncFunction, RichAsyncFunction } from './core/async-function.ts';
+export { AsyncRetryStrategies } from './core/async-retry-strategy.ts';
+export type { AsyncRetryStrategy, RetryPredicates } from './core/async-retry-strategy.ts';
+export { AsyncTimeoutError } from './core/async-timeout-error.ts';
 
 // ── User functions ───────────────────────────────────────────────────────────
 export type {
@@ -45,16 +42,16 @@ export type {
   CoProcessFunction,
   KeyedCoProcessFunction,
   FunctionObject,
-} from './api/functions.ts';
-export type { RuntimeContext, RichFunction } from './api/runtime-context.ts';
+} from './core/functions.ts';
+export type { RuntimeContext, RichFunction } from './core/runtime-context.ts';
 export type {
   JoinFunction,
   FlatJoinFunction,
   CoGroupFunction,
   ProcessJoinFunction,
   ProcessJoinContext,
-} from './api/join/join-functions.ts';
-export type { AggregateFunction, ReduceFunction } from './state/aggregate-function.ts';
+} from './core/join-functions.ts';
+export type { AggregateFunction, ReduceFunction } from './core/aggregate-function.ts';
 export type {
   Numeric,
   Comparable,
@@ -64,7 +61,7 @@ export type {
 } from './api/aggregation/aggregation-field.ts';
 
 // ── Side outputs ─────────────────────────────────────────────────────────────
-export { OutputTag } from './api/output-tag.ts';
+export { OutputTag } from './core/output-tag.ts';
 
 // ── Time and watermarks ──────────────────────────────────────────────────────
 export { Time } from './time/time.ts';
@@ -72,10 +69,10 @@ export { WatermarkStrategy } from './time/watermark-strategy.ts';
 export type { TimestampAssigner, WatermarkGeneratorContext } from './time/watermark-strategy.ts';
 export { BoundedOutOfOrdernessWatermarks } from './time/watermark-generator.ts';
 export type { WatermarkGenerator, WatermarkOutput } from './time/watermark-generator.ts';
-export type { TimeDomain } from './time/time-domain.ts';
-export { MIN_WATERMARK, MAX_WATERMARK } from './time/time-domain.ts';
-export { SystemClock, ManualClock } from './time/clock.ts';
-export type { ProcessingTimeClock, ScheduledCallback } from './time/clock.ts';
+export type { TimeDomain } from './core/time-domain.ts';
+export { MIN_WATERMARK, MAX_WATERMARK } from './core/time-domain.ts';
+export { SystemClock, ManualClock } from './core/clock.ts';
+export type { ProcessingTimeClock, ScheduledCallback } from './core/clock.ts';
 
 // ── Keyed state ──────────────────────────────────────────────────────────────
 export type {
@@ -86,7 +83,7 @@ export type {
   ReducingState,
   AggregatingState,
   AppendingState,
-} from './state/state.ts';
+} from './core/state.ts';
 export {
   StateDescriptor,
   ValueStateDescriptor,
@@ -94,27 +91,125 @@ export {
   MapStateDescriptor,
   ReducingStateDescriptor,
   AggregatingStateDescriptor,
-} from './state/state-descriptor.ts';
-export type { StateDescriptorOptions } from './state/state-descriptor.ts';
-export { StateTtlConfig } from './state/state-ttl-config.ts';
-export type { TypeSerializer } from './state/type-serializer.ts';
+} from './core/state-descriptor.ts';
+export type { StateDescriptorOptions } from './core/state-descriptor.ts';
+export { StateTtlConfig } from './core/state-ttl-config.ts';
+export type { TypeSerializer } from './core/type-serializer.ts';
 export { DEFAULT_MAX_PARALLELISM } from './state/key-group-range.ts';
 
 // ── Windows ──────────────────────────────────────────────────────────────────
-export * from './windowing/index.ts';
+// Windowed streams (keyedStream.window(...), stream.windowAll(...), countWindow)
+export { WindowedStream, countWindow } from './api/windowed-stream.ts';
+export { AllWindowedStream, countWindowAll } from './api/all-windowed-stream.ts';
+
+// Windows
+export type { Window } from './windowing/window.ts';
+export {
+  TimeWindow,
+  timeWindowSerializer,
+  fixedSizeTimeWindowSerializer,
+  timeWindowTypeSerializer,
+} from './windowing/time-window.ts';
+export { GlobalWindow, globalWindowSerializer } from './windowing/global-window.ts';
+
+// Assigners
+export {
+  WindowAssigner,
+  MergingWindowAssigner,
+  type WindowAssignerContext,
+} from './windowing/window-assigner.ts';
+export { TumblingEventTimeWindows } from './windowing/assigners/tumbling-event-time-windows.ts';
+export { TumblingProcessingTimeWindows } from './windowing/assigners/tumbling-processing-time-windows.ts';
+export { SlidingEventTimeWindows } from './windowing/assigners/sliding-event-time-windows.ts';
+export { SlidingProcessingTimeWindows } from './windowing/assigners/sliding-processing-time-windows.ts';
+export { EventTimeSessionWindows } from './windowing/assigners/event-time-session-windows.ts';
+export { ProcessingTimeSessionWindows } from './windowing/assigners/processing-time-session-windows.ts';
+export {
+  DynamicEventTimeSessionWindows,
+  type SessionWindowTimeGapExtractor,
+} from './windowing/assigners/dynamic-event-time-session-windows.ts';
+export { DynamicProcessingTimeSessionWindows } from './windowing/assigners/dynamic-processing-time-session-windows.ts';
+export { GlobalWindows } from './windowing/assigners/global-windows.ts';
+
+// Triggers
+export { Trigger, type TriggerContext, type OnMergeContext } from './windowing/trigger.ts';
+export { TriggerResult, isFire, isPurge, triggerResultName } from './windowing/trigger-result.ts';
+export { EventTimeTrigger } from './windowing/triggers/event-time-trigger.ts';
+export { ProcessingTimeTrigger } from './windowing/triggers/processing-time-trigger.ts';
+export { CountTrigger } from './windowing/triggers/count-trigger.ts';
+export { PurgingTrigger } from './windowing/triggers/purging-trigger.ts';
+export { DeltaTrigger } from './windowing/triggers/delta-trigger.ts';
+export { ContinuousEventTimeTrigger } from './windowing/triggers/continuous-event-time-trigger.ts';
+export { ContinuousProcessingTimeTrigger } from './windowing/triggers/continuous-processing-time-trigger.ts';
+export { ProcessingTimeoutTrigger } from './windowing/triggers/processing-timeout-trigger.ts';
+export { NeverTrigger } from './windowing/triggers/never-trigger.ts';
+export { EndOfStreamTrigger } from './windowing/triggers/end-of-stream-trigger.ts';
+export type { DeltaFunction } from './windowing/delta-function.ts';
+
+// Evictors
+export {
+  type Evictor,
+  type EvictorContext,
+  type TimestampedValue,
+  removeElementsWhere,
+} from './windowing/evictor.ts';
+export { CountEvictor } from './windowing/evictors/count-evictor.ts';
+export { TimeEvictor } from './windowing/evictors/time-evictor.ts';
+export { DeltaEvictor } from './windowing/evictors/delta-evictor.ts';
+
+// Window functions
+export type {
+  ProcessWindowFunction,
+  ProcessWindowContext,
+  ProcessAllWindowFunction,
+  ProcessAllWindowContext,
+  WindowFunction,
+  AllWindowFunction,
+  KeyedStateStore,
+} from './windowing/process-window-function.ts';
+
+// The operator, for custom transformations and tests
+export {
+  WindowOperator,
+  type WindowOperatorConfig,
+  type WindowStateDescriptor,
+} from './windowing/operator/window-operator.ts';
 
 // ── Complex event processing ─────────────────────────────────────────────────
-export * from './cep/index.ts';
+// Patterns
+export { Pattern, GroupPattern } from './cep/pattern/pattern.ts';
+export type { PatternMatch, QuantifierOptions, SubtypeSelector } from './cep/pattern/pattern.ts';
+export type { ConditionContext, IterativeCondition } from './cep/pattern/conditions.ts';
+export { WithinType } from './cep/pattern/within-type.ts';
+export { Quantifier, Times } from './cep/pattern/quantifier.ts';
+export type { ConsumingStrategy, QuantifierProperty } from './cep/pattern/quantifier.ts';
+export { MalformedPatternError } from './cep/pattern/malformed-pattern-error.ts';
+export { AfterMatchSkipStrategy } from './cep/nfa/after-match-skip-strategy.ts';
+
+// Applying patterns
+export { CEP } from './api/cep.ts';
+export { PatternStream } from './api/pattern-stream.ts';
+export type {
+  PatternFlatSelectFunction,
+  PatternProcessContext,
+  PatternProcessFunction,
+  PatternSelectFunction,
+  PatternTimeoutFunction,
+  TimedOutPartialMatchHandler,
+} from './cep/functions.ts';
+export type { EventComparator } from './cep/operator/cep-operator.ts';
+
+// Engine (for tools, tests and custom operators)
+export { compilePattern, canProduceEmptyMatches } from './cep/nfa/compiler/nfa-compiler.ts';
+export { NFA } from './cep/nfa/nfa.ts';
+export type { Match, TimedOutMatch } from './cep/nfa/nfa.ts';
+export { SharedBuffer } from './cep/nfa/shared-buffer/shared-buffer.ts';
+export { SharedBufferAccessor } from './cep/nfa/shared-buffer/shared-buffer-accessor.ts';
+export { CepOperator } from './cep/operator/cep-operator.ts';
 
 // ── Sources and sinks ────────────────────────────────────────────────────────
-export type {
-  Source,
-  SourceReader,
-  SourceReaderContext,
-  ReaderOutput,
-  PollResult,
-} from './connectors/source.ts';
-export type { Sink, SinkWriter, SinkWriterContext } from './connectors/sink.ts';
+export type { Source, SourceReader, SourceReaderContext, ReaderOutput, PollResult } from './core/source.ts';
+export type { Sink, SinkWriter, SinkWriterContext } from './core/sink.ts';
 export { CollectionSource } from './connectors/collection-source.ts';
 export { AsyncIterableSource } from './connectors/async-iterable-source.ts';
 export type { AsyncIterableInput } from './connectors/async-iterable-source.ts';
@@ -141,16 +236,47 @@ export type { AsyncSinkOptions } from './connectors/async-sink.ts';
 export type { FileSinkOptions } from './connectors/file-sink.ts';
 
 // ── Fault tolerance ──────────────────────────────────────────────────────────
-export * from './checkpoint/index.ts';
+// ── Configuration ────────────────────────────────────────────────────────────
+export type {
+  CheckpointingOptions,
+  CheckpointConfig,
+  CheckpointEvent,
+} from './execution/checkpoint-config.ts';
+export { RestartStrategies } from './execution/restart-strategies.ts';
+export type { RestartStrategy, ExponentialDelayOptions } from './execution/restart-strategies.ts';
+
+// ── State backends ───────────────────────────────────────────────────────────
+export { StateBackends, HeapStateBackend } from './state/state-backend.ts';
+export type { StateBackend, KeyedBackendContext } from './state/state-backend.ts';
+export { LmdbStateBackend } from './state/lmdb/lmdb-state-backend.ts';
+export type { LmdbStateBackendOptions } from './state/lmdb/lmdb-state-backend.ts';
+
+// ── Running jobs, savepoints ─────────────────────────────────────────────────
+export { JobClient } from './execution/job-client.ts';
+export { JobCancelledError } from './execution/job-cancelled-error.ts';
+export { CheckpointFailureError } from './execution/checkpoint-coordinator.ts';
+export {
+  loadSavepoint,
+  loadLatestCheckpoint,
+  loadSnapshotDirectory,
+} from './execution/checkpoint-storage.ts';
+export type { LoadedCheckpoint } from './execution/checkpoint-storage.ts';
+export { CorruptCheckpointError } from './execution/checkpoint-metadata.ts';
+export type { CheckpointMetadata } from './execution/checkpoint-metadata.ts';
+export type { CheckpointedJobSnapshot } from './runtime/checkpointed-job-snapshot.ts';
+
+// ── Exactly-once sinks ───────────────────────────────────────────────────────
+export { TwoPhaseCommitFileSink } from './connectors/two-phase-commit-file-sink.ts';
+export type { TwoPhaseCommitFileSinkOptions } from './connectors/two-phase-commit-file-sink.ts';
 
 // ── Custom operators ─────────────────────────────────────────────────────────
-export { AbstractStreamOperator } from './runtime/stream-operator.ts';
+export { AbstractStreamOperator } from './operators/stream-operator.ts';
 export type {
   OneInputStreamOperator,
   TwoInputStreamOperator,
   OperatorContext,
-} from './runtime/stream-operator.ts';
-export type { Output } from './runtime/output.ts';
+} from './operators/stream-operator.ts';
+export type { Output } from './operators/output.ts';
 export type { JobSnapshot, OperatorSnapshot } from './runtime/job-snapshot.ts';
 
 // ── Errors ───────────────────────────────────────────────────────────────────
@@ -160,5 +286,5 @@ export {
   IllegalStateError,
   JobExecutionError,
   MalformedRecordError,
-} from './api/errors.ts';
-export type { FailureLocation } from './api/errors.ts';
+} from './core/errors.ts';
+export type { FailureLocation } from './core/errors.ts';

@@ -7,10 +7,10 @@ import type {
   KeyedOnTimerContext,
   KeyedProcessContext,
   KeyedProcessFunction,
-} from '../../src/api/functions.ts';
-import type { RuntimeContext } from '../../src/api/runtime-context.ts';
-import { ValueStateDescriptor } from '../../src/state/state-descriptor.ts';
-import type { ValueState } from '../../src/state/state.ts';
+} from '../../src/core/functions.ts';
+import type { RuntimeContext } from '../../src/core/runtime-context.ts';
+import { ValueStateDescriptor } from '../../src/core/state-descriptor.ts';
+import type { ValueState } from '../../src/core/state.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { ChecksumAccumulator, hashBatch, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';

@@ -10,7 +10,7 @@ import {
   NFA,
   SharedBuffer,
   SharedBufferAccessor,
-} from '../../src/cep/index.ts';
+} from '../../src/index.ts';
 import type { NFAState } from '../../src/cep/nfa/nfa-state.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap/heap-keyed-state-backend.ts';
 import { KeyGroupRange } from '../../src/state/key-group-range.ts';

@@ -2,7 +2,7 @@
 // operator in event time with the shared buffer in keyed state.
 // Run: npm run bench -- --system limit,weir --workload cep (or alone: node --import tsx bench/weir/cep.ts [events])
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { CEP } from '../../src/cep/cep.ts';
+import { CEP } from '../../src/api/cep.ts';
 import { Pattern } from '../../src/cep/pattern/pattern.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { ChecksumAccumulator, hashCepMatch, type WorkloadResult } from '../workloads/checksum.ts';

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { FileCheckpointStorage, loadSnapshotDirectory } from '../../src/checkpoint/checkpoint-storage.ts';
-import { StateBackends, type StateBackend } from '../../src/checkpoint/state-backend.ts';
+import { FileCheckpointStorage, loadSnapshotDirectory } from '../../src/execution/checkpoint-storage.ts';
+import { StateBackends, type StateBackend } from '../../src/state/state-backend.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap/heap-keyed-state-backend.ts';
 import { KeyGroupRange } from '../../src/state/key-group-range.ts';
@@ -15,9 +15,9 @@ import type { KeyedStateBackend } from '../../src/state/keyed-state-backend.ts';
 import { LmdbKeyedStateBackend } from '../../src/state/lmdb/lmdb-keyed-state-backend.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
 import { voidNamespaceSerializer } from '../../src/state/namespace.ts';
-import { ValueStateDescriptor } from '../../src/state/state-descriptor.ts';
-import type { ValueState } from '../../src/state/state.ts';
-import type { RuntimeContext } from '../../src/api/runtime-context.ts';
+import { ValueStateDescriptor } from '../../src/core/state-descriptor.ts';
+import type { ValueState } from '../../src/core/state.ts';
+import type { RuntimeContext } from '../../src/core/runtime-context.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

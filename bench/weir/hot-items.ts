@@ -9,12 +9,12 @@ import type {
   KeyedOnTimerContext,
   KeyedProcessContext,
   KeyedProcessFunction,
-} from '../../src/api/functions.ts';
-import type { RuntimeContext } from '../../src/api/runtime-context.ts';
+} from '../../src/core/functions.ts';
+import type { RuntimeContext } from '../../src/core/runtime-context.ts';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import type { AggregateFunction } from '../../src/state/aggregate-function.ts';
-import { ListStateDescriptor } from '../../src/state/state-descriptor.ts';
-import type { ListState } from '../../src/state/state.ts';
+import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
+import { ListStateDescriptor } from '../../src/core/state-descriptor.ts';
+import type { ListState } from '../../src/core/state.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { SlidingEventTimeWindows } from '../../src/windowing/assigners/sliding-event-time-windows.ts';
 import type {

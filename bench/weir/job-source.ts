@@ -1,7 +1,7 @@
 // The source and sink shared by Weir's workload implementations: the generator's events or bids as a parallelism-1
 // GeneratorSource (one ordered stream, as one Kafka partition), with the runner's memory probe.
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
-import type { Sink } from '../../src/connectors/sink.ts';
+import type { Sink } from '../../src/core/sink.ts';
 import type { ChecksumAccumulator } from '../workloads/checksum.ts';
 import { type Bid, type Event, generateBid, generateEvent } from '../workloads/generator.ts';
 import type { WorkloadParams } from '../workloads/params.ts';

@@ -2,10 +2,10 @@
 // the key context and a ValueState read and write per record.
 // Run: npm run bench -- --system limit,weir --workload rolling-count (or alone: node --import tsx bench/weir/rolling-count.ts)
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import type { Collector, KeyedProcessContext, KeyedProcessFunction } from '../../src/api/functions.ts';
-import type { RuntimeContext } from '../../src/api/runtime-context.ts';
-import { ValueStateDescriptor } from '../../src/state/state-descriptor.ts';
-import type { ValueState } from '../../src/state/state.ts';
+import type { Collector, KeyedProcessContext, KeyedProcessFunction } from '../../src/core/functions.ts';
+import type { RuntimeContext } from '../../src/core/runtime-context.ts';
+import { ValueStateDescriptor } from '../../src/core/state-descriptor.ts';
+import type { ValueState } from '../../src/core/state.ts';
 import { ChecksumAccumulator, hashRollingCount, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';

@@ -3,9 +3,9 @@
 // Run: npm run bench -- --system limit,weir --workload tumbling-window
 //      (or alone: node --import tsx bench/weir/tumbling-window.ts [events])
 
-import type { Collector } from '../../src/api/functions.ts';
+import type { Collector } from '../../src/core/functions.ts';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import type { AggregateFunction } from '../../src/state/aggregate-function.ts';
+import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { TumblingEventTimeWindows } from '../../src/windowing/assigners/tumbling-event-time-windows.ts';
 import type {

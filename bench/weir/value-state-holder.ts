@@ -2,7 +2,7 @@
 import { HeapKeyedStateBackend } from '../../src/state/heap/heap-keyed-state-backend.ts';
 import { KeyGroupRange } from '../../src/state/key-group-range.ts';
 import { voidNamespaceSerializer } from '../../src/state/namespace.ts';
-import { ValueStateDescriptor } from '../../src/state/state-descriptor.ts';
+import { ValueStateDescriptor } from '../../src/core/state-descriptor.ts';
 import type { ValueStateHolder } from '../workloads/system.ts';
 
 /** Key i holds value i, in one ValueState of a heap backend owning every key group (a parallelism-1 operator). */

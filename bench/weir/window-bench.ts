@@ -1,9 +1,9 @@
 // Shared driver of the window benchmarks: one window operator subtask fed directly (no job, no exchange).
-import type { AggregateFunction } from '../../src/state/aggregate-function.ts';
-import { AggregatingStateDescriptor } from '../../src/state/state-descriptor.ts';
+import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
+import { AggregatingStateDescriptor } from '../../src/core/state-descriptor.ts';
 import { PassThroughWindowFunction } from '../../src/windowing/operator/internal-window-function.ts';
 import { WindowOperator } from '../../src/windowing/operator/window-operator.ts';
-import { KeyedOperatorHarness } from '../../src/windowing/testing/keyed-operator-harness.ts';
+import { KeyedOperatorHarness } from '../../test/support/keyed-operator-harness.ts';
 import type { WindowAssigner } from '../../src/windowing/window-assigner.ts';
 import { mainThreadCpuSeconds } from './standalone.ts';
 

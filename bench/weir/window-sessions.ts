@@ -1,6 +1,6 @@
 // Benchmark: keyed event-time session windows with count + sum: merging, the per-key merging window set and
 // state merges. Run: node --import tsx bench/weir/window-sessions.ts
-import { EventTimeSessionWindows } from '../../src/windowing/index.ts';
+import { EventTimeSessionWindows } from '../../src/index.ts';
 import { runWindowBench } from './window-bench.ts';
 
 const events = Number(process.env.EVENTS ?? 1_000_000);

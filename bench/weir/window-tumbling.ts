@@ -1,6 +1,6 @@
 // Benchmark: keyed tumbling event-time windows with count + sum (the windowing hot path: cached window, one
 // accumulator per pane, de-duplicated timers). Run: node --import tsx bench/weir/window-tumbling.ts
-import { TumblingEventTimeWindows } from '../../src/windowing/index.ts';
+import { TumblingEventTimeWindows } from '../../src/index.ts';
 import { runWindowBench } from './window-bench.ts';
 
 const events = Number(process.env.EVENTS ?? 2_000_000);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { runWeirCli } from '../../src/checkpoint/weir-cli.ts';
+import { runWeirCli } from '../../src/cli/weir-cli.ts';
 import { buildFaultTolerantJob } from './fault-tolerant-job.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-example-ft-'));

@@ -1,12 +1,12 @@
 // The fault-tolerance example job: per-user click totals per minute, checkpointed, into an exactly-once file sink.
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { RestartStrategies } from '../../src/checkpoint/restart-strategies.ts';
-import { TwoPhaseCommitFileSink } from '../../src/checkpoint/two-phase-commit-file-sink.ts';
+import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
+import { TwoPhaseCommitFileSink } from '../../src/connectors/two-phase-commit-file-sink.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
 import { Time } from '../../src/time/time.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
-import { TumblingEventTimeWindows } from '../../src/windowing/index.ts';
+import { TumblingEventTimeWindows } from '../../src/index.ts';
 
 /** A click: `ts` is event time in ms (one click every 10 ms of event time). */
 export interface Click {

@@ -28,5 +28,5 @@ console.log(
   `${files.length} committed part files in ${join(dir, 'output')}; ${total} clicks counted (60000 generated)`,
 );
 console.log(
-  `inspect the last checkpoint: node --import tsx src/checkpoint/weir-cli.ts savepoint inspect ${join(dir, 'checkpoints')}`,
+  `inspect the last checkpoint: node --import tsx src/cli/weir-cli.ts savepoint inspect ${join(dir, 'checkpoints')}`,
 );

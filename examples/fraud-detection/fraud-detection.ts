@@ -1,6 +1,6 @@
 // The fraud-detection job: a small card transaction followed by a large one within a minute raises an alert.
 import type { DataStream } from '../../src/api/data-stream.ts';
-import { OutputTag } from '../../src/api/output-tag.ts';
+import { OutputTag } from '../../src/core/output-tag.ts';
 import {
   AfterMatchSkipStrategy,
   CEP,
@@ -8,7 +8,7 @@ import {
   type PatternMatch,
   type PatternProcessFunction,
   type TimedOutPartialMatchHandler,
-} from '../../src/cep/index.ts';
+} from '../../src/index.ts';
 import { Time } from '../../src/time/time.ts';
 
 /** A card transaction; `ts` is its event time in milliseconds. */

@@ -1,12 +1,12 @@
 // CountOrEndOfWindowTrigger: a user-written trigger that fires at the end of the window and early every N events.
-import { ReducingStateDescriptor } from '../../src/state/state-descriptor.ts';
+import { ReducingStateDescriptor } from '../../src/core/state-descriptor.ts';
 import {
   Trigger,
   TriggerResult,
   type OnMergeContext,
   type TimeWindow,
   type TriggerContext,
-} from '../../src/windowing/index.ts';
+} from '../../src/index.ts';
 
 /**
  * "Every 12 hours or every 500 events, whichever comes first", as a window trigger: the window's end (event

@@ -1,14 +1,14 @@
 // The user-activity job: per-user activity per minute, with early results every 500 events and late data aside.
 import type { DataStream } from '../../src/api/data-stream.ts';
-import { OutputTag } from '../../src/api/output-tag.ts';
-import type { AggregateFunction } from '../../src/state/aggregate-function.ts';
+import { OutputTag } from '../../src/core/output-tag.ts';
+import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
 import { Time } from '../../src/time/time.ts';
 import {
   TumblingEventTimeWindows,
   WindowedStream,
   type ProcessWindowFunction,
   type TimeWindow,
-} from '../../src/windowing/index.ts';
+} from '../../src/index.ts';
 import { CountOrEndOfWindowTrigger } from './count-or-end-of-window-trigger.ts';
 
 /** One user action. */

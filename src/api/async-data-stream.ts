@@ -1,8 +1,8 @@
 // AsyncDataStream: applies an async function to a stream with bounded concurrency (Flink's async I/O).
-import type { AsyncFunction } from './async-function.ts';
-import type { AsyncRetryStrategy } from './async-retry-strategy.ts';
+import type { AsyncFunction } from '../core/async-function.ts';
+import type { AsyncRetryStrategy } from '../core/async-retry-strategy.ts';
 import type { DataStream } from './data-stream.ts';
-import { AsyncWaitOperator, type AsyncOutputMode } from '../runtime/operators/async-wait-operator.ts';
+import { AsyncWaitOperator, type AsyncOutputMode } from '../operators/async-wait-operator.ts';
 
 /** Flink's default capacity of the async operator's queue. */
 const DEFAULT_CAPACITY = 100;

@@ -1,10 +1,15 @@
 // ConnectedStreams: two streams processed together by one two-input operator, sharing state when keyed.
-import { ConfigurationError } from './errors.ts';
-import type { CoProcessFunction, FunctionObject, KeyedCoProcessFunction, KeySelector } from './functions.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type {
+  CoProcessFunction,
+  FunctionObject,
+  KeyedCoProcessFunction,
+  KeySelector,
+} from '../core/functions.ts';
 import { DataStream } from './data-stream.ts';
 import { Transformation } from '../graph/transformation.ts';
-import { CoProcessOperator } from '../runtime/operators/co-process-operator.ts';
-import type { TwoInputStreamOperator } from '../runtime/stream-operator.ts';
+import { CoProcessOperator } from '../operators/co-process-operator.ts';
+import type { TwoInputStreamOperator } from '../operators/stream-operator.ts';
 
 /** Maps each input with its own function (Flink's CoMapFunction). */
 export interface CoMapFunction<IN1, IN2, OUT> {

@@ -1,5 +1,5 @@
 // DataStream: a stream of records of one type, and the transformations that make new streams from it.
-import { ConfigurationError } from './errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import type {
   FilterFunction,
   FlatMapFunction,
@@ -7,23 +7,23 @@ import type {
   MapFunction,
   ProcessFunction,
   FunctionObject,
-} from './functions.ts';
-import type { OutputTag } from './output-tag.ts';
+} from '../core/functions.ts';
+import type { OutputTag } from '../core/output-tag.ts';
 import type { KeyedStream } from './keyed-stream.ts';
 import type { StreamExecutionEnvironment } from './stream-execution-environment.ts';
 import { CollectSink } from '../connectors/collect-sink.ts';
 import { PrintSink } from '../connectors/print-sink.ts';
-import type { Sink } from '../connectors/sink.ts';
+import type { Sink } from '../core/sink.ts';
 import { Transformation, type Partitioning } from '../graph/transformation.ts';
-import { ProcessOperator } from '../runtime/operators/process-operator.ts';
-import { SinkOperator } from '../runtime/operators/sink-operator.ts';
-import { StreamFilter } from '../runtime/operators/stream-filter.ts';
-import { StreamFlatMap } from '../runtime/operators/stream-flat-map.ts';
-import { StreamMap } from '../runtime/operators/stream-map.ts';
-import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks-operator.ts';
-import type { OneInputStreamOperator } from '../runtime/stream-operator.ts';
+import { ProcessOperator } from '../operators/process-operator.ts';
+import { SinkOperator } from '../operators/sink-operator.ts';
+import { StreamFilter } from '../operators/stream-filter.ts';
+import { StreamFlatMap } from '../operators/stream-flat-map.ts';
+import { StreamMap } from '../operators/stream-map.ts';
+import { TimestampsAndWatermarksOperator } from '../operators/timestamps-and-watermarks-operator.ts';
+import type { OneInputStreamOperator } from '../operators/stream-operator.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
-import { AllWindowedStream, countWindowAll } from '../windowing/all-windowed-stream.ts';
+import { AllWindowedStream, countWindowAll } from './all-windowed-stream.ts';
 import type { WindowAssigner } from '../windowing/window-assigner.ts';
 import type { Window } from '../windowing/window.ts';
 import type { GlobalWindow } from '../windowing/global-window.ts';

@@ -1,13 +1,13 @@
 // KeyedStream: a stream partitioned by key, on which state and timers are scoped to the current key.
 import { DataStream } from './data-stream.ts';
-import { ConfigurationError } from './errors.ts';
-import type { FunctionObject, KeyedProcessFunction, KeySelector } from './functions.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { FunctionObject, KeyedProcessFunction, KeySelector } from '../core/functions.ts';
 import { Transformation } from '../graph/transformation.ts';
-import { KeyedProcessOperator } from '../runtime/operators/keyed-process-operator.ts';
-import { StreamGroupedReduce } from '../runtime/operators/stream-grouped-reduce.ts';
-import type { OneInputStreamOperator } from '../runtime/stream-operator.ts';
-import type { ReduceFunction } from '../state/aggregate-function.ts';
-import { WindowedStream, countWindow } from '../windowing/windowed-stream.ts';
+import { KeyedProcessOperator } from '../operators/keyed-process-operator.ts';
+import { StreamGroupedReduce } from '../operators/stream-grouped-reduce.ts';
+import type { OneInputStreamOperator } from '../operators/stream-operator.ts';
+import type { ReduceFunction } from '../core/aggregate-function.ts';
+import { WindowedStream, countWindow } from './windowed-stream.ts';
 import type { WindowAssigner } from '../windowing/window-assigner.ts';
 import type { Window } from '../windowing/window.ts';
 import type { GlobalWindow } from '../windowing/global-window.ts';

@@ -1,31 +1,32 @@
 // StreamExecutionEnvironment: where a job is defined (sources, settings) and executed.
 import { ConnectedStreams } from './connected-streams.ts';
 import { DataStream } from './data-stream.ts';
-import { ConfigurationError, JobStalledError } from './errors.ts';
+import { ConfigurationError, JobStalledError } from '../core/errors.ts';
 import './keyed-stream.ts';
 import { AsyncIterableSource, type AsyncIterableInput } from '../connectors/async-iterable-source.ts';
 import { CollectionSource } from '../connectors/collection-source.ts';
-import type { Source } from '../connectors/source.ts';
+import type { Source } from '../core/source.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
 import { Transformation } from '../graph/transformation.ts';
-import { JobRuntime, type OperatorMetrics } from '../runtime/job-runtime.ts';
+import { JobRuntime } from '../runtime/job-runtime.ts';
 import type { JobSnapshot } from '../runtime/job-snapshot.ts';
 import { watchForStall } from '../runtime/stall-watch.ts';
-import { SourceOperator } from '../runtime/operators/source-operator.ts';
-import { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../runtime/operators/timestamps-and-watermarks.ts';
+import { SourceOperator } from '../operators/source-operator.ts';
+import { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../operators/timestamps-and-watermarks.ts';
 import { checkParallelism, DEFAULT_MAX_PARALLELISM } from '../state/key-group-range.ts';
-import { SystemClock, type ProcessingTimeClock } from '../time/clock.ts';
+import { SystemClock, type ProcessingTimeClock } from '../core/clock.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import {
   checkpointConfig,
   type CheckpointConfig,
   type CheckpointingOptions,
-} from '../checkpoint/checkpoint-config.ts';
-import { loadSavepoint } from '../checkpoint/checkpoint-storage.ts';
-import { startFaultTolerantJob } from '../checkpoint/fault-tolerant-execution.ts';
-import { JobClient } from '../checkpoint/job-client.ts';
-import { RestartStrategies, type RestartStrategy } from '../checkpoint/restart-strategies.ts';
-import type { StateBackend } from '../checkpoint/state-backend.ts';
+} from '../execution/checkpoint-config.ts';
+import { loadSavepoint } from '../execution/checkpoint-storage.ts';
+import { startFaultTolerantJob } from '../execution/fault-tolerant-execution.ts';
+import { JobClient } from '../execution/job-client.ts';
+import type { JobExecutionResult } from '../execution/job-execution-result.ts';
+import { RestartStrategies, type RestartStrategy } from '../execution/restart-strategies.ts';
+import type { StateBackend } from '../state/state-backend.ts';
 
 /** Options of `execute` / `executeAsync`. */
 export interface ExecuteOptions {
@@ -47,15 +48,6 @@ export interface EnvironmentOptions {
   autoWatermarkInterval?: number;
   /** The processing-time clock (default: the system clock). Tests pass a ManualClock. */
   clock?: ProcessingTimeClock;
-}
-
-/** What `execute()` resolves to. */
-export interface JobExecutionResult {
-  readonly jobName: string;
-  /** Wall-clock run time in milliseconds. */
-  readonly netRuntimeMs: number;
-  /** Records in and out per operator. */
-  readonly metrics: OperatorMetrics[];
 }
 
 /**

@@ -1,7 +1,7 @@
 // The user functions of a PatternStream: process / select / flatSelect matches and handle timed-out partial matches.
-import type { Collector } from '../api/functions.ts';
-import type { OutputTag } from '../api/output-tag.ts';
-import type { RichFunction } from '../api/runtime-context.ts';
+import type { Collector } from '../core/functions.ts';
+import type { OutputTag } from '../core/output-tag.ts';
+import type { RichFunction } from '../core/runtime-context.ts';
 
 /** What a {@link PatternProcessFunction} sees besides the match (Flink's `PatternProcessFunction.Context`). */
 export interface PatternProcessContext {

@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { ConfigurationError } from '../api/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
 import { AsyncIterableSource } from './async-iterable-source.ts';
 import { CollectSink } from './collect-sink.ts';
-import type { ReaderOutput } from './source.ts';
+import type { ReaderOutput } from '../core/source.ts';
 
 /** An async iterable the test feeds by hand, like a socket. */
 function channel<T>(): { iterable: AsyncIterable<T>; push(value: T): void; end(): void } {

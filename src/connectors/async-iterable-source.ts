@@ -1,6 +1,6 @@
 // AsyncIterableSource: a source over an async iterable (a Node stream, a paginated API, an async generator).
-import { ConfigurationError } from '../api/errors.ts';
-import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from './source.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from '../core/source.ts';
 
 const BATCH = 1024;
 /** How long a poll waits for a slow iterable before handing control back (so barriers and timers go in). */

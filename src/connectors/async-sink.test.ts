@@ -1,12 +1,12 @@
 // AsyncSink: batches, writes in flight, backpressure, flush on a timer and at barriers, replay after restore.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AsyncRetryStrategies } from '../api/async-retry-strategy.ts';
-import { JobExecutionError } from '../api/errors.ts';
+import { AsyncRetryStrategies } from '../core/async-retry-strategy.ts';
+import { JobExecutionError } from '../core/errors.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
-import { ManualClock } from '../time/clock.ts';
+import { ManualClock } from '../core/clock.ts';
 import { AsyncSink } from './async-sink.ts';
-import type { PollResult, ReaderOutput, Source } from './source.ts';
+import type { PollResult, ReaderOutput, Source } from '../core/source.ts';
 
 /** A batch write the test acknowledges or rejects; both resolve once the writer has seen the outcome. */
 interface Write {

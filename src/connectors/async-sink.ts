@@ -1,8 +1,8 @@
 // AsyncSink: a sink that writes batches through a Promise-returning client, bounded in flight, at least once.
-import type { AsyncRetryStrategy } from '../api/async-retry-strategy.ts';
-import { ConfigurationError, IllegalStateError } from '../api/errors.ts';
-import type { ScheduledCallback } from '../time/clock.ts';
-import type { Sink, SinkWriter, SinkWriterContext } from './sink.ts';
+import type { AsyncRetryStrategy } from '../core/async-retry-strategy.ts';
+import { ConfigurationError, IllegalStateError } from '../core/errors.ts';
+import type { ScheduledCallback } from '../core/clock.ts';
+import type { Sink, SinkWriter, SinkWriterContext } from '../core/sink.ts';
 
 /** Options of {@link AsyncSink.of}. */
 export interface AsyncSinkOptions<T> {

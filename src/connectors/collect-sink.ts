@@ -1,5 +1,5 @@
 // CollectSink: gathers a stream's records in memory, for tests and scripts.
-import type { Sink, SinkWriter } from './sink.ts';
+import type { Sink, SinkWriter } from '../core/sink.ts';
 
 /** A collected record with its timestamp (undefined when it has none). */
 export interface CollectedRecord<T> {

@@ -1,5 +1,5 @@
 // CollectionSource: a bounded source over an in-memory iterable (fromElements / fromCollection).
-import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from './source.ts';
+import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from '../core/source.ts';
 
 const BATCH = 1024;
 

@@ -4,14 +4,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigurationError } from '../api/errors.ts';
-import type { OutputTag } from '../api/output-tag.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { OutputTag } from '../core/output-tag.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
-import { JobCancelledError } from '../checkpoint/job-cancelled-error.ts';
-import { ManualClock } from '../time/clock.ts';
+import { JobCancelledError } from '../execution/job-cancelled-error.ts';
+import { ManualClock } from '../core/clock.ts';
 import { CollectSink } from './collect-sink.ts';
 import { FileSource } from './file-source.ts';
-import type { ReaderOutput } from './source.ts';
+import type { ReaderOutput } from '../core/source.ts';
 
 let root: string;
 before(() => {

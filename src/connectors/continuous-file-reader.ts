@@ -1,13 +1,13 @@
 // ContinuousFileReader: a file source subtask that keeps scanning its paths and reads each new file once.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigurationError, MalformedRecordError } from '../api/errors.ts';
-import type { OutputTag } from '../api/output-tag.ts';
+import { ConfigurationError, MalformedRecordError } from '../core/errors.ts';
+import type { OutputTag } from '../core/output-tag.ts';
 import { hashKey } from '../state/key-hash.ts';
-import type { ProcessingTimeClock } from '../time/clock.ts';
+import type { ProcessingTimeClock } from '../core/clock.ts';
 import type { FileCursor, FileFormat, FileOffset, RecordHandler } from './file-format.ts';
 import type { MalformedRecord } from './malformed-record.ts';
-import type { PollResult, ReaderOutput, SourceReader, SourceReaderContext } from './source.ts';
+import type { PollResult, ReaderOutput, SourceReader, SourceReaderContext } from '../core/source.ts';
 
 /** How long an idle poll waits (real time) before handing control back, so barriers and timers go in. */
 const IDLE_WAIT_MS = 50;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
-import { ConfigurationError } from '../api/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { FileSink } from './file-sink.ts';
 import { FileSource } from './file-source.ts';
 import { GeneratorSource } from './generator-source.ts';

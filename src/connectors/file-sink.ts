@@ -1,8 +1,8 @@
 // FileSink: writes a stream to JSON Lines files, one part file per subtask, buffered and published on close.
 import { join } from 'node:path';
-import { ConfigurationError } from '../api/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import { PartFileWriter } from './part-file-writer.ts';
-import type { Sink, SinkWriter, SinkWriterContext } from './sink.ts';
+import type { Sink, SinkWriter, SinkWriterContext } from '../core/sink.ts';
 
 /** Options of {@link FileSink.jsonLines}. */
 export interface FileSinkOptions {

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { MalformedRecordError } from '../api/errors.ts';
-import { OutputTag } from '../api/output-tag.ts';
+import { MalformedRecordError } from '../core/errors.ts';
+import { OutputTag } from '../core/output-tag.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
 import { CollectSink } from './collect-sink.ts';
 import { FileSource } from './file-source.ts';
 import type { MalformedRecord } from './malformed-record.ts';
-import type { Sink } from './sink.ts';
-import type { PollResult, ReaderOutput, Source, SourceReader } from './source.ts';
+import type { Sink } from '../core/sink.ts';
+import type { PollResult, ReaderOutput, Source, SourceReader } from '../core/source.ts';
 
 let dir: string;
 before(() => {

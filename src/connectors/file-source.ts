@@ -1,15 +1,15 @@
 // FileSource: bounded sources over JSON Lines and CSV files, streamed, split by file, resumable mid-file.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigurationError, MalformedRecordError } from '../api/errors.ts';
-import type { OutputTag } from '../api/output-tag.ts';
-import { SystemClock } from '../time/clock.ts';
+import { ConfigurationError, MalformedRecordError } from '../core/errors.ts';
+import type { OutputTag } from '../core/output-tag.ts';
+import { SystemClock } from '../core/clock.ts';
 import { ContinuousFileReader } from './continuous-file-reader.ts';
 import { CsvFormat, type CsvDecoding } from './csv-format.ts';
 import type { FileCursor, FileFormat, FileOffset, RecordHandler } from './file-format.ts';
 import { JsonLinesFormat, type JsonLinesDecoding } from './json-lines-format.ts';
 import type { MalformedRecord } from './malformed-record.ts';
-import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from './source.ts';
+import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from '../core/source.ts';
 
 /** Options every file source takes. */
 export interface FileSourceOptions {

@@ -1,12 +1,12 @@
 // Tests of GeneratorSource: determinism at any parallelism, positions, rate limiting on a manual and the wall clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigurationError } from '../api/errors.ts';
-import type { OutputTag } from '../api/output-tag.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { OutputTag } from '../core/output-tag.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
-import { ManualClock } from '../time/clock.ts';
+import { ManualClock } from '../core/clock.ts';
 import { GeneratorSource } from './generator-source.ts';
-import type { PollResult, ReaderOutput, SourceReader } from './source.ts';
+import type { PollResult, ReaderOutput, SourceReader } from '../core/source.ts';
 
 interface Event {
   id: number;

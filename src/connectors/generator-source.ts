@@ -1,9 +1,9 @@
 // GeneratorSource: Flink's DataGeneratorSource: records computed from their index, seeded, optionally rate-limited.
-import { ConfigurationError } from '../api/errors.ts';
-import { SystemClock, type ProcessingTimeClock } from '../time/clock.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import { SystemClock, type ProcessingTimeClock } from '../core/clock.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { SeededRandom } from './seeded-random.ts';
-import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from './source.ts';
+import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from '../core/source.ts';
 
 /** Computes record `index`. `random` is reseeded from (seed, index) before each call: use it only inside the call. */
 export type GeneratorFunction<T> = (index: number, random: SeededRandom) => T;

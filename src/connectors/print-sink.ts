@@ -1,6 +1,6 @@
 // PrintSink: writes records to standard output (or error), as Flink's print().
 import { inspect } from 'node:util';
-import type { Sink, SinkWriter, SinkWriterContext } from './sink.ts';
+import type { Sink, SinkWriter, SinkWriterContext } from '../core/sink.ts';
 
 const INSPECT = { breakLength: Infinity, depth: 6, compact: true } as const;
 

@@ -1,5 +1,5 @@
 // RateLimiter: paces a source to a number of records per second on a processing-time clock, without busy waiting.
-import type { ProcessingTimeClock, ScheduledCallback } from '../time/clock.ts';
+import type { ProcessingTimeClock, ScheduledCallback } from '../core/clock.ts';
 
 /**
  * Hands out permits at a steady rate, in batches. `reserve(n)` books `n` permits and returns the clock time at

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import type { OutputTag } from '../api/output-tag.ts';
+import type { OutputTag } from '../core/output-tag.ts';
 import { CollectionSource } from './collection-source.ts';
 import { FileSource } from './file-source.ts';
 import { GeneratorSource } from './generator-source.ts';
-import type { PollResult, ReaderOutput, Source, SourceReader } from './source.ts';
+import type { PollResult, ReaderOutput, Source, SourceReader } from '../core/source.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-source-contract-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 // StreamGraph: the physical plan: operator nodes with resolved parallelism and the edges between them.
-import { ConfigurationError } from '../api/errors.ts';
-import type { OutputTag } from '../api/output-tag.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { OutputTag } from '../core/output-tag.ts';
 import { checkParallelism, DEFAULT_MAX_PARALLELISM } from '../state/key-group-range.ts';
 import type { Partitioning, Transformation } from './transformation.ts';
 

@@ -1,9 +1,9 @@
 // Transformation: one node of the logical job graph the DataStream API records, before it is made physical.
-import type { KeySelector } from '../api/functions.ts';
-import type { OutputTag } from '../api/output-tag.ts';
-import type { Sink } from '../connectors/sink.ts';
-import type { Source } from '../connectors/source.ts';
-import type { AbstractStreamOperator } from '../runtime/stream-operator.ts';
+import type { KeySelector } from '../core/functions.ts';
+import type { OutputTag } from '../core/output-tag.ts';
+import type { Sink } from '../core/sink.ts';
+import type { Source } from '../core/source.ts';
+import type { AbstractStreamOperator } from '../operators/stream-operator.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
 
 /**

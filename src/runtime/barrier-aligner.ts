@@ -1,5 +1,5 @@
 // BarrierAligner: aligns checkpoint barriers over a subtask's input channels (Flink's SingleCheckpointBarrierHandler).
-import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { ChannelBufferListener, InputChannel } from './input-channel.ts';
 
 /** Bytes a subtask's blocked channels may hold together before it declines the checkpoint (default). */

@@ -1,5 +1,5 @@
 // InputChannel: one producer subtask's channel into one input of a consumer subtask; buffers while blocked.
-import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import { estimateSize } from './estimate-size.ts';
 import type { Subtask } from './subtask.ts';
 import type { SubtaskInput } from './subtask-input.ts';

@@ -1,10 +1,10 @@
 // JobRuntime: makes a StreamGraph physical (subtasks, routers, channels) and runs it to completion.
-import { ConfigurationError, JobStalledError, WeirError } from '../api/errors.ts';
+import { ConfigurationError, JobStalledError, WeirError } from '../core/errors.ts';
 import type { StreamEdge, StreamGraph, StreamNode } from '../graph/stream-graph.ts';
-import type { ProcessingTimeClock } from '../time/clock.ts';
-import { MAX_WATERMARK } from '../time/time-domain.ts';
+import type { ProcessingTimeClock } from '../core/clock.ts';
+import { MAX_WATERMARK } from '../core/time-domain.ts';
 import type { JobSnapshot, OperatorSnapshot } from './job-snapshot.ts';
-import { SourceOperator } from './operators/source-operator.ts';
+import { SourceOperator } from '../operators/source-operator.ts';
 import {
   BroadcastRouter,
   ForwardRouter,
@@ -13,19 +13,16 @@ import {
   RebalanceRouter,
   type RecordRouter,
 } from './record-router.ts';
-import type { TwoInputStreamOperator, OneInputStreamOperator } from './stream-operator.ts';
+import type { TwoInputStreamOperator, OneInputStreamOperator } from '../operators/stream-operator.ts';
 import { Subtask, type JobServices } from './subtask.ts';
 import { InputChannel } from './input-channel.ts';
 import { SubtaskInput } from './subtask-input.ts';
 import type { SideOutputTap } from './subtask-output.ts';
-import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
-import type {
-  CheckpointedJobSnapshot,
-  CheckpointedOperatorSnapshot,
-} from '../checkpoint/checkpointed-job-snapshot.ts';
-import { supportsIncrementalSnapshots } from '../checkpoint/incremental-snapshot.ts';
-import type { StateBackend } from '../checkpoint/state-backend.ts';
-import { takeSubtaskSnapshot, type SubtaskStateSnapshot } from '../checkpoint/subtask-state-snapshot.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import type { CheckpointedJobSnapshot, CheckpointedOperatorSnapshot } from './checkpointed-job-snapshot.ts';
+import { supportsIncrementalSnapshots } from '../state/incremental-snapshot.ts';
+import type { StateBackend } from '../state/state-backend.ts';
+import { takeSubtaskSnapshot, type SubtaskStateSnapshot } from './subtask-state-snapshot.ts';
 
 export interface JobRuntimeOptions {
   readonly clock: ProcessingTimeClock;

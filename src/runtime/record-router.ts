@@ -1,7 +1,7 @@
 // Routers: how one producer subtask hands records, watermarks and end-of-input to consumer subtasks, per partitioner.
-import type { KeySelector } from '../api/functions.ts';
+import type { KeySelector } from '../core/functions.ts';
 import { keyGroupFor, normalizeKey } from '../state/key-hash.ts';
-import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { InputChannel } from './input-channel.ts';
 
 /**

@@ -1,5 +1,5 @@
 // SubtaskInput: one input of one subtask: sets the key context, calls the operator, and names the record on failure.
-import type { KeySelector } from '../api/functions.ts';
+import type { KeySelector } from '../core/functions.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { Subtask } from './subtask.ts';
 

@@ -1,7 +1,7 @@
 // SubtaskOutput: the Output of one operator subtask, fanning records out to main and side-output edges.
-import type { OutputTag } from '../api/output-tag.ts';
-import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
-import type { Output } from './output.ts';
+import type { OutputTag } from '../core/output-tag.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import type { Output } from '../operators/output.ts';
 import type { RecordRouter } from './record-router.ts';
 
 /** Observes every side-output record of a job (the test harness uses it to expose `sideOutput(tag)`). */

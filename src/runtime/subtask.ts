@@ -1,18 +1,18 @@
 // Subtask: one parallel instance of an operator with its state, timers, input valve and output.
-import { describeRecord, IllegalStateError, JobExecutionError } from '../api/errors.ts';
+import { describeRecord, IllegalStateError, JobExecutionError } from '../core/errors.ts';
 import type { StreamNode } from '../graph/stream-graph.ts';
 import { HeapKeyedStateBackend } from '../state/heap/heap-keyed-state-backend.ts';
 import { KeyGroupRange } from '../state/key-group-range.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
-import type { ProcessingTimeClock } from '../time/clock.ts';
-import { MAX_WATERMARK, MIN_WATERMARK } from '../time/time-domain.ts';
+import type { ProcessingTimeClock } from '../core/clock.ts';
+import { MAX_WATERMARK, MIN_WATERMARK } from '../core/time-domain.ts';
 import { TimerServiceManager } from '../time/timer-service-manager.ts';
-import { RuntimeContextImpl } from './runtime-context-impl.ts';
-import type { AbstractStreamOperator, OperatorContext } from './stream-operator.ts';
+import { RuntimeContextImpl } from '../operators/runtime-context-impl.ts';
+import type { AbstractStreamOperator, OperatorContext } from '../operators/stream-operator.ts';
 import { SubtaskOutput } from './subtask-output.ts';
 import { WatermarkValve } from './watermark-valve.ts';
-import type { CheckpointBarrier } from '../checkpoint/checkpoint-barrier.ts';
-import type { StateBackend } from '../checkpoint/state-backend.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import type { StateBackend } from '../state/state-backend.ts';
 import { BarrierAligner } from './barrier-aligner.ts';
 import type { InputChannel } from './input-channel.ts';
 import type { SubtaskInput } from './subtask-input.ts';

@@ -1,5 +1,5 @@
 // WatermarkValve: combines the watermarks and idleness of a subtask's input channels, as Flink's StatusWatermarkValve.
-import { MIN_WATERMARK } from '../time/time-domain.ts';
+import { MIN_WATERMARK } from '../core/time-domain.ts';
 
 /**
  * One slot per input channel (an upstream subtask on one input edge). The combined watermark is the minimum over

@@ -1,5 +1,12 @@
 // Engine-side views of keyed state: a state handle whose namespace operators (windows, CEP) set themselves.
-import type { AggregatingState, ListState, MapState, ReducingState, State, ValueState } from './state.ts';
+import type {
+  AggregatingState,
+  ListState,
+  MapState,
+  ReducingState,
+  State,
+  ValueState,
+} from '../core/state.ts';
 
 /** A state handle scoped to (current key, current namespace). Only operators see this; users get plain handles. */
 export interface InternalKvState<N> extends State {

@@ -1,5 +1,5 @@
 // Key groups: the unit in which keyed state is partitioned, snapshotted and redistributed on rescale.
-import { ConfigurationError } from '../api/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 /** The default number of key groups, as Flink's default max parallelism for small jobs. */
 export const DEFAULT_MAX_PARALLELISM = 128;

@@ -1,5 +1,5 @@
 // Stable key hashing and normalisation: the same key lands in the same key group in every run and process.
-import { ConfigurationError } from '../api/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 
 /**
  * A key as the backends store it: strings, numbers and bigints as they are (JS Maps compare them by value);

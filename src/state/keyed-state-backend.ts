@@ -14,7 +14,7 @@ import type {
   ReducingStateDescriptor,
   StateDescriptor,
   ValueStateDescriptor,
-} from './state-descriptor.ts';
+} from '../core/state-descriptor.ts';
 import type { KeyGroupRange } from './key-group-range.ts';
 import type { NormalizedKey } from './key-hash.ts';
 

@@ -1,5 +1,5 @@
 // Namespaces partition one key's state (a window is a namespace); VoidNamespace is the namespace of plain keyed state.
-import { structuredCloneSerializer, type TypeSerializer } from './type-serializer.ts';
+import { structuredCloneSerializer, type TypeSerializer } from '../core/type-serializer.ts';
 
 /**
  * How a namespace type maps to a primitive lookup key and to bytes. The lookup key must be equal for equal

@@ -1,6 +1,6 @@
 // HarnessSinkOperator: records what reaches the end of a pipeline under test: records and watermarks, in order.
-import { AbstractStreamOperator, type OneInputStreamOperator } from '../runtime/stream-operator.ts';
-import { hasTimestamp } from '../time/time-domain.ts';
+import { AbstractStreamOperator, type OneInputStreamOperator } from '../operators/stream-operator.ts';
+import { hasTimestamp } from '../core/time-domain.ts';
 
 /** An element of a harness's output: a record with its timestamp, or a watermark. */
 export type HarnessElement<T> = { value: T; timestamp: number | undefined } | { watermark: number };

@@ -2,4 +2,4 @@
 export { TestHarness, OneInputTestHarness, TwoInputTestHarness } from './test-harness.ts';
 export type { TestHarnessOptions, HarnessRecord } from './test-harness.ts';
 export type { HarnessElement } from './harness-sink-operator.ts';
-export { ManualClock } from '../time/clock.ts';
+export { ManualClock } from '../core/clock.ts';

@@ -1,14 +1,14 @@
 // TestHarness: drives a pipeline one step at a time with controlled processing time, as Flink's operator harnesses.
 import { DataStream } from '../api/data-stream.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
-import type { OutputTag } from '../api/output-tag.ts';
+import type { OutputTag } from '../core/output-tag.ts';
 import { Transformation } from '../graph/transformation.ts';
 import { JobRuntime } from '../runtime/job-runtime.ts';
 import type { JobSnapshot } from '../runtime/job-snapshot.ts';
-import { PassThroughOperator } from '../runtime/operators/pass-through-operator.ts';
+import { PassThroughOperator } from '../operators/pass-through-operator.ts';
 import type { Subtask } from '../runtime/subtask.ts';
-import { ManualClock } from '../time/clock.ts';
-import { MAX_WATERMARK, NO_TIMESTAMP } from '../time/time-domain.ts';
+import { ManualClock } from '../core/clock.ts';
+import { MAX_WATERMARK, NO_TIMESTAMP } from '../core/time-domain.ts';
 import { HarnessSinkOperator, type HarnessElement } from './harness-sink-operator.ts';
 
 /** Options of a harness. */

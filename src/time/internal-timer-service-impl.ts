@@ -1,10 +1,10 @@
 // The timer service of one operator: event-time and processing-time TimerHeaps bound to the keyed backend's key.
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { NamespaceSerializer } from '../state/namespace.ts';
-import type { ProcessingTimeClock, ScheduledCallback } from './clock.ts';
+import type { ProcessingTimeClock, ScheduledCallback } from '../core/clock.ts';
 import type { InternalTimerService, Triggerable } from './internal-timer-service.ts';
 import { TimerHeap, type HeapTimer } from './timer-heap.ts';
-import { MIN_WATERMARK } from './time-domain.ts';
+import { MIN_WATERMARK } from '../core/time-domain.ts';
 
 /**
  * Flink's InternalTimerServiceImpl. A timer registered now belongs to the current key. Only the earliest

@@ -3,7 +3,7 @@ import { deserialize, serialize } from 'node:v8';
 import type { KeyedStateBackend, KeyGroupSnapshot } from '../state/keyed-state-backend.ts';
 import { keyGroupFor, type NormalizedKey } from '../state/key-hash.ts';
 import type { NamespaceSerializer } from '../state/namespace.ts';
-import type { ProcessingTimeClock } from './clock.ts';
+import type { ProcessingTimeClock } from '../core/clock.ts';
 import type { Triggerable } from './internal-timer-service.ts';
 import { InternalTimerServiceImpl } from './internal-timer-service-impl.ts';
 import type { HeapTimer } from './timer-heap.ts';

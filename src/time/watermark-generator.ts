@@ -1,6 +1,6 @@
 // Watermark generators: per-event and periodic watermark logic, as Flink's WatermarkGenerator.
-import { ConfigurationError } from '../api/errors.ts';
-import { MIN_WATERMARK } from './time-domain.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import { MIN_WATERMARK } from '../core/time-domain.ts';
 
 /** Where a generator emits. Only increasing watermarks pass; emitting a lower one is ignored, as in Flink. */
 export interface WatermarkOutput {

@@ -1,5 +1,5 @@
 // WatermarkStrategy: how a stream gets event timestamps and watermarks, as Flink's WatermarkStrategy.
-import { ConfigurationError } from '../api/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import {
   BoundedOutOfOrdernessWatermarks,
   NoWatermarksGenerator,

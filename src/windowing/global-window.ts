@@ -1,6 +1,6 @@
 // GlobalWindow: the single window of GlobalWindows, holding every element of a key until a trigger fires.
 import type { NamespaceSerializer } from '../state/namespace.ts';
-import { MAX_WATERMARK } from '../time/time-domain.ts';
+import { MAX_WATERMARK } from '../core/time-domain.ts';
 import type { Window } from './window.ts';
 
 /**

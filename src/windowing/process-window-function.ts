@@ -1,7 +1,7 @@
 // The window functions users write: ProcessWindowFunction (keyed), ProcessAllWindowFunction, and legacy apply().
-import type { Collector } from '../api/functions.ts';
-import type { OutputTag } from '../api/output-tag.ts';
-import type { RichFunction, RuntimeContext } from '../api/runtime-context.ts';
+import type { Collector } from '../core/functions.ts';
+import type { OutputTag } from '../core/output-tag.ts';
+import type { RichFunction, RuntimeContext } from '../core/runtime-context.ts';
 import type { Window } from './window.ts';
 
 /** Keyed state handles by descriptor, as Flink's `KeyedStateStore`: per window or per key (see below). */

@@ -1,6 +1,6 @@
 // TimeWindow: the [start, end) interval windows of tumbling, sliding and session assigners, and its serializers.
 import type { NamespaceSerializer } from '../state/namespace.ts';
-import type { TypeSerializer } from '../state/type-serializer.ts';
+import type { TypeSerializer } from '../core/type-serializer.ts';
 import type { Window } from './window.ts';
 
 /**

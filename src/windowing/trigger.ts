@@ -1,7 +1,7 @@
 // Trigger: decides when a pane (the elements of one key in one window) is evaluated and when it is purged.
-import { IllegalStateError } from '../api/errors.ts';
-import type { State } from '../state/state.ts';
-import type { StateDescriptor } from '../state/state-descriptor.ts';
+import { IllegalStateError } from '../core/errors.ts';
+import type { State } from '../core/state.ts';
+import type { StateDescriptor } from '../core/state-descriptor.ts';
 import type { TriggerResult } from './trigger-result.ts';
 import type { Window } from './window.ts';
 

@@ -4,14 +4,14 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { assertAsyncProperty } from '../../test/support/property.ts';
 import type { DataStream } from '../api/data-stream.ts';
-import { OutputTag } from '../api/output-tag.ts';
+import { OutputTag } from '../core/output-tag.ts';
 import { TestHarness } from '../testing/index.ts';
 import { EventTimeSessionWindows } from './assigners/event-time-session-windows.ts';
 import { SlidingEventTimeWindows } from './assigners/sliding-event-time-windows.ts';
 import { TumblingEventTimeWindows } from './assigners/tumbling-event-time-windows.ts';
 import type { WindowAssigner } from './window-assigner.ts';
 import type { TimeWindow } from './time-window.ts';
-import { WindowedStream } from './windowed-stream.ts';
+import { WindowedStream } from '../api/windowed-stream.ts';
 
 type Event = { key: string; v: number };
 type Step = { kind: 'e'; key: string; v: number; dt: number } | { kind: 'w'; advance: number; nudge: number };

@@ -1,7 +1,7 @@
 // The crash test's child process: runs the crash job, resuming from the latest checkpoint, until done or killed.
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { loadLatestCheckpoint } from '../../src/checkpoint/checkpoint-storage.ts';
-import { RestartStrategies } from '../../src/checkpoint/restart-strategies.ts';
+import { loadLatestCheckpoint } from '../../src/execution/checkpoint-storage.ts';
+import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
 import { buildCrashJob } from './crash-job.ts';
 

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { OutputTag } from '../../src/api/output-tag.ts';
+import { OutputTag } from '../../src/core/output-tag.ts';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { loadSavepoint } from '../../src/checkpoint/checkpoint-storage.ts';
+import { loadSavepoint } from '../../src/execution/checkpoint-storage.ts';
 import { CollectSink } from '../../src/connectors/collect-sink.ts';
 import {
   Deserializers,
@@ -15,8 +15,8 @@ import {
   type MalformedKafkaRecord,
 } from '../../src/connectors/kafka/index.ts';
 import type { KafkaSourcePosition } from '../../src/connectors/kafka/kafka-source-reader.ts';
-import type { Sink, SinkWriter } from '../../src/connectors/sink.ts';
-import { ManualClock } from '../../src/time/clock.ts';
+import type { Sink, SinkWriter } from '../../src/core/sink.ts';
+import { ManualClock } from '../../src/core/clock.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import {
   addPartitions,

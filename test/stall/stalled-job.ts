@@ -1,7 +1,7 @@
 // A job whose only source never settles its read: run as a child process, it must fail with a stall error, not exit 13.
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { RestartStrategies } from '../../src/checkpoint/restart-strategies.ts';
-import type { Source } from '../../src/connectors/source.ts';
+import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
+import type { Source } from '../../src/core/source.ts';
 
 const stuck: Source<number> = {
   boundedness: 'bounded',

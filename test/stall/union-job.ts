@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { TwoPhaseCommitFileSink } from '../../src/checkpoint/two-phase-commit-file-sink.ts';
+import { TwoPhaseCommitFileSink } from '../../src/connectors/two-phase-commit-file-sink.ts';
 import { FileSource } from '../../src/connectors/file-source.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';

@@ -10,9 +10,9 @@ import {
   MapStateDescriptor,
   ReducingStateDescriptor,
   ValueStateDescriptor,
-} from '../../src/state/state-descriptor.ts';
-import { StateTtlConfig } from '../../src/state/state-ttl-config.ts';
-import { structuredCloneSerializer } from '../../src/state/type-serializer.ts';
+} from '../../src/core/state-descriptor.ts';
+import { StateTtlConfig } from '../../src/core/state-ttl-config.ts';
+import { structuredCloneSerializer } from '../../src/core/type-serializer.ts';
 
 /** Creates a backend over `range` of `maxParallelism` key groups, reading processing time from `clock`. */
 export type BackendFactory = (

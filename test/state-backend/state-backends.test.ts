@@ -15,9 +15,9 @@ import {
   ListStateDescriptor,
   MapStateDescriptor,
   ValueStateDescriptor,
-} from '../../src/state/state-descriptor.ts';
-import { StateTtlConfig } from '../../src/state/state-ttl-config.ts';
-import { structuredCloneSerializer, type TypeSerializer } from '../../src/state/type-serializer.ts';
+} from '../../src/core/state-descriptor.ts';
+import { StateTtlConfig } from '../../src/core/state-ttl-config.ts';
+import { structuredCloneSerializer, type TypeSerializer } from '../../src/core/type-serializer.ts';
 import { keyedStateBackendContract } from './keyed-state-backend-contract.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'weir-lmdb-contract-'));

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DataStream } from '../data-stream.ts';
-import { ConfigurationError, JobExecutionError } from '../errors.ts';
+import { ConfigurationError, JobExecutionError } from '../../core/errors.ts';
 import { TestHarness } from '../../testing/index.ts';
 import { TumblingEventTimeWindows } from '../../windowing/assigners/tumbling-event-time-windows.ts';
 import type { ComparableField, NumericField } from './aggregation-field.ts';

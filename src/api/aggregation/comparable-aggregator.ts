@@ -1,8 +1,8 @@
 // min / max / minBy / maxBy: ReduceFunctions comparing one field (or a selected value) with Flink's tie rules.
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import type { Comparable } from './aggregation-field.ts';
 import { checkFieldArgument, describeValue, readField, withField } from './aggregation-field.ts';
-import type { ReduceFunction } from '../../state/aggregate-function.ts';
+import type { ReduceFunction } from '../../core/aggregate-function.ts';
 
 /** Flink's AggregationType for comparable aggregations. */
 export type ComparableAggregationType = 'min' | 'max' | 'minBy' | 'maxBy';

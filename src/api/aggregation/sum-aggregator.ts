@@ -1,7 +1,7 @@
 // sum(field): a ReduceFunction adding one numeric field and keeping the first record's other fields.
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import { checkFieldArgument, describeValue, readField, withField } from './aggregation-field.ts';
-import type { ReduceFunction } from '../../state/aggregate-function.ts';
+import type { ReduceFunction } from '../../core/aggregate-function.ts';
 
 const isNumeric = (v: unknown): boolean => typeof v === 'number' || typeof v === 'bigint';
 

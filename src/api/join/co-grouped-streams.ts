@@ -1,12 +1,12 @@
 // CoGroupedStreams: `a.coGroup(b).where(k1).equalTo(k2).window(assigner).apply(fn)`, a windowed co-group.
 import type { DataStream } from '../data-stream.ts';
-import { ConfigurationError } from '../errors.ts';
-import type { Collector, KeySelector } from '../functions.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import type { Collector, KeySelector } from '../../core/functions.ts';
 import type { Evictor } from '../../windowing/evictor.ts';
 import type { Trigger } from '../../windowing/trigger.ts';
 import type { WindowAssigner } from '../../windowing/window-assigner.ts';
 import type { Window } from '../../windowing/window.ts';
-import type { CoGroupFunction } from './join-functions.ts';
+import type { CoGroupFunction } from '../../core/join-functions.ts';
 import type { TaggedUnion } from './tagged-union.ts';
 
 /**

@@ -2,14 +2,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DataStream } from '../data-stream.ts';
-import { ConfigurationError, JobExecutionError } from '../errors.ts';
-import { OutputTag } from '../output-tag.ts';
+import { ConfigurationError, JobExecutionError } from '../../core/errors.ts';
+import { OutputTag } from '../../core/output-tag.ts';
 import { StreamExecutionEnvironment } from '../stream-execution-environment.ts';
-import { IntervalJoinOperator } from '../../runtime/operators/interval-join-operator.ts';
+import { IntervalJoinOperator } from '../../operators/interval-join-operator.ts';
 import { TestHarness, type TwoInputTestHarness } from '../../testing/index.ts';
 import type { HarnessElement } from '../../testing/harness-sink-operator.ts';
 import { WatermarkStrategy } from '../../time/watermark-strategy.ts';
-import type { ProcessJoinFunction } from './join-functions.ts';
+import type { ProcessJoinFunction } from '../../core/join-functions.ts';
 
 /** Flink's TestElem: every element has the key "key". */
 interface TestElem {

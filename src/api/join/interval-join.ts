@@ -1,12 +1,12 @@
 // IntervalJoin: `keyedA.intervalJoin(keyedB).between(lower, upper).process(fn)`, a keyed event-time interval join.
 import { DataStream } from '../data-stream.ts';
-import { ConfigurationError } from '../errors.ts';
-import type { Collector, FunctionObject } from '../functions.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import type { Collector, FunctionObject } from '../../core/functions.ts';
 import type { KeyedStream } from '../keyed-stream.ts';
-import type { OutputTag } from '../output-tag.ts';
+import type { OutputTag } from '../../core/output-tag.ts';
 import { Transformation } from '../../graph/transformation.ts';
-import { IntervalJoinOperator } from '../../runtime/operators/interval-join-operator.ts';
-import type { ProcessJoinContext, ProcessJoinFunction } from './join-functions.ts';
+import { IntervalJoinOperator } from '../../operators/interval-join-operator.ts';
+import type { ProcessJoinContext, ProcessJoinFunction } from '../../core/join-functions.ts';
 
 /**
  * The result of `keyedA.intervalJoin(keyedB)` (Flink's `KeyedStream.IntervalJoin`): set the interval with

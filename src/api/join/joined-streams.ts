@@ -1,13 +1,13 @@
 // JoinedStreams: `a.join(b).where(k1).equalTo(k2).window(assigner).apply(fn)`, an inner join per key and window.
 import type { DataStream } from '../data-stream.ts';
-import { ConfigurationError } from '../errors.ts';
-import type { Collector, KeySelector } from '../functions.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import type { Collector, KeySelector } from '../../core/functions.ts';
 import type { Evictor } from '../../windowing/evictor.ts';
 import type { Trigger } from '../../windowing/trigger.ts';
 import type { WindowAssigner } from '../../windowing/window-assigner.ts';
 import type { Window } from '../../windowing/window.ts';
 import { CoGroupedStreams, type CoGroupWithWindow } from './co-grouped-streams.ts';
-import type { FlatJoinFunction, JoinFunction } from './join-functions.ts';
+import type { FlatJoinFunction, JoinFunction } from '../../core/join-functions.ts';
 import type { TaggedUnion } from './tagged-union.ts';
 
 /**

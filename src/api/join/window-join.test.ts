@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DataStream } from '../data-stream.ts';
-import { ConfigurationError } from '../errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import { StreamExecutionEnvironment } from '../stream-execution-environment.ts';
 import { TestHarness } from '../../testing/index.ts';
 import { WatermarkStrategy } from '../../time/watermark-strategy.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Pattern } from '../pattern/pattern.ts';
 import { AfterMatchSkipStrategy } from './after-match-skip-strategy.ts';
-import { Event, NFATestHarness, sortMatches } from './nfa-test-harness.ts';
+import { Event, NFATestHarness, sortMatches } from '../../../test/support/nfa-test-harness.ts';
 
 // Flink's test records carry no timestamp; all events share one timestamp and are ordered by arrival.
 const untimed = (events: Event[]) => events.map((e) => [e, 0] as const);

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { serialize } from 'node:v8';
 import { Pattern } from '../pattern/pattern.ts';
 import { AfterMatchSkipStrategy } from './after-match-skip-strategy.ts';
-import { Event, NFATestHarness, flatten } from './nfa-test-harness.ts';
+import { Event, NFATestHarness, flatten } from '../../../test/support/nfa-test-harness.ts';
 import { nfaStateSerializer } from './nfa-state-serializer.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;

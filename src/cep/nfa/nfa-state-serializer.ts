@@ -1,6 +1,6 @@
 // NFAStateSerializer: writes a key's NFA state with its shared-buffer graph as flat tables, and reads it back.
 import { deserialize, serialize } from 'node:v8';
-import type { TypeSerializer } from '../../state/type-serializer.ts';
+import type { TypeSerializer } from '../../core/type-serializer.ts';
 import { createState, type ComputationState } from './computation-state.ts';
 import type { DeweyNumber } from './dewey-number.ts';
 import type { JavaPriorityQueue } from './java-priority-queue.ts';

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { assertProperty } from '../../../test/support/property.ts';
 import { Pattern } from '../pattern/pattern.ts';
-import { Event, NFATestHarness } from './nfa-test-harness.ts';
+import { Event, NFATestHarness } from '../../../test/support/nfa-test-harness.ts';
 
 type Contiguity = 'next' | 'followedBy' | 'followedByAny';
 const LETTERS = ['a', 'b', 'c'] as const;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Pattern } from '../pattern/pattern.ts';
-import { Event, NFATestHarness, SubEvent, sortMatches } from './nfa-test-harness.ts';
+import { Event, NFATestHarness, SubEvent, sortMatches } from '../../../test/support/nfa-test-harness.ts';
 
 const name = (n: string) => (e: Event) => e.name === n;
 

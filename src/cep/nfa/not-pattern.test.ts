@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { Pattern } from '../pattern/pattern.ts';
 import type { WithinType } from '../pattern/within-type.ts';
 import { AfterMatchSkipStrategy } from './after-match-skip-strategy.ts';
-import { Event, NFATestHarness, sortMatches } from './nfa-test-harness.ts';
+import { Event, NFATestHarness, sortMatches } from '../../../test/support/nfa-test-harness.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;
 

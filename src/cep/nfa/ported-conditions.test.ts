@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { ConditionContext } from '../pattern/conditions.ts';
 import { Pattern } from '../pattern/pattern.ts';
 import type { Match } from './nfa.ts';
-import { Event, NFATestHarness, SubEvent } from './nfa-test-harness.ts';
+import { Event, NFATestHarness, SubEvent } from '../../../test/support/nfa-test-harness.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;
 const key = (e: Event) => `${e.name}:${e.id}:${e.price}`;

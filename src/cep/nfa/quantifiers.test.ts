@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Pattern } from '../pattern/pattern.ts';
-import { Event, NFATestHarness, sortMatches, withTimestamps } from './nfa-test-harness.ts';
+import {
+  Event,
+  NFATestHarness,
+  sortMatches,
+  withTimestamps,
+} from '../../../test/support/nfa-test-harness.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;
 const run = (p: Pattern<Event, any, any, any>, events: Event[]) =>

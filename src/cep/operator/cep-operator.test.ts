@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DataStream } from '../../api/data-stream.ts';
-import { OutputTag } from '../../api/output-tag.ts';
+import { OutputTag } from '../../core/output-tag.ts';
 import { TestHarness } from '../../testing/test-harness.ts';
-import { CEP } from '../cep.ts';
-import { Event, SubEvent } from '../nfa/nfa-test-harness.ts';
+import { CEP } from '../../api/cep.ts';
+import { Event, SubEvent } from '../../../test/support/nfa-test-harness.ts';
 import { Pattern } from '../pattern/pattern.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;

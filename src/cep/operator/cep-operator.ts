@@ -1,15 +1,15 @@
 // CepOperator: runs a pattern's NFA per key over a stream, in event time (watermark-ordered) or processing time.
-import { IllegalStateError } from '../../api/errors.ts';
-import type { Collector } from '../../api/functions.ts';
-import type { OutputTag } from '../../api/output-tag.ts';
-import { closeFunction, instantiateFunction, openFunction } from '../../runtime/operators/user-function.ts';
-import { AbstractStreamOperator, type OneInputStreamOperator } from '../../runtime/stream-operator.ts';
+import { IllegalStateError } from '../../core/errors.ts';
+import type { Collector } from '../../core/functions.ts';
+import type { OutputTag } from '../../core/output-tag.ts';
+import { closeFunction, instantiateFunction, openFunction } from '../../operators/user-function.ts';
+import { AbstractStreamOperator, type OneInputStreamOperator } from '../../operators/stream-operator.ts';
 import type { InternalValueState } from '../../state/internal-state.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts';
-import { ValueStateDescriptor } from '../../state/state-descriptor.ts';
-import { structuredCloneSerializer, type TypeSerializer } from '../../state/type-serializer.ts';
+import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
+import { structuredCloneSerializer, type TypeSerializer } from '../../core/type-serializer.ts';
 import type { InternalTimer, InternalTimerService, Triggerable } from '../../time/internal-timer-service.ts';
-import { hasTimestamp, NO_TIMESTAMP } from '../../time/time-domain.ts';
+import { hasTimestamp, NO_TIMESTAMP } from '../../core/time-domain.ts';
 import {
   isTimedOutPartialMatchHandler,
   type PatternProcessContext,

@@ -1,5 +1,5 @@
 // The error a malformed CEP pattern raises when it is built or compiled (Flink's MalformedPatternException).
-import { ConfigurationError } from '../../api/errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 
 /**
  * A pattern is invalid: a duplicate stage name, a quantifier on a negative stage, a pattern ending in

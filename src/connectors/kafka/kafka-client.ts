@@ -1,6 +1,6 @@
 // The part of @confluentinc/kafka-javascript (librdkafka) the connector uses, loaded lazily and typed here.
 import { createRequire } from 'node:module';
-import { ConfigurationError, WeirError } from '../../api/errors.ts';
+import { ConfigurationError, WeirError } from '../../core/errors.ts';
 
 /**
  * The client library. It is an optional peer dependency of Weir: only `weir/kafka` loads it, and only when a

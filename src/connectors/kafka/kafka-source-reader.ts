@@ -1,7 +1,13 @@
 // KafkaSourceReader: one source subtask: reads the partitions it owns with manual assignment, batch by batch.
-import { ConfigurationError, WeirError } from '../../api/errors.ts';
-import { SystemClock, type ProcessingTimeClock } from '../../time/clock.ts';
-import type { PollResult, ReaderOutput, SourceReader, SourceReaderContext, SplitOutput } from '../source.ts';
+import { ConfigurationError, WeirError } from '../../core/errors.ts';
+import { SystemClock, type ProcessingTimeClock } from '../../core/clock.ts';
+import type {
+  PollResult,
+  ReaderOutput,
+  SourceReader,
+  SourceReaderContext,
+  SplitOutput,
+} from '../../core/source.ts';
 import {
   call,
   kafkaClient,

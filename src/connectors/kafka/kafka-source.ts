@@ -1,7 +1,7 @@
 // KafkaSource: Flink's KafkaSource: topic partitions as splits, offsets in checkpoints, bounded or unbounded.
-import { ConfigurationError } from '../../api/errors.ts';
-import type { OutputTag } from '../../api/output-tag.ts';
-import type { Source, SourceReader, SourceReaderContext } from '../source.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import type { OutputTag } from '../../core/output-tag.ts';
+import type { Source, SourceReader, SourceReaderContext } from '../../core/source.ts';
 import type { KafkaProperties } from './kafka-client.ts';
 import { KafkaSourceReader } from './kafka-source-reader.ts';
 import type { DeserializationSchema, KafkaRecordDeserializationSchema } from './kafka-record-deserializer.ts';

@@ -1,5 +1,5 @@
 // OffsetsInitializer: where a Kafka source starts (or stops) reading each partition, as in Flink.
-import { ConfigurationError } from '../../api/errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import {
   call,
   OFFSET_INVALID,

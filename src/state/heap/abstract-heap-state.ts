@@ -1,6 +1,6 @@
 // The shared part of every heap state handle: current key and namespace, TTL, and access to the StateTable.
 import type { NamespaceSerializer } from '../namespace.ts';
-import type { StateDescriptor } from '../state-descriptor.ts';
+import type { StateDescriptor } from '../../core/state-descriptor.ts';
 import type { NormalizedKey } from '../key-hash.ts';
 import { StateTable } from './state-table.ts';
 

@@ -1,6 +1,6 @@
 // AggregatingState in the heap backend: one accumulator per (key, namespace), however many values were added.
 import type { InternalAggregatingState } from '../internal-state.ts';
-import type { AggregatingStateDescriptor } from '../state-descriptor.ts';
+import type { AggregatingStateDescriptor } from '../../core/state-descriptor.ts';
 import { AbstractHeapState } from './abstract-heap-state.ts';
 
 export class HeapAggregatingState<N, IN, ACC, OUT>

@@ -1,18 +1,18 @@
 // The heap keyed state backend: live objects in Maps, snapshotted to bytes by key group.
 import { deserialize, serialize } from 'node:v8';
-import { IllegalStateError } from '../../api/errors.ts';
+import { IllegalStateError } from '../../core/errors.ts';
 import type { KeyedStateBackend, KeyGroupSnapshot, InternalStateFor } from '../keyed-state-backend.ts';
 import { KeyGroupRange } from '../key-group-range.ts';
 import { denormalizeKey, keyGroupFor, normalizeKey, type NormalizedKey } from '../key-hash.ts';
 import type { NamespaceSerializer } from '../namespace.ts';
-import type { StateDescriptor } from '../state-descriptor.ts';
+import type { StateDescriptor } from '../../core/state-descriptor.ts';
 import type { AbstractHeapState, HeapStateHost, TtlValue } from './abstract-heap-state.ts';
 import { HeapAggregatingState } from './heap-aggregating-state.ts';
 import { HeapListState } from './heap-list-state.ts';
 import { HeapMapState } from './heap-map-state.ts';
 import { HeapReducingState } from './heap-reducing-state.ts';
 import { HeapValueState } from './heap-value-state.ts';
-import { structuredCloneSerializer } from '../type-serializer.ts';
+import { structuredCloneSerializer } from '../../core/type-serializer.ts';
 
 /**
  * The key-group snapshot format, shared by every backend (savepoints move between them): `v8.serialize` of an

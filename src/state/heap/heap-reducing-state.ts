@@ -1,6 +1,6 @@
 // ReducingState in the heap backend: the reduced value per (key, namespace).
 import type { InternalReducingState } from '../internal-state.ts';
-import type { ReducingStateDescriptor } from '../state-descriptor.ts';
+import type { ReducingStateDescriptor } from '../../core/state-descriptor.ts';
 import { AbstractHeapState } from './abstract-heap-state.ts';
 
 export class HeapReducingState<N, T> extends AbstractHeapState<N, T> implements InternalReducingState<N, T> {

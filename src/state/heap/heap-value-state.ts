@@ -1,6 +1,6 @@
 // ValueState in the heap backend.
 import type { InternalValueState } from '../internal-state.ts';
-import type { ValueStateDescriptor } from '../state-descriptor.ts';
+import type { ValueStateDescriptor } from '../../core/state-descriptor.ts';
 import { AbstractHeapState } from './abstract-heap-state.ts';
 
 export class HeapValueState<N, T> extends AbstractHeapState<N, T> implements InternalValueState<N, T> {

@@ -2,11 +2,8 @@
 import { rmSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { IllegalStateError } from '../../api/errors.ts';
-import type {
-  IncrementalKeyGroupSnapshot,
-  IncrementalSnapshotBackend,
-} from '../../checkpoint/incremental-snapshot.ts';
+import { IllegalStateError } from '../../core/errors.ts';
+import type { IncrementalKeyGroupSnapshot, IncrementalSnapshotBackend } from '../incremental-snapshot.ts';
 import type { AbstractHeapState } from '../heap/abstract-heap-state.ts';
 import {
   columnNamespaces,
@@ -26,8 +23,8 @@ import type { InternalStateFor, KeyGroupSnapshot } from '../keyed-state-backend.
 import type { KeyGroupRange } from '../key-group-range.ts';
 import { denormalizeKey, keyGroupFor, normalizeKey, type NormalizedKey } from '../key-hash.ts';
 import type { NamespaceSerializer } from '../namespace.ts';
-import type { StateDescriptor } from '../state-descriptor.ts';
-import { structuredCloneSerializer } from '../type-serializer.ts';
+import type { StateDescriptor } from '../../core/state-descriptor.ts';
+import { structuredCloneSerializer } from '../../core/type-serializer.ts';
 import {
   decodeEntryKey,
   decodeEntryValue,

@@ -1,7 +1,7 @@
 // LmdbStateBackend: the environment-level choice of on-disk keyed state, creating one LMDB database per subtask.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KeyedBackendContext, StateBackend } from '../../checkpoint/state-backend.ts';
+import type { KeyedBackendContext, StateBackend } from '../state-backend.ts';
 import type { KeyedStateBackend } from '../keyed-state-backend.ts';
 import { LmdbKeyedStateBackend } from './lmdb-keyed-state-backend.ts';
 

@@ -2,7 +2,7 @@
 import type { AbstractHeapState, TtlValue } from '../heap/abstract-heap-state.ts';
 import { StateTable } from '../heap/state-table.ts';
 import { keyGroupFor, type NormalizedKey } from '../key-hash.ts';
-import { structuredCloneSerializer } from '../type-serializer.ts';
+import { structuredCloneSerializer } from '../../core/type-serializer.ts';
 import {
   decodeEntryValue,
   encodeEntryKey,

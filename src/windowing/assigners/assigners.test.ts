@@ -1,7 +1,7 @@
 // Window assigners and TimeWindow, as Flink's *WindowsTest and TimeWindowTest.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigurationError, IllegalStateError } from '../../api/errors.ts';
+import { ConfigurationError, IllegalStateError } from '../../core/errors.ts';
 import { GlobalWindow, globalWindowSerializer } from '../global-window.ts';
 import { fixedSizeTimeWindowSerializer, TimeWindow, timeWindowSerializer } from '../time-window.ts';
 import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';

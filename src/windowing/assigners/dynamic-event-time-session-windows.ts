@@ -1,5 +1,5 @@
 // DynamicEventTimeSessionWindows: event-time sessions whose gap is chosen per element.
-import { IllegalStateError } from '../../api/errors.ts';
+import { IllegalStateError } from '../../core/errors.ts';
 import type { NamespaceSerializer } from '../../state/namespace.ts';
 import type { Trigger } from '../trigger.ts';
 import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';

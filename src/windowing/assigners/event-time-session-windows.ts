@@ -1,5 +1,5 @@
 // EventTimeSessionWindows: per-key sessions by element timestamp, closed after a gap of inactivity.
-import { ConfigurationError } from '../../api/errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import type { NamespaceSerializer } from '../../state/namespace.ts';
 import type { Trigger } from '../trigger.ts';
 import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';

@@ -1,5 +1,5 @@
 // ProcessingTimeSessionWindows: per-key sessions by the processing-time clock, closed after a gap of inactivity.
-import { ConfigurationError } from '../../api/errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import type { NamespaceSerializer } from '../../state/namespace.ts';
 import type { Trigger } from '../trigger.ts';
 import { ProcessingTimeTrigger } from '../triggers/processing-time-trigger.ts';

@@ -1,5 +1,5 @@
 // The check every event-time assigner makes: an element without a timestamp cannot be placed in event time.
-import { IllegalStateError } from '../../api/errors.ts';
+import { IllegalStateError } from '../../core/errors.ts';
 
 /** Throws Flink's message when an element reaches an event-time assigner without a timestamp (NaN). */
 export function requireTimestamp(timestamp: number): void {

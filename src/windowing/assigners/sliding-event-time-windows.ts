@@ -1,5 +1,5 @@
 // SlidingEventTimeWindows: fixed-size windows that start every `slide` ms, so an element is in size/slide windows.
-import { ConfigurationError } from '../../api/errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import type { NamespaceSerializer } from '../../state/namespace.ts';
 import type { Trigger } from '../trigger.ts';
 import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';

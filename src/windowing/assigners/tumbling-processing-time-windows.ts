@@ -1,5 +1,5 @@
 // TumblingProcessingTimeWindows: fixed-size, non-overlapping windows by the operator's processing-time clock.
-import { ConfigurationError } from '../../api/errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import type { NamespaceSerializer } from '../../state/namespace.ts';
 import type { Trigger } from '../trigger.ts';
 import { ProcessingTimeTrigger } from '../triggers/processing-time-trigger.ts';

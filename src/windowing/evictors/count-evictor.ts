@@ -1,5 +1,5 @@
 // CountEvictor: keeps at most the last `maxCount` elements of a pane.
-import { ConfigurationError } from '../../api/errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import type { Evictor, EvictorContext, TimestampedValue } from '../evictor.ts';
 import type { Window } from '../window.ts';
 

@@ -1,7 +1,7 @@
 // Evictors inside the window operator: before and after the window function, by count, time and delta.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AggregateFunction } from '../../state/aggregate-function.ts';
+import type { AggregateFunction } from '../../core/aggregate-function.ts';
 import { GlobalWindows } from '../assigners/global-windows.ts';
 import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
 import type { Evictor, TimestampedValue } from '../evictor.ts';
@@ -13,13 +13,13 @@ import {
   type InternalWindowFunction,
 } from '../operator/internal-window-function.ts';
 import { WindowOperator } from '../operator/window-operator.ts';
-import { KeyedOperatorHarness } from '../testing/keyed-operator-harness.ts';
+import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
 import type { Trigger } from '../trigger.ts';
 import { CountTrigger } from '../triggers/count-trigger.ts';
 import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
 import type { Window } from '../window.ts';
 import type { WindowAssigner } from '../window-assigner.ts';
-import { evictingState } from '../windowed-stream.ts';
+import { evictingState } from '../../api/windowed-stream.ts';
 import { CountEvictor } from './count-evictor.ts';
 import { DeltaEvictor } from './delta-evictor.ts';
 import { TimeEvictor } from './time-evictor.ts';

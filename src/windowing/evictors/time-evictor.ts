@@ -1,5 +1,5 @@
 // TimeEvictor: keeps only elements within `windowSize` ms of the newest element of the pane.
-import { ConfigurationError } from '../../api/errors.ts';
+import { ConfigurationError } from '../../core/errors.ts';
 import { removeElementsWhere, type Evictor, type EvictorContext, type TimestampedValue } from '../evictor.ts';
 import type { Window } from '../window.ts';
 

@@ -1,8 +1,8 @@
 // InternalWindowFunction: the one shape the window operator calls, and adapters from every user window function.
-import type { Collector } from '../../api/functions.ts';
-import type { RuntimeContext } from '../../api/runtime-context.ts';
-import { closeFunction, openFunction } from '../../runtime/operators/user-function.ts';
-import type { AggregateFunction, ReduceFunction } from '../../state/aggregate-function.ts';
+import type { Collector } from '../../core/functions.ts';
+import type { RuntimeContext } from '../../core/runtime-context.ts';
+import { closeFunction, openFunction } from '../../operators/user-function.ts';
+import type { AggregateFunction, ReduceFunction } from '../../core/aggregate-function.ts';
 import type {
   ProcessWindowContext,
   ProcessWindowFunction,

@@ -5,7 +5,7 @@ import { HeapKeyedStateBackend } from '../../state/heap/heap-keyed-state-backend
 import type { InternalValueState } from '../../state/internal-state.ts';
 import { KeyGroupRange } from '../../state/key-group-range.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts';
-import { ValueStateDescriptor } from '../../state/state-descriptor.ts';
+import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
 import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
 import { TimeWindow, timeWindowSerializer } from '../time-window.ts';
 import {

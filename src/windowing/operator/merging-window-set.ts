@@ -1,8 +1,8 @@
 // MergingWindowSet: the in-flight windows of one key of a merging assigner, and the state window each keeps data in.
-import { IllegalStateError } from '../../api/errors.ts';
+import { IllegalStateError } from '../../core/errors.ts';
 import type { InternalValueState } from '../../state/internal-state.ts';
 import type { NamespaceSerializer, VoidNamespace } from '../../state/namespace.ts';
-import type { TypeSerializer } from '../../state/type-serializer.ts';
+import type { TypeSerializer } from '../../core/type-serializer.ts';
 import { deserialize, serialize } from 'node:v8';
 import type { MergingWindowAssigner } from '../window-assigner.ts';
 import type { Window } from '../window.ts';

@@ -1,10 +1,10 @@
 // WindowOperator semantics, ported from Flink's WindowOperatorTest with the same inputs and expected outputs.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Collector } from '../../api/functions.ts';
-import { OutputTag } from '../../api/output-tag.ts';
-import { ListStateDescriptor, ReducingStateDescriptor } from '../../state/state-descriptor.ts';
-import { MAX_WATERMARK } from '../../time/time-domain.ts';
+import type { Collector } from '../../core/functions.ts';
+import { OutputTag } from '../../core/output-tag.ts';
+import { ListStateDescriptor, ReducingStateDescriptor } from '../../core/state-descriptor.ts';
+import { MAX_WATERMARK } from '../../core/time-domain.ts';
 import { DynamicEventTimeSessionWindows } from '../assigners/dynamic-event-time-session-windows.ts';
 import { DynamicProcessingTimeSessionWindows } from '../assigners/dynamic-processing-time-session-windows.ts';
 import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
@@ -16,12 +16,12 @@ import { TumblingEventTimeWindows } from '../assigners/tumbling-event-time-windo
 import { TumblingProcessingTimeWindows } from '../assigners/tumbling-processing-time-windows.ts';
 import type { GlobalWindow } from '../global-window.ts';
 import type { ProcessWindowFunction } from '../process-window-function.ts';
-import { assertOutputEqualsSorted, record, watermark } from '../testing/assert-output.ts';
+import { assertOutputEqualsSorted, record, watermark } from '../../../test/support/assert-output.ts';
 import {
   KeyedOperatorHarness,
   type HarnessOutput,
   type HarnessSnapshot,
-} from '../testing/keyed-operator-harness.ts';
+} from '../../../test/support/keyed-operator-harness.ts';
 import { TimeWindow } from '../time-window.ts';
 import type { Trigger } from '../trigger.ts';
 import { ContinuousEventTimeTrigger } from '../triggers/continuous-event-time-trigger.ts';

@@ -1,8 +1,8 @@
 // WindowOperator: Flink's window operator — assigns elements to panes, asks the trigger, fires, purges, cleans up.
-import { IllegalStateError } from '../../api/errors.ts';
-import type { OutputTag } from '../../api/output-tag.ts';
-import { TimestampedCollector } from '../../runtime/operators/timestamped-collector.ts';
-import { AbstractStreamOperator, type OneInputStreamOperator } from '../../runtime/stream-operator.ts';
+import { IllegalStateError } from '../../core/errors.ts';
+import type { OutputTag } from '../../core/output-tag.ts';
+import { TimestampedCollector } from '../../operators/timestamped-collector.ts';
+import { AbstractStreamOperator, type OneInputStreamOperator } from '../../operators/stream-operator.ts';
 import type {
   InternalListState,
   InternalMergingState,
@@ -10,15 +10,15 @@ import type {
 } from '../../state/internal-state.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { VoidNamespace, voidNamespaceSerializer, type NamespaceSerializer } from '../../state/namespace.ts';
-import type { AppendingState } from '../../state/state.ts';
+import type { AppendingState } from '../../core/state.ts';
 import {
   ValueStateDescriptor,
   type AggregatingStateDescriptor,
   type ListStateDescriptor,
   type ReducingStateDescriptor,
-} from '../../state/state-descriptor.ts';
+} from '../../core/state-descriptor.ts';
 import type { InternalTimer, InternalTimerService, Triggerable } from '../../time/internal-timer-service.ts';
-import { MAX_WATERMARK } from '../../time/time-domain.ts';
+import { MAX_WATERMARK } from '../../core/time-domain.ts';
 import type { Evictor, EvictorContext, TimestampedValue } from '../evictor.ts';
 import type { Trigger } from '../trigger.ts';
 import { TriggerResult } from '../trigger-result.ts';

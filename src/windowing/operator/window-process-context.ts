@@ -1,12 +1,12 @@
 // WindowProcessContext: the context a ProcessWindowFunction sees, re-pointed at each window it evaluates.
-import { IllegalStateError } from '../../api/errors.ts';
-import type { OutputTag } from '../../api/output-tag.ts';
-import type { RuntimeContext } from '../../api/runtime-context.ts';
-import type { Output } from '../../runtime/output.ts';
+import { IllegalStateError } from '../../core/errors.ts';
+import type { OutputTag } from '../../core/output-tag.ts';
+import type { RuntimeContext } from '../../core/runtime-context.ts';
+import type { Output } from '../../operators/output.ts';
 import type { InternalKvState } from '../../state/internal-state.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { NamespaceSerializer } from '../../state/namespace.ts';
-import type { StateDescriptor } from '../../state/state-descriptor.ts';
+import type { StateDescriptor } from '../../core/state-descriptor.ts';
 import type { InternalTimerService } from '../../time/internal-timer-service.ts';
 import type { KeyedStateStore, ProcessWindowContext } from '../process-window-function.ts';
 import type { Window } from '../window.ts';

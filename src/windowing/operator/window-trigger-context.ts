@@ -1,10 +1,10 @@
 // WindowTriggerContext: the TriggerContext the window operator hands its trigger, scoped to the current pane.
-import { IllegalStateError } from '../../api/errors.ts';
+import { IllegalStateError } from '../../core/errors.ts';
 import type { InternalKvState, InternalMergingState } from '../../state/internal-state.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { NamespaceSerializer } from '../../state/namespace.ts';
-import type { State } from '../../state/state.ts';
-import type { StateDescriptor } from '../../state/state-descriptor.ts';
+import type { State } from '../../core/state.ts';
+import type { StateDescriptor } from '../../core/state-descriptor.ts';
 import type { InternalTimerService } from '../../time/internal-timer-service.ts';
 import type { OnMergeContext, Trigger } from '../trigger.ts';
 import type { TriggerResult } from '../trigger-result.ts';

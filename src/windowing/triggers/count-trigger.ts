@@ -1,6 +1,6 @@
 // CountTrigger: fires every `maxCount` elements of a pane.
-import { ConfigurationError } from '../../api/errors.ts';
-import { ReducingStateDescriptor } from '../../state/state-descriptor.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import { ReducingStateDescriptor } from '../../core/state-descriptor.ts';
 import { Trigger, type OnMergeContext, type TriggerContext } from '../trigger.ts';
 import { TriggerResult } from '../trigger-result.ts';
 import type { Window } from '../window.ts';

@@ -1,6 +1,6 @@
 // DeltaTrigger: fires when an element is more than a threshold away from the element of the last firing.
-import { ValueStateDescriptor } from '../../state/state-descriptor.ts';
-import type { TypeSerializer } from '../../state/type-serializer.ts';
+import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
+import type { TypeSerializer } from '../../core/type-serializer.ts';
 import type { DeltaFunction } from '../delta-function.ts';
 import { Trigger, type TriggerContext } from '../trigger.ts';
 import { TriggerResult } from '../trigger-result.ts';

@@ -1,6 +1,6 @@
 // ProcessingTimeoutTrigger: fires a nested trigger's window after a processing-time timeout, if it has not fired.
-import { ConfigurationError } from '../../api/errors.ts';
-import { ValueStateDescriptor } from '../../state/state-descriptor.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
 import { Trigger, type TriggerContext } from '../trigger.ts';
 import { TriggerResult } from '../trigger-result.ts';
 import type { Window } from '../window.ts';

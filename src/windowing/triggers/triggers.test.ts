@@ -1,18 +1,18 @@
 // Built-in triggers inside the real window operator: delta semantics, timeouts, continuous firing, cleanup.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ListStateDescriptor } from '../../state/state-descriptor.ts';
+import { ListStateDescriptor } from '../../core/state-descriptor.ts';
 import { GlobalWindows } from '../assigners/global-windows.ts';
 import { TumblingEventTimeWindows } from '../assigners/tumbling-event-time-windows.ts';
 import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
 import { IterableWindowFunction } from '../operator/internal-window-function.ts';
 import { WindowOperator } from '../operator/window-operator.ts';
-import { KeyedOperatorHarness } from '../testing/keyed-operator-harness.ts';
+import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
 import type { Trigger } from '../trigger.ts';
 import { TriggerResult, triggerResultName } from '../trigger-result.ts';
 import type { Window } from '../window.ts';
 import type { WindowAssigner } from '../window-assigner.ts';
-import { checkTrigger } from '../windowed-stream.ts';
+import { checkTrigger } from '../../api/windowed-stream.ts';
 import { ContinuousProcessingTimeTrigger } from './continuous-processing-time-trigger.ts';
 import { CountTrigger } from './count-trigger.ts';
 import { DeltaTrigger } from './delta-trigger.ts';

@@ -2,7 +2,7 @@
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.ts';
 import type { InternalValueState } from '../../../state/internal-state.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../../../state/namespace.ts';
-import { ValueStateDescriptor } from '../../../state/state-descriptor.ts';
+import { ValueStateDescriptor } from '../../../core/state-descriptor.ts';
 import type { DeweyNumber } from '../dewey-number.ts';
 import type { EventId } from './event-id.ts';
 

@@ -1,0 +1,160 @@
+// AllWindowedStream: `stream.windowAll(assigner)` — windows over a whole (non-keyed) stream, in one subtask.
+import type { DataStream } from './data-stream.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { KeyedStream } from './keyed-stream.ts';
+import type { OutputTag } from '../core/output-tag.ts';
+import type { AggregateFunction, ReduceFunction } from '../core/aggregate-function.ts';
+import type { Comparable, ComparableField, NumericField } from './aggregation/aggregation-field.ts';
+import type { Evictor } from '../windowing/evictor.ts';
+import { GlobalWindows } from '../windowing/assigners/global-windows.ts';
+import { CountEvictor } from '../windowing/evictors/count-evictor.ts';
+import type { GlobalWindow } from '../windowing/global-window.ts';
+import type {
+  AllWindowFunction,
+  ProcessAllWindowFunction,
+  ProcessWindowFunction,
+} from '../windowing/process-window-function.ts';
+import { CountTrigger } from '../windowing/triggers/count-trigger.ts';
+import { PurgingTrigger } from '../windowing/triggers/purging-trigger.ts';
+import type { Trigger } from '../windowing/trigger.ts';
+import type { WindowAssigner } from '../windowing/window-assigner.ts';
+import type { Window } from '../windowing/window.ts';
+import { checkLateness, checkProcess, checkTrigger, WindowedStream } from './windowed-stream.ts';
+
+/** The single key every element of a non-keyed window has (Flink's NullByteKeySelector). */
+const ALL = 0;
+
+/**
+ * Windows over a non-keyed stream, as Flink's `AllWindowedStream`. As in Flink it is a keyed window on one
+ * constant key run by a single subtask (parallelism 1), so every element meets in the same windows; the same
+ * triggers, evictors, lateness and late-data side output apply.
+ *
+ * @example
+ * const perSecond = events.windowAll(TumblingEventTimeWindows.of(1000)).aggregate(countAggregate);
+ */
+export class AllWindowedStream<T, W extends Window> {
+  private readonly windowed: WindowedStream<T, number, W>;
+
+  constructor(
+    readonly input: DataStream<T>,
+    readonly assigner: WindowAssigner<NoInfer<T>, W>,
+  ) {
+    this.windowed = new WindowedStream<T, number, W>(
+      input.keyBy((): number => ALL) as KeyedStream<T, number>,
+      assigner,
+    );
+  }
+
+  trigger(trigger: Trigger<T, W>): this {
+    checkTrigger(this.assigner, trigger);
+    this.windowed.trigger(trigger);
+    return this;
+  }
+
+  evictor(evictor: Evictor<T, W>): this {
+    this.windowed.evictor(evictor);
+    return this;
+  }
+
+  allowedLateness(lateness: number): this {
+    this.windowed.allowedLateness(checkLateness(lateness));
+    return this;
+  }
+
+  sideOutputLateData(tag: OutputTag<T>): this {
+    this.windowed.sideOutputLateData(tag);
+    return this;
+  }
+
+  reduce(fn: ReduceFunction<T>): DataStream<T>;
+  reduce<R>(fn: ReduceFunction<T>, process: ProcessAllWindowFunction<T, R, W>): DataStream<R>;
+  reduce<R>(fn: ReduceFunction<T>, process?: ProcessAllWindowFunction<T, R, W>): DataStream<T | R> {
+    const stream =
+      process === undefined ? this.windowed.reduce(fn) : this.windowed.reduce(fn, keyless(process));
+    return single(stream as DataStream<T | R>);
+  }
+
+  aggregate<ACC, V>(fn: AggregateFunction<T, ACC, V>): DataStream<V>;
+  aggregate<ACC, V, R>(
+    fn: AggregateFunction<T, ACC, V>,
+    process: ProcessAllWindowFunction<V, R, W>,
+  ): DataStream<R>;
+  aggregate<ACC, V, R>(
+    fn: AggregateFunction<T, ACC, V>,
+    process?: ProcessAllWindowFunction<V, R, W>,
+  ): DataStream<V | R> {
+    const stream =
+      process === undefined ? this.windowed.aggregate(fn) : this.windowed.aggregate(fn, keyless(process));
+    return single(stream as DataStream<V | R>);
+  }
+
+  /** The sum of `field` per window, in the window's first element (Flink's `sum`). */
+  sum(field: NumericField<T>): DataStream<T> {
+    return single(this.windowed.sum(field));
+  }
+
+  /** The minimum of `field` per window, in the window's first element (Flink's `min`). */
+  min(field: ComparableField<T>): DataStream<T> {
+    return single(this.windowed.min(field));
+  }
+
+  /** The maximum of `field` per window, in the window's first element (Flink's `max`). */
+  max(field: ComparableField<T>): DataStream<T> {
+    return single(this.windowed.max(field));
+  }
+
+  /** The element with the smallest `by` per window; on a tie the earlier one when `first` (default) is true. */
+  minBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
+    return single(this.windowed.minBy(by, first));
+  }
+
+  /** The element with the largest `by` per window; on a tie the earlier one when `first` (default) is true. */
+  maxBy(by: ComparableField<T> | ((value: T) => Comparable), first = true): DataStream<T> {
+    return single(this.windowed.maxBy(by, first));
+  }
+
+  process<R>(fn: ProcessAllWindowFunction<T, R, W>): DataStream<R> {
+    return single(this.windowed.process(keyless(fn)));
+  }
+
+  apply<R>(fn: AllWindowFunction<T, R, W>): DataStream<R> {
+    if (typeof fn !== 'function')
+      throw new ConfigurationError('apply() needs a function (window, elements, out) => void');
+    return single(this.windowed.apply((_key, window, elements, out) => fn(window, elements, out)));
+  }
+}
+
+/**
+ * Count windows over a non-keyed stream, as Flink's `DataStream.countWindowAll`.
+ *
+ * @example
+ * countWindowAll(stream, 1000).reduce(sum)
+ */
+export function countWindowAll<T>(
+  input: DataStream<T>,
+  size: number,
+  slide?: number,
+): AllWindowedStream<T, GlobalWindow> {
+  const windowed = new AllWindowedStream<T, GlobalWindow>(input, GlobalWindows.create());
+  if (slide === undefined) return windowed.trigger(PurgingTrigger.of(CountTrigger.of<GlobalWindow>(size)));
+  return windowed.evictor(CountEvictor.of<GlobalWindow>(size)).trigger(CountTrigger.of<GlobalWindow>(slide));
+}
+
+/** Runs the window operator in a single subtask, as Flink's `forceNonParallel()` on windowAll. */
+function single<R>(stream: DataStream<R>): DataStream<R> {
+  stream.transformation.forceSingleParallelism = true;
+  return stream;
+}
+
+/** A ProcessAllWindowFunction seen as a keyed one that ignores the (constant) key. */
+function keyless<IN, OUT, W extends Window>(
+  fn: ProcessAllWindowFunction<IN, OUT, W>,
+): ProcessWindowFunction<IN, OUT, number, W> {
+  checkProcess(fn);
+  return {
+    open: fn.open?.bind(fn),
+    close: fn.close?.bind(fn),
+    process: (_key, context, elements, out) => fn.process(context, elements, out),
+    clear: fn.clear === undefined ? undefined : (context) => fn.clear!(context),
+  } as ProcessWindowFunction<IN, OUT, number, W>;
+}

@@ -1,0 +1,287 @@
+// End-to-end checkpointing in one process: restarts, exactly-once commits, savepoints, rescaling, corrupt checkpoints.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigurationError } from '../core/errors.ts';
+import type { KeyedProcessFunction } from '../core/functions.ts';
+import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
+import { GeneratorSource } from '../connectors/generator-source.ts';
+import { ValueStateDescriptor } from '../core/state-descriptor.ts';
+import { LmdbStateBackend } from '../state/lmdb/lmdb-state-backend.ts';
+import { WatermarkStrategy } from '../time/watermark-strategy.ts';
+import type { CheckpointEvent } from './checkpoint-config.ts';
+import { CorruptCheckpointError } from './checkpoint-metadata.ts';
+import { loadLatestCheckpoint, loadSavepoint, loadSnapshotDirectory } from './checkpoint-storage.ts';
+import { JobCancelledError } from './job-cancelled-error.ts';
+import { RestartStrategies } from './restart-strategies.ts';
+import { TwoPhaseCommitFileSink } from '../connectors/two-phase-commit-file-sink.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'weir-checkpointing-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const fresh = (name: string) => join(root, `${name}-${dirs++}`);
+
+interface Ev {
+  id: number;
+  key: number;
+  ts: number;
+}
+
+/** Per-key sums emitted once, at the end of input: the output is the same however the run was interrupted. */
+const sumAtEnd = (): KeyedProcessFunction<number, Ev, { key: number; sum: number; n: number }> &
+  Record<string, any> => ({
+  open(ctx) {
+    this.sum = ctx.getState(new ValueStateDescriptor<number>('sum', { defaultValue: 0 }));
+    this.n = ctx.getState(new ValueStateDescriptor<number>('n', { defaultValue: 0 }));
+  },
+  processElement(e, ctx) {
+    this.sum.update(this.sum.value() + e.id);
+    this.n.update(this.n.value() + 1);
+    ctx.timerService().registerEventTimeTimer(Number.MAX_SAFE_INTEGER);
+  },
+  onTimer(_t, ctx, out) {
+    out.collect({ key: ctx.getCurrentKey(), sum: this.sum.value(), n: this.n.value() });
+  },
+});
+
+function expectedSums(count: number, keys: number): string[] {
+  const sums = new Map<number, { sum: number; n: number }>();
+  for (let i = 0; i < count; i++) {
+    const s = sums.get(i % keys) ?? { sum: 0, n: 0 };
+    s.sum += i;
+    s.n++;
+    sums.set(i % keys, s);
+  }
+  return [...sums].map(([key, s]) => JSON.stringify({ key, sum: s.sum, n: s.n })).sort();
+}
+
+function committed(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.startsWith('part-'))
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
+    .filter((l) => l.length > 0)
+    .sort();
+}
+
+/** Counts the records the job has processed; `reached` resolves once `count` passed, so tests wait on progress. */
+class Progress {
+  private seen = 0;
+  private resolve!: () => void;
+  readonly reached = new Promise<void>((resolve) => (this.resolve = resolve));
+
+  constructor(private readonly count: number) {}
+
+  record(): void {
+    if (++this.seen === this.count) this.resolve();
+  }
+}
+
+/** The test job: a generated stream (optionally failing once at `failAt`), summed per key, into a 2PC sink. */
+function buildJob(
+  env: StreamExecutionEnvironment,
+  out: string,
+  count: number,
+  opts: {
+    rate?: number;
+    failAt?: { id: number; armed: boolean };
+    keyedParallelism?: number;
+    progress?: Progress;
+  },
+) {
+  const events = env
+    .fromSource(
+      GeneratorSource.of(count, (i): Ev => ({ id: i, key: i % 7, ts: i }), {
+        batchSize: 100,
+        ...(opts.rate ? { ratePerSecond: opts.rate } : {}),
+      }),
+      WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts),
+      'events',
+    )
+    .setParallelism(2)
+    .uid('events');
+  const checked = events
+    .map((e) => {
+      if (opts.failAt?.armed === true && e.id === opts.failAt.id) {
+        opts.failAt.armed = false;
+        throw new Error(`injected failure at record ${e.id}`);
+      }
+      opts.progress?.record();
+      return e;
+    })
+    .uid('check');
+  const sums = checked
+    .keyBy((e) => e.key)
+    .process(sumAtEnd(), 'sums')
+    .uid('sums');
+  if (opts.keyedParallelism !== undefined) sums.setParallelism(opts.keyedParallelism);
+  sums.sinkTo(TwoPhaseCommitFileSink.jsonLines(out)).uid('sink');
+}
+
+describe('checkpointing', () => {
+  it('restarts from the latest checkpoint after a failure and commits every result exactly once', async () => {
+    const out = fresh('out');
+    const events: CheckpointEvent[] = [];
+    const logs: string[] = [];
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(20, { storage: fresh('chk'), listener: (e) => events.push(e) });
+    env.setRestartStrategy(RestartStrategies.fixedDelay(2, 0));
+    buildJob(env, out, 6_000, { rate: 20_000, failAt: { id: 4_000, armed: true } });
+    const original = console.warn;
+    console.warn = (line: string) => void logs.push(line);
+    try {
+      await env.execute('restart');
+    } finally {
+      console.warn = original;
+    }
+    assert.ok(
+      events.some((e) => e.type === 'completed'),
+      'no checkpoint completed',
+    );
+    assert.match(logs.join('\n'), /injected failure at record 4000.*restart 1 .*from checkpoint \d+/s);
+    assert.deepEqual(committed(out), expectedSums(6_000, 7));
+  });
+
+  it('fails the job when no restart is allowed, leaving nothing committed', async () => {
+    const out = fresh('out');
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(20, { storage: fresh('chk') });
+    env.setRestartStrategy(RestartStrategies.noRestart());
+    buildJob(env, out, 2_000, { failAt: { id: 1_500, armed: true } });
+    await assert.rejects(env.execute('no-restart'), /injected failure at record 1500/);
+    assert.deepEqual(committed(out), []);
+  });
+
+  it('takes a savepoint on request, cancels, and resumes from it at another parallelism', async () => {
+    const out = fresh('out');
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(1_000_000, { storage: fresh('chk') });
+    const progress = new Progress(1_000);
+    buildJob(env, out, 4_000, { rate: 8_000, progress });
+    const client = await env.executeAsync('savepoint');
+    await progress.reached;
+    const savepoint = await client.triggerSavepoint(fresh('savepoints'));
+    await client.cancel();
+    await assert.rejects(client.result, JobCancelledError);
+    const snapshot = loadSavepoint(savepoint);
+    assert.equal(snapshot.kind, 'savepoint');
+    assert.deepEqual(committed(out), [], 'sums are only emitted at the end');
+
+    const env2 = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env2.enableCheckpointing(50, { storage: fresh('chk') });
+    buildJob(env2, out, 4_000, { keyedParallelism: 3 });
+    await env2.execute('resumed', { savepointPath: savepoint });
+    assert.deepEqual(committed(out), expectedSums(4_000, 7));
+  });
+
+  it('rejects a savepoint with state for an operator the job lacks, naming it, unless allowed', async () => {
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const progress = new Progress(1_000);
+    buildJob(env, fresh('out'), 100_000, { rate: 20_000, progress });
+    const client = await env.executeAsync('for-savepoint');
+    await progress.reached;
+    const path = await client.triggerSavepoint(fresh('savepoints'));
+    await client.cancel();
+    const other = StreamExecutionEnvironment.create();
+    other
+      .fromElements(1, 2)
+      .map((x) => x)
+      .uid('other')
+      .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')));
+    await assert.rejects(
+      other.execute('mismatch', { savepointPath: path }),
+      (e: Error) => e instanceof ConfigurationError && /'sums'/.test(e.message),
+    );
+    other
+      .fromElements(1, 2)
+      .map((x) => x)
+      .uid('other')
+      .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')));
+    await other.execute('allowed', { savepointPath: path, allowNonRestoredState: true });
+  });
+
+  it('falls back to the previous checkpoint when the latest is corrupt or truncated, with a log line', async () => {
+    const storage = fresh('chk');
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(10, { storage, retained: 5 });
+    buildJob(env, fresh('out'), 3_000, { rate: 20_000 });
+    await env.execute('corrupt');
+    const ids = readdirSync(storage)
+      .filter((d) => d.startsWith('chk-'))
+      .map((d) => Number(d.slice(4)))
+      .sort((a, b) => b - a);
+    assert.ok(ids.length >= 3, `only ${ids.length} checkpoints retained`);
+    const [newest, second, third] = ids as [number, number, number];
+    const metadata = join(storage, `chk-${newest}`, '_metadata');
+    const bytes = readFileSync(metadata);
+    bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0xff;
+    writeFileSync(metadata, bytes);
+    truncateSync(join(storage, `chk-${second}`, '_metadata'), 30);
+    const logs: string[] = [];
+    const loaded = loadLatestCheckpoint(storage, (l) => logs.push(l));
+    assert.equal(loaded?.metadata.checkpointId, third);
+    assert.match(
+      logs[0]!,
+      new RegExp(`checkpoint chk-${newest} is unusable \\(.*checksum mismatch\\); falling back`),
+    );
+    assert.match(logs[1]!, new RegExp(`checkpoint chk-${second} is unusable \\(.*(truncated|magic)`));
+  });
+
+  it('detects one flipped byte in a data file of unchanged length by its checksum, and falls back', async () => {
+    const storage = fresh('chk');
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(10, { storage, retained: 5 });
+    buildJob(env, fresh('out'), 3_000, { rate: 20_000 });
+    await env.execute('flipped-byte');
+    const ids = readdirSync(storage)
+      .filter((d) => d.startsWith('chk-'))
+      .map((d) => Number(d.slice(4)))
+      .sort((a, b) => b - a);
+    assert.ok(ids.length >= 2, `only ${ids.length} checkpoints retained`);
+    const [newest, second] = ids as [number, number];
+    const newestDir = join(storage, `chk-${newest}`);
+    const dataFiles = Object.keys(loadSnapshotDirectory(newestDir).metadata.dataFiles);
+    // Data files live in the storage's shared directory; the one named after the newest checkpoint is referenced
+    // by no older checkpoint, so damaging it leaves the previous checkpoint intact.
+    const own = dataFiles.find((f) => f.endsWith(`data-${newest}.bin`));
+    assert.ok(own !== undefined, `chk-${newest} wrote no data file of its own: ${dataFiles.join(', ')}`);
+    const path = resolve(newestDir, own);
+    const bytes = readFileSync(path);
+    const at = bytes.length >> 1;
+    bytes[at] = bytes[at]! ^ 0x01;
+    writeFileSync(path, bytes);
+    assert.equal(readFileSync(path).length, bytes.length);
+    assert.throws(
+      () => loadSnapshotDirectory(newestDir),
+      (e: Error) =>
+        e instanceof CorruptCheckpointError && e.message.endsWith(`data file ${own} fails its checksum`),
+    );
+    const logs: string[] = [];
+    const loaded = loadLatestCheckpoint(storage, (l) => logs.push(l));
+    assert.equal(loaded?.metadata.checkpointId, second);
+    assert.deepEqual(logs, [
+      `weir: checkpoint chk-${newest} is unusable (data file ${own} fails its checksum); falling back to an earlier checkpoint`,
+    ]);
+  });
+
+  it('checkpoints LMDB state incrementally and restores it', async () => {
+    const storage = fresh('chk');
+    const out = fresh('out');
+    const events: CheckpointEvent[] = [];
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.setStateBackend(new LmdbStateBackend({ path: fresh('lmdb') }));
+    env.enableCheckpointing(20, { storage, listener: (e) => events.push(e) });
+    env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
+    buildJob(env, out, 5_000, { rate: 20_000, failAt: { id: 3_000, armed: true } });
+    const original = console.warn;
+    console.warn = () => {};
+    try {
+      await env.execute('lmdb');
+    } finally {
+      console.warn = original;
+    }
+    assert.ok(events.filter((e) => e.type === 'completed').length >= 2);
+    assert.deepEqual(committed(out), expectedSums(5_000, 7));
+  });
+});

@@ -1,0 +1,116 @@
+// Fault-tolerant execution: runs a job with checkpoints, restarts it from the latest checkpoint after a failure.
+import type { JobExecutionResult } from './job-execution-result.ts';
+import type { StreamGraph } from '../graph/stream-graph.ts';
+import { JobStalledError } from '../core/errors.ts';
+import { JobRuntime } from '../runtime/job-runtime.ts';
+import { watchForStall } from '../runtime/stall-watch.ts';
+import type { JobSnapshot } from '../runtime/job-snapshot.ts';
+import type { ProcessingTimeClock } from '../core/clock.ts';
+import type { CheckpointConfig } from './checkpoint-config.ts';
+import { CheckpointCoordinator } from './checkpoint-coordinator.ts';
+import { loadLatestCheckpoint } from './checkpoint-storage.ts';
+import { JobCancelledError } from './job-cancelled-error.ts';
+import type { RestartStrategy } from './restart-strategies.ts';
+import type { StateBackend } from '../state/state-backend.ts';
+
+/** Everything one fault-tolerant execution needs. */
+export interface FaultTolerantJob {
+  readonly jobName: string;
+  readonly graph: StreamGraph;
+  readonly clock: ProcessingTimeClock;
+  readonly checkpoints: CheckpointConfig | undefined;
+  readonly restartStrategy: RestartStrategy;
+  readonly stateBackend: StateBackend | undefined;
+  readonly restoreFrom: JobSnapshot | undefined;
+  readonly allowNonRestoredState: boolean;
+  /** Log lines (restarts, fallbacks, failed checkpoints); default stderr. */
+  readonly log?: (line: string) => void;
+}
+
+/** The live controls of a running execution (what JobClient calls). */
+export interface JobControl {
+  triggerSavepoint(dir: string): Promise<string>;
+  cancel(): void;
+}
+
+/**
+ * Starts a job; returns its control and its result. Each attempt builds a fresh JobRuntime from the same graph
+ * (new operator instances, new state backends) restored from the latest completed checkpoint, so sources replay
+ * from their recorded positions and two-phase-commit sinks discard what no checkpoint covered.
+ */
+export function startFaultTolerantJob(job: FaultTolerantJob): {
+  control: JobControl;
+  result: Promise<JobExecutionResult>;
+} {
+  const log = job.log ?? ((line: string) => console.warn(line));
+  const coordinator = new CheckpointCoordinator(job.checkpoints, job.jobName, log);
+  let runtime: JobRuntime | undefined = undefined;
+  let cancelled = false;
+  const control: JobControl = {
+    triggerSavepoint: (dir) => coordinator.triggerSavepoint(dir),
+    cancel: () => {
+      cancelled = true;
+      runtime?.cancel(new JobCancelledError(job.jobName));
+    },
+  };
+  const run = async (): Promise<JobExecutionResult> => {
+    const started = Date.now();
+    let restoreFrom = job.restoreFrom;
+    for (let attempt = 1; ; attempt++) {
+      job.stateBackend?.newRun?.();
+      runtime = new JobRuntime(job.graph, {
+        clock: job.clock,
+        ...(restoreFrom !== undefined ? { restoreFrom } : {}),
+        allowNonRestoredState: job.allowNonRestoredState,
+        ...(job.stateBackend !== undefined ? { stateBackend: job.stateBackend } : {}),
+        checkpointing: job.checkpoints !== undefined,
+        onSubtaskSnapshot: coordinator.onSubtaskSnapshot,
+        onCheckpointDeclined: coordinator.onCheckpointDeclined,
+      });
+      coordinator.attach(runtime);
+      const current = runtime;
+      const unwatch = watchForStall(() => {
+        const error = new JobStalledError(
+          [...current.describeWaits(), ...coordinator.describePending()],
+          `Job '${job.jobName}' has nothing left to run but is not finished`,
+        );
+        current.fail(error);
+        coordinator.abortPending(error.message);
+      });
+      let failure: unknown = undefined;
+      try {
+        if (cancelled) throw new JobCancelledError(job.jobName);
+        await runtime.open();
+        coordinator.start();
+        await runtime.runSources();
+        coordinator.stop();
+        await coordinator.triggerFinal();
+      } catch (error) {
+        failure = runtime.hasFailed ? runtime.failureCause : error;
+      } finally {
+        unwatch();
+      }
+      await coordinator.drain();
+      try {
+        await runtime.close();
+      } catch (error) {
+        failure ??= error;
+      }
+      runtime.disposeBackends();
+      if (failure === undefined) {
+        return { jobName: job.jobName, netRuntimeMs: Date.now() - started, metrics: runtime.metrics() };
+      }
+      if (cancelled || failure instanceof JobCancelledError) throw new JobCancelledError(job.jobName);
+      const delay = job.restartStrategy.nextDelay(Date.now());
+      if (delay === undefined) throw failure;
+      const latest =
+        job.checkpoints === undefined ? undefined : loadLatestCheckpoint(job.checkpoints.storage, log);
+      if (latest !== undefined) restoreFrom = latest.snapshot;
+      log(
+        `weir: job '${job.jobName}' failed (${(failure as Error)?.message ?? String(failure)}); restart ${attempt} (${job.restartStrategy.description}) in ${delay} ms from ${latest !== undefined ? `checkpoint ${latest.metadata.checkpointId}` : restoreFrom !== undefined ? 'the initial snapshot' : 'the beginning'}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  };
+  return { control, result: run() };
+}

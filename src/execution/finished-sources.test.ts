@@ -1,0 +1,162 @@
+// Checkpoints after some sources finished (FLIP-147): union, connect and side-output branches, restored mid-way.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { OutputTag } from '../core/output-tag.ts';
+import type { DataStream } from '../api/data-stream.ts';
+import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
+import { FileSource } from '../connectors/file-source.ts';
+import { GeneratorSource } from '../connectors/generator-source.ts';
+import { WatermarkStrategy } from '../time/watermark-strategy.ts';
+import { loadSnapshotDirectory } from './checkpoint-storage.ts';
+import { RestartStrategies } from './restart-strategies.ts';
+import { TwoPhaseCommitFileSink } from '../connectors/two-phase-commit-file-sink.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'weir-finished-sources-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const fresh = (name: string) => join(root, `${name}-${dirs++}`);
+
+interface Ev {
+  id: number;
+  ts: number;
+}
+
+const timestamps = () => WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts);
+
+function committed(dir: string): number[] {
+  return readdirSync(dir)
+    .filter((f) => f.startsWith('part-'))
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
+    .filter((l) => l.length > 0)
+    .map((l) => (JSON.parse(l) as Ev).id)
+    .sort((a, b) => a - b);
+}
+
+function range(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let i = from; i < to; i++) out.push(i);
+  return out;
+}
+
+/** Writes `lines` JSON Lines events with ids -1, -2, ... into a fresh directory; returns the file. */
+function inputFile(lines: number): string {
+  const dir = fresh('in');
+  mkdirSync(dir);
+  const path = join(dir, 'in.jsonl');
+  writeFileSync(
+    path,
+    range(1, lines + 1)
+      .map((i) => `{"id":${-i},"ts":0}\n`)
+      .join(''),
+  );
+  return path;
+}
+
+/** Whether the checkpoint written at `path` saw every subtask of operator `uid` finished. */
+function finishedIn(path: string, uid: string): boolean {
+  const op = loadSnapshotDirectory(path).metadata.operators[uid];
+  return op !== undefined && op.finished.every(Boolean);
+}
+
+type Shape = 'union' | 'connect' | 'side outputs';
+
+/**
+ * The generated stream (`count` records, rate-limited so it outlives the file) joined with a short file source in
+ * one of three shapes, through a map that fails once after a checkpoint in which the file source had finished,
+ * into an exactly-once file sink. Every id must be committed exactly once.
+ */
+function build(
+  env: StreamExecutionEnvironment,
+  shape: Shape,
+  out: string,
+  count: number,
+  file: string,
+  failure: { armed: boolean; fired: boolean },
+): void {
+  const gen = env
+    .fromSource(
+      GeneratorSource.of(count, (i): Ev => ({ id: i, ts: i }), { ratePerSecond: 8_000 }),
+      timestamps(),
+      'gen',
+    )
+    .uid('gen');
+  const lines = env.fromSource(FileSource.jsonLines<Ev>([file]), timestamps(), 'file').uid('file');
+  let joined: DataStream<Ev>;
+  if (shape === 'union') joined = gen.union(lines);
+  else if (shape === 'connect') {
+    joined = gen
+      .connect(lines)
+      .map({ map1: (e) => e, map2: (e) => e }, 'co-map')
+      .uid('co-map');
+  } else {
+    const odd = new OutputTag<Ev>('odd');
+    const split = lines
+      .process<Ev>(
+        {
+          processElement(e, ctx, out) {
+            if (e.id % 2 === 0) out.collect(e);
+            else ctx.output(odd, e);
+          },
+        },
+        'split',
+      )
+      .uid('split');
+    joined = gen.union(split, split.getSideOutput(odd));
+  }
+  joined
+    .map((e) => {
+      if (failure.armed && !failure.fired) {
+        failure.fired = true;
+        throw new Error(`injected failure at record ${e.id}`);
+      }
+      return e;
+    }, 'check')
+    .uid('check')
+    .sinkTo(TwoPhaseCommitFileSink.jsonLines(out))
+    .uid('sink');
+}
+
+async function quietly<T>(run: () => Promise<T>, logs: string[] = []): Promise<T> {
+  const original = console.warn;
+  console.warn = (line: string) => void logs.push(line);
+  try {
+    return await run();
+  } finally {
+    console.warn = original;
+  }
+}
+
+describe('checkpoints after sources finished', () => {
+  for (const shape of ['union', 'connect', 'side outputs'] as const) {
+    for (const parallelism of [1, 2]) {
+      it(`${shape} at parallelism ${parallelism}: restores mid-way from a checkpoint taken after the file finished`, async () => {
+        const out = fresh('out');
+        const storage = fresh('chk');
+        const failure = { armed: false, fired: false };
+        const restoredFinished: boolean[] = [];
+        const env = StreamExecutionEnvironment.create({ parallelism });
+        env.enableCheckpointing(20, {
+          storage,
+          listener: (e) => {
+            // Fail once, right after the first checkpoint that saw the file source finished.
+            if (e.type === 'completed' && !failure.armed && finishedIn(e.path, 'file')) {
+              failure.armed = true;
+              restoredFinished.push(true);
+            }
+          },
+        });
+        env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
+        const count = 3_000;
+        build(env, shape, out, count, inputFile(5), failure);
+        const logs: string[] = [];
+        await quietly(() => env.execute(`${shape}-${parallelism}`), logs);
+        assert.ok(failure.fired, 'the failure after the file source finished was injected');
+        assert.match(logs.join('\n'), /injected failure.*restart 1 .*from checkpoint \d+/s);
+        assert.deepEqual(committed(out), [-5, -4, -3, -2, -1, ...range(0, count)]);
+      });
+    }
+  }
+});

@@ -1,0 +1,34 @@
+// JobClient: a handle on a job started with executeAsync: its result, savepoints on request, cancellation.
+import type { JobExecutionResult } from './job-execution-result.ts';
+import type { JobControl } from './fault-tolerant-execution.ts';
+
+/**
+ * Returned by `env.executeAsync(name)`, as Flink's JobClient.
+ *
+ * @example
+ * const client = await env.executeAsync('orders');
+ * const path = await client.triggerSavepoint('/savepoints');
+ * await client.cancel();
+ * await client.result.catch(() => {}); // rejects with JobCancelledError
+ */
+export class JobClient {
+  constructor(
+    readonly jobName: string,
+    /** Resolves when the job finished, rejects when it failed (after restarts) or was cancelled. */
+    readonly result: Promise<JobExecutionResult>,
+    private readonly control: JobControl,
+  ) {
+    result.catch(() => {});
+  }
+
+  /** Takes a savepoint into a new directory under `dir`; resolves with its path once it is durable. */
+  triggerSavepoint(dir: string): Promise<string> {
+    return this.control.triggerSavepoint(dir);
+  }
+
+  /** Cancels the job (no final checkpoint: exactly-once sinks keep only what earlier checkpoints committed). */
+  async cancel(): Promise<void> {
+    this.control.cancel();
+    await this.result.catch(() => {});
+  }
+}

@@ -1,0 +1,53 @@
+// RuntimeContextImpl: the RuntimeContext user functions get, backed by the subtask's keyed state backend.
+import { IllegalStateError } from '../core/errors.ts';
+import type { RuntimeContext } from '../core/runtime-context.ts';
+import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
+import { voidNamespaceSerializer } from '../state/namespace.ts';
+import type {
+  AggregatingStateDescriptor,
+  ListStateDescriptor,
+  MapStateDescriptor,
+  ReducingStateDescriptor,
+  StateDescriptor,
+  ValueStateDescriptor,
+} from '../core/state-descriptor.ts';
+import type { AggregatingState, ListState, MapState, ReducingState, ValueState } from '../core/state.ts';
+
+export class RuntimeContextImpl implements RuntimeContext {
+  constructor(
+    readonly operatorName: string,
+    readonly subtaskIndex: number,
+    readonly parallelism: number,
+    readonly maxParallelism: number,
+    private readonly backend: KeyedStateBackend | undefined,
+  ) {}
+
+  getState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T> {
+    return this.keyed(descriptor);
+  }
+  getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T> {
+    return this.keyed(descriptor);
+  }
+  getMapState<UK, UV>(descriptor: MapStateDescriptor<UK, UV>): MapState<UK, UV> {
+    return this.keyed(descriptor);
+  }
+  getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T> {
+    return this.keyed(descriptor);
+  }
+  getAggregatingState<IN, ACC, OUT>(
+    descriptor: AggregatingStateDescriptor<IN, ACC, OUT>,
+  ): AggregatingState<IN, OUT> {
+    return this.keyed(descriptor);
+  }
+
+  private keyed<D extends StateDescriptor<any, any>>(descriptor: D): any {
+    if (this.backend === undefined) {
+      throw new IllegalStateError(
+        `Keyed state '${descriptor.name}' can only be used on a keyed stream (after keyBy); operator '${this.operatorName}' is not keyed`,
+      );
+    }
+    const state = this.backend.getOrCreateKeyedState(descriptor, voidNamespaceSerializer);
+    (state as { setCurrentNamespace(ns: unknown): void }).setCurrentNamespace(0);
+    return state;
+  }
+}

@@ -1,0 +1,148 @@
+// SourceOperator: one subtask of a source: polls its reader and applies the watermark strategy.
+import { describeRecord, JobExecutionError } from '../core/errors.ts';
+import type { OutputTag } from '../core/output-tag.ts';
+import type { PollResult, ReaderOutput, Source, SourceReader, SplitOutput } from '../core/source.ts';
+import { NO_TIMESTAMP } from '../core/time-domain.ts';
+import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
+import { AbstractStreamOperator, type SnapshotContext } from './stream-operator.ts';
+import { SplitWatermarks } from './split-watermarks.ts';
+import { TimestampsAndWatermarks } from './timestamps-and-watermarks.ts';
+
+/**
+ * The runtime's source driver calls `pollNext` in a loop. Records pass the strategy's timestamp assigner and
+ * watermark generator before leaving; a failure there names the source and the record.
+ */
+export class SourceOperator<T> extends AbstractStreamOperator<T> implements ReaderOutput<T> {
+  private reader!: SourceReader<T>;
+  private watermarks: TimestampsAndWatermarks<T> | undefined;
+  private splitWatermarks: SplitWatermarks<T> | undefined = undefined;
+  private restoredPosition: unknown = undefined;
+  private hasRestoredPosition = false;
+  private restoredPositions: readonly unknown[] | undefined = undefined;
+
+  constructor(
+    readonly source: Source<T>,
+    private readonly strategy: WatermarkStrategy<T> | undefined,
+    private readonly intervalMs: number,
+  ) {
+    super();
+  }
+
+  get bounded(): boolean {
+    return this.source.boundedness === 'bounded';
+  }
+
+  override open(): void {
+    this.reader = this.source.createReader({
+      subtaskIndex: this.context.subtaskIndex,
+      parallelism: this.context.parallelism,
+      sourceName: this.context.operatorName,
+      clock: this.context.clock,
+    });
+    if (this.source.positionDistribution === 'union') {
+      if (this.restoredPositions !== undefined) this.reader.restorePosition?.(this.restoredPositions);
+    } else if (this.hasRestoredPosition) this.reader.restorePosition?.(this.restoredPosition);
+    if (this.strategy !== undefined) {
+      this.watermarks = new TimestampsAndWatermarks(
+        this.strategy,
+        this.context,
+        this.output,
+        this.intervalMs,
+      );
+      this.watermarks.startPeriodicEmission();
+    }
+  }
+
+  pollNext(): PollResult | Promise<PollResult> {
+    return this.reader.pollNext(this);
+  }
+
+  collect(value: T, timestamp?: number): void {
+    let ts = timestamp ?? NO_TIMESTAMP;
+    if (this.watermarks !== undefined) {
+      try {
+        ts = this.watermarks.onRecord(value, ts);
+      } catch (error) {
+        throw new JobExecutionError(
+          {
+            operator: this.context.operatorName,
+            subtask: this.context.subtaskIndex,
+            parallelism: this.context.parallelism,
+            record: describeRecord(value),
+          },
+          error,
+        );
+      }
+    }
+    this.output.collect(value, ts);
+  }
+
+  collectSide<X>(tag: OutputTag<X>, value: X): void {
+    this.output.collectSide(tag, value, NO_TIMESTAMP);
+  }
+
+  createOutputForSplit(splitId: string): SplitOutput<T> {
+    if (this.splitWatermarks === undefined) {
+      // From the first split on, watermarks are per split: the subtask-wide generator stops.
+      this.watermarks?.stop();
+      this.splitWatermarks = new SplitWatermarks(
+        this.strategy,
+        this.context.clock,
+        this.output,
+        this.intervalMs,
+      );
+      this.splitWatermarks.startPeriodicEmission();
+    }
+    const split = this.splitWatermarks.outputFor(splitId);
+    return {
+      collect: (value: T, timestamp?: number): void => {
+        try {
+          split.collect(value, timestamp);
+        } catch (error) {
+          throw new JobExecutionError(
+            {
+              operator: this.context.operatorName,
+              subtask: this.context.subtaskIndex,
+              parallelism: this.context.parallelism,
+              record: describeRecord(value),
+            },
+            error,
+          );
+        }
+      },
+    };
+  }
+
+  releaseOutputForSplit(splitId: string): void {
+    this.splitWatermarks?.release(splitId);
+  }
+
+  /** Stops periodic watermarks; the driver then emits the final watermark for a bounded source. */
+  stopWatermarks(): void {
+    this.watermarks?.stop();
+    this.splitWatermarks?.stop();
+  }
+
+  override snapshotOperatorState(context?: SnapshotContext): unknown {
+    return this.reader?.snapshotPosition?.(context?.checkpointId);
+  }
+
+  override restoreOperatorState(state: unknown): void {
+    this.restoredPosition = state;
+    this.hasRestoredPosition = state !== undefined;
+  }
+
+  override restoreUnionOperatorState(states: readonly unknown[]): void {
+    this.restoredPositions = states;
+  }
+
+  override notifyCheckpointComplete(checkpointId: number): void | Promise<void> {
+    return this.reader?.notifyCheckpointComplete?.(checkpointId);
+  }
+
+  override close(): void | Promise<void> {
+    this.watermarks?.stop();
+    this.splitWatermarks?.stop();
+    return this.reader?.close?.();
+  }
+}

@@ -1,0 +1,90 @@
+// Per-split watermarks: the minimum over active splits leaves; idle and released splits do not hold it back.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { OutputTag } from '../core/output-tag.ts';
+import { ManualClock } from '../core/clock.ts';
+import { WatermarkStrategy } from '../time/watermark-strategy.ts';
+import type { Output } from './output.ts';
+import { SplitWatermarks } from './split-watermarks.ts';
+
+/** Records what leaves the subtask, in order: "r:<value>@<ts>", "w:<watermark>", "idle", "active". */
+class Trace implements Output<string> {
+  readonly events: string[] = [];
+  collect(value: string, timestamp: number): void {
+    this.events.push(`r:${value}@${timestamp}`);
+  }
+  collectSide<X>(_tag: OutputTag<X>, _value: X): void {}
+  emitWatermark(watermark: number): void {
+    this.events.push(`w:${watermark}`);
+  }
+  emitWatermarkStatus(idle: boolean): void {
+    this.events.push(idle ? 'idle' : 'active');
+  }
+}
+
+function setup(idleTimeoutMs?: number) {
+  const clock = new ManualClock(0);
+  const trace = new Trace();
+  let strategy = WatermarkStrategy.forBoundedOutOfOrderness<string>(10);
+  if (idleTimeoutMs !== undefined) strategy = strategy.withIdleness(idleTimeoutMs);
+  const splits = new SplitWatermarks(strategy, clock, trace, 100);
+  splits.startPeriodicEmission();
+  return { clock, trace, splits };
+}
+
+describe('SplitWatermarks', () => {
+  it('emits the minimum over splits; a split without a watermark holds the subtask back', () => {
+    const { clock, trace, splits } = setup();
+    const a = splits.outputFor('a');
+    const b = splits.outputFor('b');
+    a.collect('a1', 1000);
+    a.collect('a2', 5000);
+    clock.advanceTo(100);
+    // b has emitted nothing yet: no watermark may leave.
+    assert.deepEqual(trace.events, ['r:a1@1000', 'r:a2@5000']);
+    b.collect('b1', 2000);
+    clock.advanceTo(200);
+    assert.deepEqual(trace.events.slice(2), ['r:b1@2000', 'w:1989']);
+    b.collect('b2', 9000);
+    clock.advanceTo(300);
+    assert.deepEqual(trace.events.slice(4), ['r:b2@9000', 'w:4989']);
+  });
+
+  it('ignores idle splits and marks the subtask idle when all are; a new record makes it active', () => {
+    const { clock, trace, splits } = setup(250);
+    const a = splits.outputFor('a');
+    const b = splits.outputFor('b');
+    a.collect('a1', 1000);
+    b.collect('b1', 3000);
+    clock.advanceTo(100);
+    assert.deepEqual(trace.events.slice(2), ['w:989']);
+    a.collect('a2', 1500); // a stays active; b has been quiet since 0
+    clock.advanceTo(300);
+    // At 300 b is idle (300 - 0 >= 250): a alone (1489) leads; that is below b's 2989, which no longer counts.
+    assert.deepEqual(trace.events.slice(3), ['r:a2@1500', 'w:1489']);
+    clock.advanceTo(400);
+    assert.deepEqual(trace.events.slice(5), ['idle']);
+    b.collect('b2', 4000);
+    // b is back with the watermark it had promised (2989), before its record leaves.
+    assert.deepEqual(trace.events.slice(6), ['active', 'w:2989', 'r:b2@4000']);
+    clock.advanceTo(500);
+    // a went idle at 400 (last record at 100), so b alone leads.
+    assert.deepEqual(trace.events.slice(9), ['w:3989']);
+  });
+
+  it('stops counting a released split', () => {
+    const { clock, trace, splits } = setup();
+    splits.outputFor('a').collect('a1', 1000);
+    splits.outputFor('b').collect('b1', 8000);
+    clock.advanceTo(100);
+    splits.release('a');
+    assert.deepEqual(trace.events.slice(2), ['w:989', 'w:7989']);
+  });
+
+  it('passes records through with their own timestamps when the job has no watermark strategy', () => {
+    const trace = new Trace();
+    const splits = new SplitWatermarks<string>(undefined, new ManualClock(0), trace, 100);
+    splits.outputFor('a').collect('x', 7);
+    assert.deepEqual(trace.events, ['r:x@7']);
+  });
+});

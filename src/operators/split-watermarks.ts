@@ -1,0 +1,145 @@
+// SplitWatermarks: Flink's per-split watermarking in a source: one generator per split, the minimum leaves.
+import type { ProcessingTimeClock, ScheduledCallback } from '../core/clock.ts';
+import { hasTimestamp } from '../core/time-domain.ts';
+import type { WatermarkGenerator, WatermarkOutput } from '../time/watermark-generator.ts';
+import type { TimestampAssigner, WatermarkStrategy } from '../time/watermark-strategy.ts';
+import type { SplitOutput } from '../core/source.ts';
+import type { Output } from './output.ts';
+
+/**
+ * The watermark state of one split: its generator writes here (it is the generator's WatermarkOutput), and the
+ * records of the split pass its timestamp assigner on the way to the subtask's output.
+ */
+class SplitState<T> implements SplitOutput<T>, WatermarkOutput {
+  watermark = Number.NEGATIVE_INFINITY;
+  idle = false;
+
+  constructor(
+    private readonly owner: SplitWatermarks<T>,
+    private readonly assigner: TimestampAssigner<T> | undefined,
+    readonly generator: WatermarkGenerator<T>,
+  ) {}
+
+  /** The hot path: assign, let the generator see the event, forward. Nothing allocated. */
+  collect(value: T, timestamp?: number): void {
+    const recordTimestamp = timestamp ?? Number.NaN;
+    let ts = recordTimestamp;
+    if (this.assigner !== undefined) {
+      ts = this.assigner(value, hasTimestamp(recordTimestamp) ? recordTimestamp : undefined);
+      if (typeof ts !== 'number' || Number.isNaN(ts)) {
+        throw new TypeError(`The timestamp assigner returned ${String(ts)}, not a number of milliseconds`);
+      }
+    }
+    this.generator.onEvent(value, ts, this);
+    this.owner.forward(value, ts);
+  }
+
+  emitWatermark(watermark: number): void {
+    if (this.idle) this.markActive();
+    if (watermark > this.watermark) {
+      this.watermark = watermark;
+      this.owner.combine();
+    }
+  }
+
+  markIdle(): void {
+    if (this.idle) return;
+    this.idle = true;
+    this.owner.combine();
+  }
+
+  markActive(): void {
+    if (!this.idle) return;
+    this.idle = false;
+    this.owner.combine();
+  }
+}
+
+/**
+ * Flink's WatermarkOutputMultiplexer behind `SourceOutputWithWatermarks`: each split has its own generator (so
+ * a fast partition cannot push event time past a slow one's records), and the subtask emits the minimum over its
+ * splits that are not idle. When every split is idle the subtask is idle; a released (finished) split no longer
+ * counts. Combining costs O(splits) and runs only when a split's watermark or idleness changes.
+ */
+export class SplitWatermarks<T> {
+  private readonly splits = new Map<string, SplitState<T>>();
+  private lastWatermark = Number.NEGATIVE_INFINITY;
+  private idle = false;
+  private periodic: ScheduledCallback | undefined = undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly strategy: WatermarkStrategy<T> | undefined,
+    private readonly clock: ProcessingTimeClock,
+    private readonly output: Output<T>,
+    private readonly intervalMs: number,
+  ) {}
+
+  /** The output of split `id`, created with a fresh generator on first use. */
+  outputFor(id: string): SplitOutput<T> {
+    let split = this.splits.get(id);
+    if (split === undefined) {
+      const strategy = this.strategy;
+      const generator: WatermarkGenerator<T> =
+        strategy === undefined
+          ? { onEvent() {}, onPeriodicEmit() {} }
+          : strategy.createWatermarkGenerator({ now: () => this.clock.now() });
+      split = new SplitState(this, strategy?.timestampAssigner, generator);
+      this.splits.set(id, split);
+      // A new split has no watermark yet: it holds the subtask back until it emits one (as in Flink).
+      this.combine();
+    }
+    return split;
+  }
+
+  release(id: string): void {
+    if (this.splits.delete(id)) this.combine();
+  }
+
+  forward(value: T, timestamp: number): void {
+    this.output.collect(value, timestamp);
+  }
+
+  startPeriodicEmission(): void {
+    if (this.intervalMs <= 0 || this.strategy === undefined) return;
+    const tick = (): void => {
+      if (this.stopped) return;
+      for (const split of this.splits.values()) split.generator.onPeriodicEmit(split);
+      this.periodic = this.clock.schedule(this.clock.now() + this.intervalMs, tick);
+    };
+    this.periodic = this.clock.schedule(this.clock.now() + this.intervalMs, tick);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.periodic?.cancel();
+  }
+
+  /** Emits the minimum watermark over active splits when it rises; idle when all splits are idle. */
+  combine(): void {
+    if (this.strategy === undefined) return;
+    let min = Number.POSITIVE_INFINITY;
+    let active = 0;
+    for (const split of this.splits.values()) {
+      if (split.idle) continue;
+      active++;
+      if (split.watermark < min) min = split.watermark;
+    }
+    if (active === 0) {
+      // Every split idle, or none owned (more subtasks than partitions): as in Flink, the subtask is idle.
+      if (!this.idle) {
+        this.idle = true;
+        this.output.emitWatermarkStatus(true);
+      }
+      return;
+    }
+    if (this.idle) {
+      this.idle = false;
+      this.output.emitWatermarkStatus(false);
+    }
+    if (min > this.lastWatermark && min !== Number.POSITIVE_INFINITY) {
+      this.lastWatermark = min;
+      this.output.emitWatermark(min);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+// StreamFlatMap: applies a FlatMapFunction, which emits any number of records through a reused collector.
+import type { FlatMapFunction } from '../core/functions.ts';
+import { AbstractStreamOperator, type OneInputStreamOperator } from './stream-operator.ts';
+import { TimestampedCollector } from './timestamped-collector.ts';
+
+export class StreamFlatMap<IN, OUT>
+  extends AbstractStreamOperator<OUT>
+  implements OneInputStreamOperator<IN, OUT>
+{
+  private collector!: TimestampedCollector<OUT>;
+  constructor(private readonly fn: FlatMapFunction<IN, OUT>) {
+    super();
+  }
+  override open(): void {
+    this.collector = new TimestampedCollector(this.output);
+  }
+  processElement(value: IN, timestamp: number): void {
+    this.collector.timestamp = timestamp;
+    this.fn(value, this.collector);
+  }
+}

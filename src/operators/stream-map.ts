@@ -1,0 +1,15 @@
+// StreamMap: applies a MapFunction to each record, keeping its timestamp.
+import type { MapFunction } from '../core/functions.ts';
+import { AbstractStreamOperator, type OneInputStreamOperator } from './stream-operator.ts';
+
+export class StreamMap<IN, OUT>
+  extends AbstractStreamOperator<OUT>
+  implements OneInputStreamOperator<IN, OUT>
+{
+  constructor(private readonly fn: MapFunction<IN, OUT>) {
+    super();
+  }
+  processElement(value: IN, timestamp: number): void {
+    this.output.collect(this.fn(value), timestamp);
+  }
+}
