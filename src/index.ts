@@ -7,7 +7,21 @@ export type { JobExecutionResult } from './execution/job-execution-result.ts';
 export { DataStream, DataStreamSink } from './api/data-stream.ts';
 export { KeyedStream } from './api/keyed-stream.ts';
 export { ConnectedStreams } from './api/connected-streams.ts';
-export type { CoMapFunction } from './api/connected-streams.ts';
+export type { CoMapFunction, CoFlatMapFunction } from './api/connected-streams.ts';
+export { BroadcastStream } from './api/broadcast/broadcast-stream.ts';
+export { BroadcastConnectedStream } from './api/broadcast/broadcast-connected-stream.ts';
+export type {
+  BroadcastProcessFunction,
+  KeyedBroadcastProcessFunction,
+  BroadcastBaseContext,
+  BroadcastContext,
+  BroadcastReadOnlyContext,
+  KeyedBroadcastContext,
+  KeyedBroadcastReadOnlyContext,
+  KeyedBroadcastOnTimerContext,
+  KeyedStateFunction,
+} from './core/broadcast-process-function.ts';
+export type { BroadcastState, ReadOnlyBroadcastState } from './core/broadcast-state.ts';
 export { JoinedStreams, JoinWhere, JoinEqualTo, JoinWithWindow } from './api/join/joined-streams.ts';
 export {
   CoGroupedStreams,

@@ -1,20 +1,39 @@
 // ConnectedStreams: two streams processed together by one two-input operator, sharing state when keyed.
 import { ConfigurationError } from '../core/errors.ts';
 import type {
+  Collector,
   CoProcessFunction,
   FunctionObject,
   KeyedCoProcessFunction,
   KeySelector,
 } from '../core/functions.ts';
 import { DataStream } from './data-stream.ts';
+import type { RichFunction } from '../core/runtime-context.ts';
 import { Transformation } from '../graph/transformation.ts';
 import { CoProcessOperator } from '../operators/co-process-operator.ts';
+import { instantiateFunction } from '../operators/user-function.ts';
 import type { TwoInputStreamOperator } from '../operators/stream-operator.ts';
 
 /** Maps each input with its own function (Flink's CoMapFunction). */
 export interface CoMapFunction<IN1, IN2, OUT> {
   map1(value: IN1): OUT;
   map2(value: IN2): OUT;
+}
+
+/**
+ * Maps each input to zero or more outputs with its own method (Flink's CoFlatMapFunction). A rich function: `open`
+ * gets the runtime context (keyed state when the connected streams are keyed), and fields are per subtask.
+ *
+ * @example
+ * const gate: CoFlatMapFunction<string, string, string> = {
+ *   blocked: new Set<string>(),
+ *   flatMap1(word, out) { if (!this.blocked.has(word)) out.collect(word); },
+ *   flatMap2(word) { this.blocked.add(word); },
+ * };
+ */
+export interface CoFlatMapFunction<IN1, IN2, OUT> extends RichFunction {
+  flatMap1(value: IN1, out: Collector<OUT>): void;
+  flatMap2(value: IN2, out: Collector<OUT>): void;
 }
 
 /**
@@ -77,6 +96,46 @@ export class ConnectedStreams<IN1, IN2, K = never> {
     const coProcess: CoProcessFunction<IN1, IN2, OUT> = {
       processElement1: (v, _ctx, out) => out.collect(fn.map1(v)),
       processElement2: (v, _ctx, out) => out.collect(fn.map2(v)),
+    };
+    return this.transform<OUT>(name, () => new CoProcessOperator<IN1, IN2, OUT>(coProcess));
+  }
+
+  /**
+   * Emits zero or more records per element of either input, each side with its own method (Flink's
+   * `ConnectedStreams.flatMap`). On keyed connected streams the function may use keyed state, scoped to the key of
+   * the element being processed.
+   *
+   * @example
+   * control.connect(words).keyBy((c) => c, (w) => w).flatMap(new ControlFunction());
+   */
+  flatMap<OUT>(fn: FunctionObject<CoFlatMapFunction<IN1, IN2, OUT>>, name = 'Co-Flat Map'): DataStream<OUT> {
+    if (
+      fn === null ||
+      typeof fn !== 'object' ||
+      typeof fn.flatMap1 !== 'function' ||
+      typeof fn.flatMap2 !== 'function'
+    ) {
+      throw new ConfigurationError(
+        'flatMap() on connected streams needs an object with flatMap1 and flatMap2',
+      );
+    }
+    // A CoProcessFunction whose methods delegate to the CoFlatMapFunction: the operator copies it per subtask,
+    // and the delegate copies the user's function so its fields are per subtask too.
+    const coProcess: CoProcessFunction<IN1, IN2, OUT> & { target: CoFlatMapFunction<IN1, IN2, OUT> } = {
+      target: fn,
+      open(ctx) {
+        this.target = instantiateFunction(fn);
+        return this.target.open?.(ctx);
+      },
+      close() {
+        return this.target.close?.();
+      },
+      processElement1(v, _ctx, out) {
+        this.target.flatMap1(v, out);
+      },
+      processElement2(v, _ctx, out) {
+        this.target.flatMap2(v, out);
+      },
     };
     return this.transform<OUT>(name, () => new CoProcessOperator<IN1, IN2, OUT>(coProcess));
   }

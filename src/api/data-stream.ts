@@ -28,6 +28,10 @@ import type { WindowAssigner } from '../windowing/window-assigner.ts';
 import type { Window } from '../windowing/window.ts';
 import type { GlobalWindow } from '../windowing/global-window.ts';
 import { CoGroupedStreams } from './join/co-grouped-streams.ts';
+import type { BroadcastConnectedStream } from './broadcast/broadcast-connected-stream.ts';
+import { connectToBroadcast } from './broadcast/broadcast-connected-stream.ts';
+import { BroadcastStream } from './broadcast/broadcast-stream.ts';
+import type { MapStateDescriptor } from '../core/state-descriptor.ts';
 import { JoinedStreams } from './join/joined-streams.ts';
 
 /**
@@ -103,8 +107,17 @@ export class DataStream<T> {
     return new DataStream<T>(this.environment, t);
   }
 
-  /** Connects two streams (of possibly different types) for a CoProcessFunction; they share state when keyed. */
-  connect<T2>(other: DataStream<T2>): import('./connected-streams.ts').ConnectedStreams<T, T2> {
+  /**
+   * Connects two streams (of possibly different types) for a CoProcessFunction; they share state when keyed.
+   * Given a {@link BroadcastStream}, connects to it for a (Keyed)BroadcastProcessFunction: keyed when this stream
+   * is a KeyedStream. See docs/broadcast-state.md.
+   */
+  connect<T2>(other: BroadcastStream<T2>): BroadcastConnectedStream<T, T2, KeyOf<this>>;
+  connect<T2>(other: DataStream<T2>): import('./connected-streams.ts').ConnectedStreams<T, T2>;
+  connect<T2>(
+    other: DataStream<T2> | BroadcastStream<T2>,
+  ): import('./connected-streams.ts').ConnectedStreams<T, T2> | BroadcastConnectedStream<T, T2, any> {
+    if (other instanceof BroadcastStream) return connectToBroadcast(this, other);
     return this.environment.connectStreams(this, other);
   }
 
@@ -163,8 +176,20 @@ export class DataStream<T> {
     return this.partition({ kind: 'rebalance' });
   }
 
-  /** Sends every record to every subtask of the next operator. */
-  broadcast(): DataStream<T> {
+  /**
+   * Sends every record to every subtask of the next operator. With state descriptors, returns a
+   * {@link BroadcastStream} whose elements fill broadcast state: connect another stream to it with `connect`.
+   *
+   * @example
+   * const rules = new MapStateDescriptor<string, Rule>('rules');
+   * events.keyBy((e) => e.user).connect(ruleStream.broadcast(rules)).process(applyRules);
+   */
+  broadcast(): DataStream<T>;
+  broadcast(
+    ...descriptors: [MapStateDescriptor<any, any>, ...MapStateDescriptor<any, any>[]]
+  ): BroadcastStream<T>;
+  broadcast(...descriptors: MapStateDescriptor<any, any>[]): DataStream<T> | BroadcastStream<T> {
+    if (descriptors.length > 0) return new BroadcastStream<T>(this, descriptors);
     return this.partition({ kind: 'broadcast' });
   }
 
@@ -244,6 +269,9 @@ export class DataStream<T> {
     return new DataStream<T>(this.environment, t);
   }
 }
+
+/** The key type of a keyed stream, `never` for any other stream. */
+type KeyOf<S> = S extends { readonly keySelector: KeySelector<any, infer K> } ? K : never;
 
 /** The end of a stream written to a sink; names the sink operator. */
 export class DataStreamSink<T> {

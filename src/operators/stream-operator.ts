@@ -117,6 +117,14 @@ export abstract class AbstractStreamOperator<OUT> {
    */
   restoreUnionOperatorState(_states: readonly unknown[]): void {}
 
+  /**
+   * Whether every subtask holds a full copy of the operator state (Flink's broadcast state): on restore at another
+   * parallelism subtask i then gets old subtask `i % oldParallelism`'s copy, so no subtask starts empty.
+   */
+  get replicatesOperatorState(): boolean {
+    return false;
+  }
+
   /** Called once the checkpoint is durable: the moment to make its side effects visible (commit). */
   notifyCheckpointComplete(_checkpointId: number): void | Promise<void> {}
 }

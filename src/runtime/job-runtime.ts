@@ -440,7 +440,10 @@ export class JobRuntime implements JobServices {
       this.subtasksOf(node).forEach((subtask, i) => {
         subtask.backend?.restore(op.keyedState);
         subtask.timers?.restore(op.timers);
-        if (subtask.operator.redistributesOperatorState) {
+        if (subtask.operator.replicatesOperatorState) {
+          const copy = op.operatorState[i % Math.max(1, op.operatorState.length)];
+          if (copy !== undefined) subtask.operator.restoreOperatorState(copy);
+        } else if (subtask.operator.redistributesOperatorState) {
           for (let j = i; j < op.operatorState.length; j += node.parallelism) {
             if (op.operatorState[j] !== undefined) subtask.operator.restoreOperatorState(op.operatorState[j]);
           }

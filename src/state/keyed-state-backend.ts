@@ -6,6 +6,7 @@ import type {
   InternalReducingState,
   InternalValueState,
 } from './internal-state.ts';
+import { IllegalStateError } from '../core/errors.ts';
 import type { NamespaceSerializer } from './namespace.ts';
 import type {
   AggregatingStateDescriptor,
@@ -52,6 +53,12 @@ export interface KeyedStateBackend {
   /** Sets the current key from its normalised form (timers keep keys normalised, see key-hash.ts). */
   setCurrentNormalizedKey(normalized: NormalizedKey, key: unknown): void;
   getCurrentKey(): unknown;
+  /**
+   * Leaves the backend without a current key until the next `setCurrentKey`: state handles then fail instead of
+   * reading the key set last (the broadcast side of a keyed broadcast operator has no key, as in Flink).
+   */
+  clearCurrentKey(): void;
+  /** The normalised current key; throws an IllegalStateError after `clearCurrentKey`. */
   currentNormalizedKey(): NormalizedKey;
   /** The key group of the current key. */
   getCurrentKeyGroup(): number;
@@ -78,4 +85,11 @@ export interface KeyedStateBackend {
   restore(snapshots: Iterable<KeyGroupSnapshot>): void;
 
   dispose(): void;
+}
+
+/** The error of a state access without a current key (Flink: "No key set"), naming the operator. */
+export function noCurrentKey(operatorName: string | undefined): IllegalStateError {
+  return new IllegalStateError(
+    `Operator '${operatorName ?? 'operator'}': no key set. Keyed state can only be read and written where there is a current key; on the broadcast side of a keyed broadcast function use ctx.applyToKeyedState(...)`,
+  );
 }

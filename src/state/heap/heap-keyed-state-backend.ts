@@ -1,7 +1,12 @@
 // The heap keyed state backend: live objects in Maps, snapshotted to bytes by key group.
 import { deserialize, serialize } from 'node:v8';
 import { IllegalStateError } from '../../core/errors.ts';
-import type { KeyedStateBackend, KeyGroupSnapshot, InternalStateFor } from '../keyed-state-backend.ts';
+import {
+  noCurrentKey,
+  type KeyedStateBackend,
+  type KeyGroupSnapshot,
+  type InternalStateFor,
+} from '../keyed-state-backend.ts';
 import { KeyGroupRange } from '../key-group-range.ts';
 import { denormalizeKey, keyGroupFor, normalizeKey, type NormalizedKey } from '../key-hash.ts';
 import type { NamespaceSerializer } from '../namespace.ts';
@@ -184,6 +189,7 @@ export function columnNamespaces(
 export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
   private currentKey: unknown = undefined;
   private currentNormalized: NormalizedKey = 0;
+  private keyless = false;
   private currentKeyGroup = -1;
   private readonly states = new Map<string, AbstractHeapState<any, any>>();
   /** Restored entries waiting for their state to be registered (operators register state in `open`). */
@@ -204,6 +210,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
     this.currentKey = key;
     this.currentNormalized = normalizeKey(key);
     this.currentKeyGroup = -1;
+    this.keyless = false;
   }
 
   /** Sets the current key from its normalised form (timers keep keys normalised). */
@@ -211,13 +218,20 @@ export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
     this.currentKey = key;
     this.currentNormalized = normalized;
     this.currentKeyGroup = -1;
+    this.keyless = false;
   }
 
   getCurrentKey(): unknown {
     return this.currentKey;
   }
 
+  clearCurrentKey(): void {
+    this.currentKey = undefined;
+    this.keyless = true;
+  }
+
   currentNormalizedKey(): NormalizedKey {
+    if (this.keyless) throw noCurrentKey(this.operatorName);
     return this.currentNormalized;
   }
 

@@ -19,7 +19,7 @@ import { HeapListState } from '../heap/heap-list-state.ts';
 import { HeapMapState } from '../heap/heap-map-state.ts';
 import { HeapReducingState } from '../heap/heap-reducing-state.ts';
 import { HeapValueState } from '../heap/heap-value-state.ts';
-import type { InternalStateFor, KeyGroupSnapshot } from '../keyed-state-backend.ts';
+import { noCurrentKey, type InternalStateFor, type KeyGroupSnapshot } from '../keyed-state-backend.ts';
 import type { KeyGroupRange } from '../key-group-range.ts';
 import { denormalizeKey, keyGroupFor, normalizeKey, type NormalizedKey } from '../key-hash.ts';
 import type { NamespaceSerializer } from '../namespace.ts';
@@ -73,6 +73,7 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
   private readonly db: Database<Buffer, Buffer>;
   private currentKey: unknown = undefined;
   private currentNormalized: NormalizedKey = 0;
+  private keyless = false;
   private currentKeyGroup = -1;
   private readonly states = new Map<string, AbstractHeapState<any, any>>();
   private readonly stateIds = new Map<string, number>();
@@ -103,6 +104,7 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
     this.currentKey = key;
     this.currentNormalized = normalizeKey(key);
     this.currentKeyGroup = -1;
+    this.keyless = false;
     if (this.cachedEntries > this.cacheLimit) this.flush(true);
   }
 
@@ -110,6 +112,7 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
     this.currentKey = key;
     this.currentNormalized = normalized;
     this.currentKeyGroup = -1;
+    this.keyless = false;
     if (this.cachedEntries > this.cacheLimit) this.flush(true);
   }
 
@@ -117,7 +120,13 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
     return this.currentKey;
   }
 
+  clearCurrentKey(): void {
+    this.currentKey = undefined;
+    this.keyless = true;
+  }
+
   currentNormalizedKey(): NormalizedKey {
+    if (this.keyless) throw noCurrentKey(this.options.operatorName);
     return this.currentNormalized;
   }
 
