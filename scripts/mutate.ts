@@ -18,18 +18,24 @@ const WHOLE_SUITE = [
 const FOLDERS: Record<string, { mutate: string[]; tests: string[] }> = {
   time: {
     mutate: ['src/time/**/*.ts'],
-    tests: ['src/time/**/*.test.ts', 'test/timers.test.ts', 'test/watermarks.test.ts'],
+    tests: [
+      'src/time/**/*.test.ts',
+      'src/core/clock.test.ts',
+      'test/timers.test.ts',
+      'test/watermarks.test.ts',
+    ],
   },
-  // The executor and checkpointing are reached by nearly every test: the whole suite but the crash test, which
-  // kills child processes and belongs to no single folder.
+  // The executor, the built-in operators and checkpointing are reached by nearly every test: the whole suite but
+  // the crash test, which kills child processes and belongs to no single folder.
   runtime: { mutate: ['src/runtime/**/*.ts'], tests: WHOLE_SUITE },
+  operators: { mutate: ['src/operators/**/*.ts'], tests: WHOLE_SUITE },
+  execution: { mutate: ['src/execution/**/*.ts'], tests: WHOLE_SUITE },
   windowing: { mutate: ['src/windowing/**/*.ts'], tests: ['src/windowing/**/*.test.ts'] },
   cep: { mutate: ['src/cep/**/*.ts'], tests: ['src/cep/**/*.test.ts'] },
   state: {
     mutate: ['src/state/**/*.ts'],
     tests: ['src/state/**/*.test.ts', 'test/state-backend/*.test.ts', 'test/keyed-state.test.ts'],
   },
-  checkpoint: { mutate: ['src/checkpoint/**/*.ts'], tests: WHOLE_SUITE },
 };
 
 function usage(): never {

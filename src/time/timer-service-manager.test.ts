@@ -6,8 +6,8 @@ import { HeapKeyedStateBackend } from '../state/heap/heap-keyed-state-backend.ts
 import { KeyGroupRange } from '../state/key-group-range.ts';
 import { keyGroupFor, normalizeKey } from '../state/key-hash.ts';
 import { voidNamespaceSerializer, type NamespaceSerializer } from '../state/namespace.ts';
-import { structuredCloneSerializer } from '../state/type-serializer.ts';
-import { ManualClock } from './clock.ts';
+import { structuredCloneSerializer } from '../core/type-serializer.ts';
+import { ManualClock } from '../core/clock.ts';
 import type { InternalTimer } from './internal-timer-service.ts';
 import { InternalTimerServiceImpl } from './internal-timer-service-impl.ts';
 import { TimerServiceManager } from './timer-service-manager.ts';

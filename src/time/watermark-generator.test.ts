@@ -1,7 +1,7 @@
 // Watermark generators and strategies on their own: bounds, idleness, validation and the generator a strategy builds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigurationError } from '../api/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import {
   BoundedOutOfOrdernessWatermarks,
   NoWatermarksGenerator,
