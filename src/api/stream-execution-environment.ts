@@ -36,6 +36,12 @@ export interface ExecuteOptions {
   savepointPath?: string;
   /** Ignore state in the snapshot for operators this job no longer has (otherwise restoring fails naming them). */
   allowNonRestoredState?: boolean;
+  /**
+   * On SIGTERM, stop the job with a savepoint under this directory (see `JobClient.stopWithSavepoint`) instead of
+   * letting the signal kill the process: `execute` then resolves once the savepoint is durable, and the process
+   * can exit normally. If the savepoint fails, the job is cancelled (and `execute` rejects).
+   */
+  savepointOnSigterm?: string;
 }
 
 /** Settings of an environment; all optional. */
@@ -248,7 +254,8 @@ export class StreamExecutionEnvironment {
     if (
       this.checkpoints !== undefined ||
       this.restartStrategy !== undefined ||
-      options.savepointPath !== undefined
+      options.savepointPath !== undefined ||
+      options.savepointOnSigterm !== undefined
     ) {
       return (await this.executeAsync(jobName, options)).result;
     }
@@ -317,6 +324,28 @@ export class StreamExecutionEnvironment {
       restoreFrom,
       allowNonRestoredState: options.allowNonRestoredState === true,
     });
-    return new JobClient(jobName, result, control);
+    const client = new JobClient(jobName, result, control);
+    if (options.savepointOnSigterm !== undefined)
+      stopWithSavepointOnSigterm(client, options.savepointOnSigterm);
+    return client;
   }
+}
+
+/** Installs a SIGTERM handler for the life of a job: stop with a savepoint, or cancel if that fails. */
+function stopWithSavepointOnSigterm(client: JobClient, dir: string): void {
+  const onSigterm = (): void => {
+    console.warn(`weir: SIGTERM: stopping job '${client.jobName}' with a savepoint under ${dir}`);
+    client.stopWithSavepoint(dir).then(
+      (path) => console.warn(`weir: job '${client.jobName}' stopped with savepoint ${path}`),
+      (error: unknown) => {
+        console.warn(
+          `weir: job '${client.jobName}': the savepoint on SIGTERM failed (${(error as Error)?.message ?? String(error)}); cancelling`,
+        );
+        return client.cancel();
+      },
+    );
+  };
+  process.once('SIGTERM', onSigterm);
+  const remove = (): void => void process.off('SIGTERM', onSigterm);
+  client.result.then(remove, remove);
 }

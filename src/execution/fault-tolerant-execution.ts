@@ -1,7 +1,7 @@
 // Fault-tolerant execution: runs a job with checkpoints, restarts it from the latest checkpoint after a failure.
 import type { JobExecutionResult } from './job-execution-result.ts';
 import type { StreamGraph } from '../graph/stream-graph.ts';
-import { JobStalledError } from '../core/errors.ts';
+import { JobStalledError, WeirError } from '../core/errors.ts';
 import { JobRuntime } from '../runtime/job-runtime.ts';
 import { watchForStall } from '../runtime/stall-watch.ts';
 import type { JobSnapshot } from '../runtime/job-snapshot.ts';
@@ -30,6 +30,8 @@ export interface FaultTolerantJob {
 /** The live controls of a running execution (what JobClient calls). */
 export interface JobControl {
   triggerSavepoint(dir: string): Promise<string>;
+  /** Takes a savepoint, then stops the sources right after it; resolves with its path once it is durable. */
+  stopWithSavepoint(dir: string): Promise<string>;
   cancel(): void;
 }
 
@@ -46,8 +48,24 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
   const coordinator = new CheckpointCoordinator(job.checkpoints, job.jobName, log);
   let runtime: JobRuntime | undefined = undefined;
   let cancelled = false;
+  /** Set once a stop-with-savepoint completed its savepoint: the job then ends without a final checkpoint. */
+  let stopped: string | undefined = undefined;
   const control: JobControl = {
     triggerSavepoint: (dir) => coordinator.triggerSavepoint(dir),
+    stopWithSavepoint: async (dir) => {
+      const current = runtime;
+      if (current === undefined || current.hasFailed || cancelled) {
+        throw new WeirError(`Job '${job.jobName}' is not running; cannot stop it with a savepoint`);
+      }
+      const savepoint = coordinator.triggerSavepoint(dir);
+      current.stopSourcesAfterBarriers(
+        savepoint.then(
+          (path) => ((stopped = path), true),
+          () => false,
+        ),
+      );
+      return savepoint;
+    },
     cancel: () => {
       cancelled = true;
       runtime?.cancel(new JobCancelledError(job.jobName));
@@ -84,7 +102,9 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
         coordinator.start();
         await runtime.runSources();
         coordinator.stop();
-        await coordinator.triggerFinal();
+        // After a stop-with-savepoint the savepoint is the job's last word: a final checkpoint would commit
+        // output a restore from the savepoint produces again.
+        if (stopped === undefined) await coordinator.triggerFinal();
       } catch (error) {
         failure = runtime.hasFailed ? runtime.failureCause : error;
       } finally {
@@ -98,9 +118,15 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
       }
       runtime.disposeBackends();
       if (failure === undefined) {
-        return { jobName: job.jobName, netRuntimeMs: Date.now() - started, metrics: runtime.metrics() };
+        return {
+          jobName: job.jobName,
+          netRuntimeMs: Date.now() - started,
+          metrics: runtime.metrics(),
+          ...(stopped !== undefined ? { stoppedWithSavepoint: stopped } : {}),
+        };
       }
       if (cancelled || failure instanceof JobCancelledError) throw new JobCancelledError(job.jobName);
+      if (stopped !== undefined) throw failure;
       const delay = job.restartStrategy.nextDelay(Date.now());
       if (delay === undefined) throw failure;
       const latest =

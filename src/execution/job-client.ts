@@ -26,6 +26,22 @@ export class JobClient {
     return this.control.triggerSavepoint(dir);
   }
 
+  /**
+   * Stops the job with a savepoint, as Flink's `stopWithSavepoint` without draining: every source emits the
+   * savepoint's barrier and stops right after it (no end of input, no final watermark), the savepoint completes
+   * (exactly-once sinks commit what it covers), then the job finishes and `result` resolves. Resolves with the
+   * savepoint's path. If the savepoint fails, the job goes on running and this rejects.
+   *
+   * @example
+   * const path = await client.stopWithSavepoint('/savepoints');
+   * // later: await env.execute('orders', { savepointPath: path });
+   */
+  async stopWithSavepoint(dir: string): Promise<string> {
+    const path = await this.control.stopWithSavepoint(dir);
+    await this.result;
+    return path;
+  }
+
   /** Cancels the job (no final checkpoint: exactly-once sinks keep only what earlier checkpoints committed). */
   async cancel(): Promise<void> {
     this.control.cancel();

@@ -8,4 +8,6 @@ export interface JobExecutionResult {
   readonly netRuntimeMs: number;
   /** Records in and out per operator. */
   readonly metrics: OperatorMetrics[];
+  /** The savepoint the job was stopped with (`stopWithSavepoint`, `savepointOnSigterm`), if it was. */
+  readonly stoppedWithSavepoint?: string;
 }

@@ -81,10 +81,12 @@ export class JobRuntime implements JobServices {
   private readonly pendingFinishes: Promise<void>[] = [];
   /** Per node, the source subtasks whose records can reach it (computed on first backpressure). */
   private readonly upstreamSources = new Map<StreamNode, Subtask[]>();
+  /** Stop-with-savepoint: sources stop after their pending barriers once this resolves true (false: go on). */
+  private stopRequest: Promise<boolean> | undefined = undefined;
   /** What each source driver is doing, for stall detection and stall messages. */
   private readonly sourceStates = new Map<
     Subtask,
-    'polling' | 'yielding' | 'backpressured' | 'held' | 'finished'
+    'polling' | 'yielding' | 'backpressured' | 'held' | 'stopping' | 'finished'
   >();
 
   constructor(
@@ -181,6 +183,15 @@ export class JobRuntime implements JobServices {
         }
       }
     }
+  }
+
+  /**
+   * Stop-with-savepoint: each running source injects its pending barriers (the savepoint's among them), then
+   * waits for `decision`: true (the savepoint completed) ends it without end of input, as Flink stops without
+   * draining; false (the savepoint failed) lets it go on polling.
+   */
+  stopSourcesAfterBarriers(decision: Promise<boolean>): void {
+    this.stopRequest = decision;
   }
 
   /** Holds back or releases every source subtask upstream of `subtask` (asynchronous operators at capacity). */
@@ -465,6 +476,17 @@ export class JobRuntime implements JobServices {
         if (this.failed) return;
         // Barriers go in at batch boundaries: every record emitted so far precedes them.
         if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
+        if (this.stopRequest !== undefined) {
+          const request = this.stopRequest;
+          this.sourceStates.set(subtask, 'stopping');
+          if (await request) {
+            operator.stopWatermarks();
+            this.sourceStates.set(subtask, 'finished');
+            return;
+          }
+          if (this.stopRequest === request) this.stopRequest = undefined;
+          continue;
+        }
         if (subtask.blockedDownstream > 0) {
           // Backpressure: a channel this source feeds is blocked while a barrier aligns. Polling resumes once it
           // is released; a barrier that comes due meanwhile goes in on resumption, ahead of the next batch.
