@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packs weir with `npm pack`, installs the tarball into a fresh project and checks both entry points load and type-check.
+# Packs weir with `npm pack`, installs the tarball into a fresh project and checks every entry point loads and type-checks
+# (ESM import and CommonJS require), that `import 'weir'` loads no native addon, and that the `weir` command runs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -60,3 +61,34 @@ JSON
 cp main.ts main.mts
 "$root/node_modules/.bin/tsc" --target ES2022 --module NodeNext --moduleResolution NodeNext --typeRoots "$root/node_modules/@types" --types node --outDir out main.mts
 node out/main.mjs
+
+# The LMDB backend comes from its own subpath; the root entry loads no native addon (lmdb's .node file).
+cat > lmdb.mjs <<'JS'
+await import('weir');
+const addons = () => process.report.getReport().sharedObjects.filter((o) => o.endsWith('.node'));
+if (addons().length > 0) throw new Error(`import 'weir' loaded native addons: ${addons().join(', ')}`);
+const { LmdbStateBackend } = await import('weir/lmdb');
+if (typeof LmdbStateBackend !== 'function') throw new Error('weir/lmdb: no LmdbStateBackend');
+console.log('weir/lmdb ok; import of weir loads no native addon');
+JS
+node lmdb.mjs
+
+# CommonJS consumers: require() of the ES module package (Node 20.19+, 22.12+), through the exports' default condition.
+cat > require.cjs <<'JS'
+const { StreamExecutionEnvironment, WindowOperator } = require('weir');
+const { TestHarness } = require('weir/testing');
+const { LmdbStateBackend } = require('weir/lmdb');
+if (typeof StreamExecutionEnvironment.create !== 'function') throw new Error('require(weir): no environment');
+if (typeof TestHarness.create !== 'function') throw new Error('require(weir/testing): no TestHarness');
+if (typeof LmdbStateBackend !== 'function') throw new Error('require(weir/lmdb): no LmdbStateBackend');
+if (WindowOperator !== undefined) throw new Error('require(weir): engine classes leak from the root entry');
+console.log('require ok');
+JS
+node --no-warnings=ExperimentalWarning require.cjs
+
+# The command line: --version prints the package's version, --help exits 0, an unknown option fails.
+expected="$(node -p "require('$root/package.json').version")"
+[ "$(./node_modules/.bin/weir --version)" = "$expected" ] || { echo "weir --version did not print $expected" >&2; exit 1; }
+./node_modules/.bin/weir --help >/dev/null
+if ./node_modules/.bin/weir --bogus >/dev/null 2>&1; then echo 'weir --bogus did not fail' >&2; exit 1; fi
+echo "cli ok (node $(node --version))"

@@ -118,12 +118,7 @@ export { AllWindowedStream, countWindowAll } from './api/all-windowed-stream.ts'
 
 // Windows
 export type { Window } from './windowing/window.ts';
-export {
-  TimeWindow,
-  timeWindowSerializer,
-  fixedSizeTimeWindowSerializer,
-  timeWindowTypeSerializer,
-} from './windowing/time-window.ts';
+export { TimeWindow, timeWindowSerializer } from './windowing/time-window.ts';
 export { GlobalWindow, globalWindowSerializer } from './windowing/global-window.ts';
 
 // Assigners
@@ -182,13 +177,6 @@ export type {
   KeyedStateStore,
 } from './windowing/process-window-function.ts';
 
-// The operator, for custom transformations and tests
-export {
-  WindowOperator,
-  type WindowOperatorConfig,
-  type WindowStateDescriptor,
-} from './windowing/operator/window-operator.ts';
-
 // ── Complex event processing ─────────────────────────────────────────────────
 // Patterns
 export { Pattern, GroupPattern } from './cep/pattern/pattern.ts';
@@ -212,14 +200,6 @@ export type {
   TimedOutPartialMatchHandler,
 } from './cep/functions.ts';
 export type { EventComparator } from './cep/operator/cep-operator.ts';
-
-// Engine (for tools, tests and custom operators)
-export { compilePattern, canProduceEmptyMatches } from './cep/nfa/compiler/nfa-compiler.ts';
-export { NFA } from './cep/nfa/nfa.ts';
-export type { Match, TimedOutMatch } from './cep/nfa/nfa.ts';
-export { SharedBuffer } from './cep/nfa/shared-buffer/shared-buffer.ts';
-export { SharedBufferAccessor } from './cep/nfa/shared-buffer/shared-buffer-accessor.ts';
-export { CepOperator } from './cep/operator/cep-operator.ts';
 
 // ── Sources and sinks ────────────────────────────────────────────────────────
 export type { Source, SourceReader, SourceReaderContext, ReaderOutput, PollResult } from './core/source.ts';
@@ -262,8 +242,6 @@ export type { RestartStrategy, ExponentialDelayOptions } from './execution/resta
 // ── State backends ───────────────────────────────────────────────────────────
 export { StateBackends, HeapStateBackend } from './state/state-backend.ts';
 export type { StateBackend, KeyedBackendContext } from './state/state-backend.ts';
-export { LmdbStateBackend } from './state/lmdb/lmdb-state-backend.ts';
-export type { LmdbStateBackendOptions } from './state/lmdb/lmdb-state-backend.ts';
 
 // ── Running jobs, savepoints ─────────────────────────────────────────────────
 export { JobClient } from './execution/job-client.ts';

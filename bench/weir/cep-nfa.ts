@@ -3,14 +3,11 @@
 // Reports wall-clock events/s and events per CPU-second of this process (GC threads included): on a shared machine
 // the second is the steadier number. Timestamps are event indexes, so `within(100_000)` over 10,000 keys keeps
 // ~10 events per key in the window.
-import {
-  AfterMatchSkipStrategy,
-  Pattern,
-  compilePattern,
-  NFA,
-  SharedBuffer,
-  SharedBufferAccessor,
-} from '../../src/index.ts';
+import { AfterMatchSkipStrategy, Pattern } from '../../src/index.ts';
+import { compilePattern } from '../../src/cep/nfa/compiler/nfa-compiler.ts';
+import { NFA } from '../../src/cep/nfa/nfa.ts';
+import { SharedBuffer } from '../../src/cep/nfa/shared-buffer/shared-buffer.ts';
+import { SharedBufferAccessor } from '../../src/cep/nfa/shared-buffer/shared-buffer-accessor.ts';
 import type { NFAState } from '../../src/cep/nfa/nfa-state.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap/heap-keyed-state-backend.ts';
 import { KeyGroupRange } from '../../src/state/key-group-range.ts';

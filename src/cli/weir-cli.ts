@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The `weir` command line: inspects savepoints and checkpoints (`weir savepoint inspect <path>`).
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import {
   loadLatestCheckpoint,
   loadSnapshotDirectory,
@@ -11,7 +12,17 @@ import {
 
 const USAGE = `usage:
   weir savepoint inspect <path>   summarise a savepoint, a chk-<id> directory, or a checkpoint storage directory
-                                  (its newest usable checkpoint); verifies every checksum`;
+                                  (its newest usable checkpoint); verifies every checksum
+  weir --help, -h                 print this help
+  weir --version, -v              print the version of weir`;
+
+/** The package's version, read from its package.json (two levels up from both src/cli and dist/cli). */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
 
 /**
  * Runs the CLI with `argv` (without node and script); returns the exit code. Output goes to `print`.
@@ -23,8 +34,35 @@ export function runWeirCli(
   argv: readonly string[],
   print: (line: string) => void = (l) => console.log(l),
 ): number {
-  const [group, command, path] = argv;
-  if (group !== 'savepoint' || command !== 'inspect' || path === undefined) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    // An unknown option or a value given to a flag: say which, then how to call the tool.
+    print(`weir: ${(error as Error).message}`);
+    print(USAGE);
+    return 2;
+  }
+  if (parsed.values.help === true) {
+    print(USAGE);
+    return 0;
+  }
+  if (parsed.values.version === true) {
+    print(version());
+    return 0;
+  }
+  const [group, command, path, ...rest] = parsed.positionals;
+  if (group !== 'savepoint' || command !== 'inspect' || path === undefined || rest.length > 0) {
+    print(
+      parsed.positionals.length === 0
+        ? 'weir: no command given'
+        : `weir: unknown command '${parsed.positionals.join(' ')}'`,
+    );
     print(USAGE);
     return 2;
   }

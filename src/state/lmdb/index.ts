@@ -1,0 +1,3 @@
+// weir/lmdb: the LMDB state backend, a subpath of its own so that `import 'weir'` loads no native addon.
+export { LmdbStateBackend } from './lmdb-state-backend.ts';
+export type { LmdbStateBackendOptions } from './lmdb-state-backend.ts';
