@@ -110,6 +110,42 @@ export interface ReadRecord {
  * consumer of an exactly-once sink would: aborted and open transactions stay invisible.
  */
 export async function readAll(topic: string, isolation = 'read_committed'): Promise<ReadRecord[]> {
+  // The end is the high watermark as a read_uncommitted client sees it: reading to there with read_committed
+  // waits until every transaction in the topic is decided (its markers written), which a commit returns before.
+  const ends = await highWatermarks(topic);
+  const consumer = await connectConsumer(isolation);
+  try {
+    const partitions = [...ends.keys()];
+    consumer.assign(partitions.map((partition) => ({ topic, partition, offset: 0 })));
+    consumer.setDefaultConsumeTimeout(100);
+    const records: ReadRecord[] = [];
+    const deadline = Date.now() + 60_000;
+    const position = () => consumer.position(partitions.map((partition) => ({ topic, partition })));
+    // Before its first fetch a partition has no position (an empty partition is done at once).
+    const done = () => position().every((pos) => Math.max(pos.offset ?? 0, 0) >= ends.get(pos.partition)!);
+    while (!done()) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `reading ${topic} did not reach its end within 60 s: at ${JSON.stringify(position())}, end ${JSON.stringify([...ends])}`,
+        );
+      const batch = await call<ClientMessage[]>('consuming', (cb) => consumer.consume(1000, cb));
+      for (const m of batch) {
+        records.push({
+          partition: m.partition,
+          offset: m.offset,
+          key: m.key === null || m.key === undefined ? null : m.key.toString(),
+          value: m.value === null ? '' : m.value.toString(),
+          timestamp: m.timestamp,
+        });
+      }
+    }
+    return records;
+  } finally {
+    await call('disconnecting the test consumer', (cb) => consumer.disconnect(cb));
+  }
+}
+
+async function connectConsumer(isolation: string): Promise<ClientConsumer> {
   const { KafkaConsumer } = kafkaClient();
   const consumer: ClientConsumer = new KafkaConsumer(
     {
@@ -123,40 +159,24 @@ export async function readAll(topic: string, isolation = 'read_committed'): Prom
   await call<ClientMetadata>('connecting the test consumer', (cb) =>
     consumer.connect({ timeout: 30_000 }, cb),
   );
+  return consumer;
+}
+
+/** The high watermark of every partition of a topic (the offset after its last record or marker). */
+export async function highWatermarks(topic: string): Promise<Map<number, number>> {
+  const consumer = await connectConsumer('read_uncommitted');
   try {
     const metadata = await call<ClientMetadata>('reading metadata', (cb) =>
       consumer.getMetadata({ topic, timeout: 30_000 }, cb),
     );
-    const partitions = metadata.topics.find((t) => t.name === topic)!.partitions.map((p) => p.id);
     const ends = new Map<number, number>();
-    for (const p of partitions) {
+    for (const p of metadata.topics.find((t) => t.name === topic)!.partitions) {
       const w = await call<{ lowOffset: number; highOffset: number }>('querying offsets', (cb) =>
-        consumer.queryWatermarkOffsets(topic, p, 30_000, cb),
+        consumer.queryWatermarkOffsets(topic, p.id, 30_000, cb),
       );
-      ends.set(p, w.highOffset);
+      ends.set(p.id, w.highOffset);
     }
-    consumer.assign(partitions.map((partition) => ({ topic, partition, offset: 0 })));
-    consumer.setDefaultConsumeTimeout(100);
-    const records: ReadRecord[] = [];
-    const deadline = Date.now() + 60_000;
-    const done = () =>
-      consumer
-        .position(partitions.map((partition) => ({ topic, partition })))
-        .every((pos) => Math.max(pos.offset, 0) >= ends.get(pos.partition)!);
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`reading ${topic} did not reach its end within 60 s`);
-      const batch = await call<ClientMessage[]>('consuming', (cb) => consumer.consume(1000, cb));
-      for (const m of batch) {
-        records.push({
-          partition: m.partition,
-          offset: m.offset,
-          key: m.key === null || m.key === undefined ? null : m.key.toString(),
-          value: m.value === null ? '' : m.value.toString(),
-          timestamp: m.timestamp,
-        });
-      }
-    }
-    return records;
+    return ends;
   } finally {
     await call('disconnecting the test consumer', (cb) => consumer.disconnect(cb));
   }

@@ -12,5 +12,10 @@ export {
 export type { MalformedKafkaRecord } from './malformed-kafka-record.ts';
 export { KafkaDeserializationError } from './kafka-source-reader.ts';
 
+// Sink
+export { KafkaSink, KafkaSinkBuilder } from './kafka-sink.ts';
+export { DeliveryGuarantee } from './delivery-guarantee.ts';
+export type { KafkaProducerRecord, KafkaRecordSerializationSchema } from './kafka-record-serializer.ts';
+
 // Client
 export { KafkaError, type KafkaProperties } from './kafka-client.ts';

@@ -1,0 +1,281 @@
+// KafkaTransactionalWriter: one sink subtask with EXACTLY_ONCE: a Kafka transaction per checkpoint interval.
+import { WeirError } from '../../api/errors.ts';
+import type { SinkWriter, SinkWriterContext } from '../sink.ts';
+import {
+  call,
+  kafkaClient,
+  KafkaError,
+  type ClientConsumer,
+  type ClientMetadata,
+  type ClientProducer,
+  type TopicPartitionOffset,
+} from './kafka-client.ts';
+import type { KafkaSinkConfig } from './kafka-sink.ts';
+import { send, storeRecord, type StoredRecord } from './stored-record.ts';
+
+const TIMEOUT_MS = 60_000;
+
+/** The records of one checkpoint interval, sealed at its barrier (the pre-commit) and committed on completion. */
+export interface SealedInterval {
+  readonly checkpointId: number;
+  /** The topic whose partition 0 carries the interval's marker offset (the first record's topic). */
+  readonly markerTopic: string;
+  readonly records: StoredRecord[];
+}
+
+/** The writer's checkpointed state: the sealed intervals not known to be committed. */
+export interface KafkaTransactionalWriterState {
+  readonly pending: SealedInterval[];
+  /** Intervals of old subtasks (by index) beyond the parallelism that this writer is still recovering. */
+  readonly adopted?: Record<number, SealedInterval[]>;
+}
+
+/** The transactional id of subtask `subtask`, also the consumer group its commit markers go to. */
+export function transactionalId(prefix: string, subtask: number): string {
+  return `${prefix}-${subtask}`;
+}
+
+/**
+ * Exactly once with Kafka transactions, without resuming a transaction across processes (librdkafka cannot: a
+ * new producer's `initTransactions` aborts what an old one left open). So the records of an interval are kept
+ * until its checkpoint completes (they are in that checkpoint: the pre-commit), then written and committed in one
+ * transaction together with a marker offset (the checkpoint id, for group `<prefix>-<subtask>`). Recovery reads
+ * the marker and writes again exactly the intervals that were not committed. Transactions stay open only while
+ * they are written, so `transaction.timeout.ms` need not outlast a checkpoint interval (it must in Flink).
+ */
+export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
+  private current: StoredRecord[] = [];
+  private pending: SealedInterval[] = [];
+  /** Restored intervals of old subtasks beyond the parallelism, until recovery has committed them. */
+  private readonly adopted = new Map<number, SealedInterval[]>();
+  private readonly restoredOwn: readonly SealedInterval[];
+  private producer: ClientProducer | undefined = undefined;
+  private marker: ClientConsumer | undefined = undefined;
+  private readonly ready: Promise<void>;
+  private committing: Promise<void> = Promise.resolve();
+  private readonly prefix: string;
+
+  constructor(
+    private readonly config: KafkaSinkConfig<T>,
+    private readonly context: SinkWriterContext,
+  ) {
+    this.prefix = config.transactionalIdPrefix!;
+    // Restored intervals stay in the state until recovery has committed them: a checkpoint taken meanwhile
+    // must still hold them.
+    for (const [owner, intervals] of restoredIntervals(context.restoredStates ?? [])) {
+      if (owner === context.subtaskIndex) this.pending.push(...intervals);
+      else if (context.subtaskIndex === 0 && owner >= context.parallelism) this.adopted.set(owner, intervals);
+    }
+    this.restoredOwn = [...this.pending];
+    this.ready = this.recover();
+    this.ready.catch((error) => context.failJob?.(error, 'recovering Kafka transactions'));
+  }
+
+  write(value: T, timestamp: number | undefined): void {
+    this.current.push(
+      storeRecord(
+        this.config.serializer(value, timestamp),
+        this.config.defaultTopic,
+        timestamp,
+        this.context.sinkName,
+      ),
+    );
+  }
+
+  /** Phase one: the interval's records become part of the checkpoint. */
+  snapshotState(checkpointId: number): KafkaTransactionalWriterState {
+    if (this.current.length > 0) {
+      this.pending.push({ checkpointId, markerTopic: this.current[0]!.topic, records: this.current });
+      this.current = [];
+    }
+    if (this.adopted.size === 0) return { pending: this.pending };
+    return { pending: this.pending, adopted: Object.fromEntries(this.adopted) };
+  }
+
+  /** Phase two: commits, in order, every sealed interval the completed checkpoint covers. */
+  notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    this.committing = this.committing.then(async () => {
+      await this.ready;
+      while (this.pending.length > 0 && this.pending[0]!.checkpointId <= checkpointId) {
+        await this.commit(this.producer!, this.marker!, this.pending[0]!);
+        // Dropped only once committed: a checkpoint taken meanwhile still holds it, and the marker decides.
+        this.pending.shift();
+      }
+    });
+    return this.committing;
+  }
+
+  async endOfInput(): Promise<void> {
+    // With checkpointing the final checkpoint commits; without, the end of input is the only commit point.
+    if (this.context.checkpointingEnabled === true || this.current.length === 0) return;
+    await this.ready;
+    await this.commit(this.producer!, this.marker!, {
+      checkpointId: 0,
+      markerTopic: this.current[0]!.topic,
+      records: this.current,
+    });
+    this.current = [];
+  }
+
+  async close(): Promise<void> {
+    await this.committing.catch(() => {});
+    await this.ready.catch(() => {});
+    await disconnect(this.producer, this.marker);
+    this.producer = undefined;
+    this.marker = undefined;
+  }
+
+  /**
+   * Initialises this subtask's transactional id (aborting a transaction a predecessor left open, fencing it) and
+   * finishes the intervals of the restored checkpoint; subtask 0 also does so for old subtasks beyond the current
+   * parallelism, so a rescale loses nothing.
+   */
+  private async recover(): Promise<void> {
+    const own = await this.open(this.context.subtaskIndex);
+    this.producer = own.producer;
+    this.marker = own.marker;
+    // What was restored, not what was sealed since (recovery starts asynchronously).
+    const restored = this.restoredOwn;
+    await this.replay(own.producer, own.marker, this.context.subtaskIndex, restored);
+    this.pending = this.pending.filter((i) => !restored.includes(i));
+    if (this.context.subtaskIndex !== 0) return;
+    // Old subtasks beyond the parallelism: their ids are initialised too (aborting what they left open).
+    const owners = new Set<number>(this.adopted.keys());
+    const states = this.context.restoredStates ?? [];
+    for (let old = this.context.parallelism; old < states.length; old++) owners.add(old);
+    for (const old of [...owners].sort((a, b) => a - b)) {
+      const other = await this.open(old);
+      try {
+        await this.replay(other.producer, other.marker, old, this.adopted.get(old) ?? []);
+      } finally {
+        await disconnect(other.producer, other.marker);
+      }
+      this.adopted.delete(old);
+    }
+  }
+
+  /** A transactional producer for subtask `subtask`'s id, initialised, and a consumer of its marker group. */
+  private async open(subtask: number): Promise<{ producer: ClientProducer; marker: ClientConsumer }> {
+    const { KafkaConsumer, Producer } = kafkaClient();
+    const id = transactionalId(this.prefix, subtask);
+    const servers = String(this.config.properties['bootstrap.servers']);
+    const producer = new Producer({
+      'client.id': `weir-${this.context.sinkName}-${subtask}`,
+      'linger.ms': 5,
+      'transaction.timeout.ms': TIMEOUT_MS,
+      'queue.buffering.max.messages': 1_000_000,
+      ...this.config.properties,
+      'transactional.id': id,
+    });
+    const marker = new KafkaConsumer(
+      {
+        ...this.config.properties,
+        'group.id': id,
+        'enable.auto.commit': false,
+        'isolation.level': 'read_committed',
+      },
+      {},
+    );
+    await call<ClientMetadata>(`connecting to ${servers} (sink '${this.context.sinkName}')`, (cb) =>
+      producer.connect({ timeout: TIMEOUT_MS }, cb),
+    );
+    producer.setPollInterval(50);
+    await call<ClientMetadata>(`connecting the marker consumer of '${id}'`, (cb) =>
+      marker.connect({ timeout: TIMEOUT_MS }, cb),
+    );
+    await call(`initialising transactional id '${id}' (fences any earlier producer with this id)`, (cb) =>
+      producer.initTransactions(TIMEOUT_MS, cb),
+    );
+    return { producer, marker };
+  }
+
+  /** Writes again the restored intervals whose checkpoint id is above the committed marker. */
+  private async replay(
+    producer: ClientProducer,
+    marker: ClientConsumer,
+    subtask: number,
+    intervals: readonly SealedInterval[],
+  ): Promise<void> {
+    const topics = [...new Set(intervals.map((i) => i.markerTopic))];
+    if (topics.length === 0) return;
+    const id = transactionalId(this.prefix, subtask);
+    const committed = await call<TopicPartitionOffset[]>(`reading the commit markers of '${id}'`, (cb) =>
+      marker.committed(
+        topics.map((topic) => ({ topic, partition: 0 })),
+        TIMEOUT_MS,
+        cb,
+      ),
+    );
+    let last = -1;
+    for (const c of committed) if (c.offset > last) last = c.offset;
+    for (const interval of [...intervals].sort((a, b) => a.checkpointId - b.checkpointId)) {
+      if (interval.checkpointId > last) await this.commit(producer, marker, interval);
+    }
+  }
+
+  /** One transaction: the interval's records and its marker, committed together or not at all. */
+  private async commit(
+    producer: ClientProducer,
+    marker: ClientConsumer,
+    interval: SealedInterval,
+  ): Promise<void> {
+    const what = `checkpoint ${interval.checkpointId} of sink '${this.context.sinkName}'`;
+    try {
+      await call(`beginning the transaction of ${what}`, (cb) => producer.beginTransaction(cb));
+      for (const record of interval.records) {
+        const waiting = send(producer, record, undefined);
+        if (waiting !== undefined) await waiting;
+      }
+      if (interval.checkpointId > 0) {
+        await call(`adding the commit marker of ${what}`, (cb) =>
+          producer.sendOffsetsToTransaction(
+            [{ topic: interval.markerTopic, partition: 0, offset: interval.checkpointId }],
+            marker,
+            TIMEOUT_MS,
+            cb,
+          ),
+        );
+      }
+      await call(`committing the transaction of ${what} (${interval.records.length} records)`, (cb) =>
+        producer.commitTransaction(TIMEOUT_MS, cb),
+      );
+    } catch (error) {
+      // The job fails and restores; the new writer aborts this transaction and writes the interval again.
+      throw error instanceof WeirError
+        ? error
+        : new KafkaError(`Kafka: ${what} failed: ${String(error)}`, { cause: error });
+    }
+  }
+}
+
+/** Every restored interval by the subtask whose transactional id must commit it, without duplicates. */
+function restoredIntervals(states: readonly unknown[]): Map<number, SealedInterval[]> {
+  const byOwner = new Map<number, Map<number, SealedInterval>>();
+  const add = (owner: number, intervals: unknown) => {
+    if (!Array.isArray(intervals)) return;
+    let map = byOwner.get(owner);
+    if (map === undefined) byOwner.set(owner, (map = new Map()));
+    for (const i of intervals as SealedInterval[]) map.set(i.checkpointId, i);
+  };
+  states.forEach((state, index) => {
+    const s = state as Partial<KafkaTransactionalWriterState> | undefined;
+    add(index, s?.pending);
+    for (const [owner, intervals] of Object.entries(s?.adopted ?? {})) add(Number(owner), intervals);
+  });
+  const result = new Map<number, SealedInterval[]>();
+  for (const [owner, map] of byOwner)
+    result.set(
+      owner,
+      [...map.values()].sort((a, b) => a.checkpointId - b.checkpointId),
+    );
+  return result;
+}
+
+async function disconnect(
+  producer: ClientProducer | undefined,
+  marker: ClientConsumer | undefined,
+): Promise<void> {
+  if (producer !== undefined)
+    await call('disconnecting the producer', (cb) => producer.disconnect(10_000, cb));
+  if (marker?.isConnected()) await call('disconnecting the marker consumer', (cb) => marker.disconnect(cb));
+}

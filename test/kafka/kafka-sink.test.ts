@@ -1,0 +1,180 @@
+// KafkaSink against a real broker: each delivery guarantee, transactions per checkpoint, recovery and fencing.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { GeneratorSource } from '../../src/connectors/generator-source.ts';
+import { DeliveryGuarantee, KafkaSink } from '../../src/connectors/kafka/index.ts';
+import type { SinkWriter, SinkWriterContext } from '../../src/connectors/sink.ts';
+import { bootstrapServers, createTopic, readAll, uniqueTopic } from './kafka-test-cluster.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'weir-kafka-sink-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function sink(topic: string, guarantee: DeliveryGuarantee, prefix?: string): KafkaSink<number> {
+  const builder = KafkaSink.builder<number>()
+    .setBootstrapServers(bootstrapServers())
+    .setTopic(topic)
+    .setRecordSerializer((n, timestamp) => ({
+      key: `k${n % 7}`,
+      value: String(n),
+      timestamp: timestamp ?? 1_000_000 + n,
+    }))
+    .setDeliveryGuarantee(guarantee);
+  if (prefix !== undefined) builder.setTransactionalIdPrefix(prefix);
+  return builder.build();
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+const sortedValues = (records: { value: string }[]) =>
+  records.map((r) => Number(r.value)).sort((a, b) => a - b);
+
+function context(
+  subtaskIndex: number,
+  parallelism: number,
+  extra: Partial<SinkWriterContext> = {},
+): SinkWriterContext {
+  return { subtaskIndex, parallelism, sinkName: 'kafka', checkpointingEnabled: true, ...extra };
+}
+
+async function runJob(
+  topic: string,
+  guarantee: DeliveryGuarantee,
+  count: number,
+  prefix?: string,
+): Promise<void> {
+  const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+  env.enableCheckpointing(50, { storage: join(dir, uniqueTopic('checkpoints')) });
+  env
+    .fromSource(
+      GeneratorSource.of(count, (i) => i, { batchSize: 100 }),
+      undefined,
+      'numbers',
+    )
+    .sinkTo(sink(topic, guarantee, prefix), 'kafka');
+  await env.execute(`sink ${guarantee}`);
+}
+
+describe('KafkaSink (real broker)', () => {
+  for (const guarantee of [
+    DeliveryGuarantee.NONE,
+    DeliveryGuarantee.AT_LEAST_ONCE,
+    DeliveryGuarantee.EXACTLY_ONCE,
+  ]) {
+    it(`writes every record of a bounded job with ${guarantee}, keyed to partitions by the key`, async () => {
+      const topic = uniqueTopic(`sink-${guarantee}`);
+      await createTopic(topic, 3);
+      await runJob(topic, guarantee, 5_000, uniqueTopic('txn'));
+      const records = await readAll(topic);
+      assert.deepEqual(sortedValues(records), range(5_000));
+      // The default partitioner is a function of the key: one key, one partition.
+      const partitionOf = new Map<string, number>();
+      for (const r of records) {
+        assert.equal(partitionOf.get(r.key!) ?? r.partition, r.partition, `key ${r.key} in two partitions`);
+        partitionOf.set(r.key!, r.partition);
+      }
+      assert.equal(records.find((r) => r.value === '42')!.timestamp, 1_000_042);
+    });
+  }
+
+  it('EXACTLY_ONCE: nothing is visible before its checkpoint completes; then all of it, in one transaction', async () => {
+    const topic = uniqueTopic('eos-visibility');
+    await createTopic(topic, 1);
+    const writer = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, uniqueTopic('txn')).createWriter(
+      context(0, 1),
+    ) as SinkWriter<number>;
+    for (const n of [1, 2, 3]) writer.write(n, undefined);
+    writer.snapshotState!(1);
+    for (const n of [4, 5]) writer.write(n, undefined);
+    assert.deepEqual(await readAll(topic), []);
+    await writer.notifyCheckpointComplete!(1);
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3]);
+    writer.snapshotState!(2);
+    await writer.notifyCheckpointComplete!(2);
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3, 4, 5]);
+    await writer.close!();
+  });
+
+  it('EXACTLY_ONCE: after a crash, commits the restored intervals not yet committed, and only those', async () => {
+    const topic = uniqueTopic('eos-recovery');
+    await createTopic(topic, 2);
+    const prefix = uniqueTopic('txn');
+    const first = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, prefix).createWriter(
+      context(0, 1),
+    ) as SinkWriter<number>;
+    for (const n of [1, 2]) first.write(n, undefined);
+    first.snapshotState!(1);
+    await first.notifyCheckpointComplete!(1);
+    for (const n of [3, 4]) first.write(n, undefined);
+    // Checkpoint 2 is durable, but the process dies before its commit; 5 was written after the barrier.
+    const state = structuredClone(first.snapshotState!(2));
+    first.write(5, undefined);
+    await first.close!();
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2]);
+
+    const second = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, prefix).createWriter(
+      context(0, 1, { restoredState: state, restoredStates: [state], restoredCheckpointId: 2 }),
+    ) as SinkWriter<number>;
+    // Recovery runs before the first commit; an empty checkpoint 3 waits for it.
+    second.snapshotState!(3);
+    await second.notifyCheckpointComplete!(3);
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3, 4]);
+    await second.close!();
+
+    // Restored again from checkpoint 2 (e.g. a second crash): interval 2 is committed now and not written again.
+    const third = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, prefix).createWriter(
+      context(0, 1, { restoredState: state, restoredStates: [state], restoredCheckpointId: 2 }),
+    ) as SinkWriter<number>;
+    third.snapshotState!(3);
+    await third.notifyCheckpointComplete!(3);
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3, 4]);
+    await third.close!();
+  });
+
+  it('EXACTLY_ONCE: a successor fences a zombie with the same transactional id; its interval is committed once', async () => {
+    const topic = uniqueTopic('eos-fencing');
+    await createTopic(topic, 1);
+    const prefix = uniqueTopic('txn');
+    const zombie = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, prefix).createWriter(
+      context(0, 1),
+    ) as SinkWriter<number>;
+    for (const n of [10, 11]) zombie.write(n, undefined);
+    const state = structuredClone(zombie.snapshotState!(1));
+    await zombie.notifyCheckpointComplete!(0); // waits for the zombie's producer to be ready
+    // A restarted job takes over subtask 0 from checkpoint 1 while the old process still runs.
+    const successor = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, prefix).createWriter(
+      context(0, 1, { restoredState: state, restoredStates: [state], restoredCheckpointId: 1 }),
+    ) as SinkWriter<number>;
+    successor.snapshotState!(2);
+    await successor.notifyCheckpointComplete!(2);
+    await assert.rejects(zombie.notifyCheckpointComplete!(1) as Promise<void>, /fenced|epoch|transactional/i);
+    assert.deepEqual(sortedValues(await readAll(topic)), [10, 11]);
+    await zombie.close!();
+    await successor.close!();
+  });
+
+  it('EXACTLY_ONCE: after scaling 3 -> 1, subtask 0 commits the intervals of the subtasks that are gone', async () => {
+    const topic = uniqueTopic('eos-rescale');
+    await createTopic(topic, 1);
+    const prefix = uniqueTopic('txn');
+    const states: unknown[] = [];
+    for (let s = 0; s < 3; s++) {
+      const w = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, prefix).createWriter(
+        context(s, 3),
+      ) as SinkWriter<number>;
+      w.write(100 + s, undefined);
+      states.push(structuredClone(w.snapshotState!(1)));
+      await w.close!();
+    }
+    assert.deepEqual(await readAll(topic), []);
+    const only = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, prefix).createWriter(
+      context(0, 1, { restoredState: states[0], restoredStates: states, restoredCheckpointId: 1 }),
+    ) as SinkWriter<number>;
+    only.snapshotState!(2);
+    await only.notifyCheckpointComplete!(2);
+    assert.deepEqual(sortedValues(await readAll(topic)), [100, 101, 102]);
+    await only.close!();
+  });
+});
