@@ -279,7 +279,14 @@ export class KafkaSourceReader<T> implements SourceReader<T> {
   /** Picks up partitions (and pattern topics) created since the last look; they start at the earliest offset. */
   private async discover(): Promise<void> {
     this.nextDiscovery = this.clock.now() + this.config.partitionDiscoveryIntervalMs;
-    await this.addPartitions(await this.listPartitions(), OffsetsInitializer.earliest());
+    try {
+      await this.addPartitions(await this.listPartitions(), OffsetsInitializer.earliest());
+    } catch (error) {
+      // A partition just created may have no leader yet: try again at the next interval, as Flink does.
+      process.stderr.write(
+        `weir: KafkaSource '${this.context.sourceName}': partition discovery failed, retrying in ${this.config.partitionDiscoveryIntervalMs} ms: ${(error as Error).message}\n`,
+      );
+    }
   }
 
   /** All partitions of the configured topics, or of the topics matching the pattern. */
