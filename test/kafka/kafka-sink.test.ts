@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { DeliveryGuarantee, KafkaSink } from '../../src/connectors/kafka/index.ts';
-import type { SinkWriter, SinkWriterContext } from '../../src/connectors/sink.ts';
+import type { SinkWriter, SinkWriterContext } from '../../src/core/sink.ts';
 import { bootstrapServers, createTopic, readAll, uniqueTopic } from './kafka-test-cluster.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-kafka-sink-'));

@@ -1,6 +1,6 @@
 // KafkaTransactionalWriter: one sink subtask with EXACTLY_ONCE: a Kafka transaction per checkpoint interval.
-import { WeirError } from '../../api/errors.ts';
-import type { SinkWriter, SinkWriterContext } from '../sink.ts';
+import { WeirError } from '../../core/errors.ts';
+import type { SinkWriter, SinkWriterContext } from '../../core/sink.ts';
 import {
   call,
   kafkaClient,
