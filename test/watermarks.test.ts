@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import {
   ConfigurationError,
   CollectSink,
+  CollectionSource,
   StreamExecutionEnvironment,
   WatermarkStrategy,
   type DataStream,
@@ -169,6 +170,50 @@ describe('watermarks', () => {
       .sinkTo(sink);
     await env.execute('final watermark');
     assert.deepEqual(sink.values.sort(), ['x@1000005', 'x@1000009', 'y@1000007']);
+  });
+
+  it('strategies infer their element type from the stream or source they are given to', async () => {
+    const env = StreamExecutionEnvironment.create();
+    const events: Ev[] = [
+      { id: 'a', ts: 3 },
+      { id: 'b', ts: 1 },
+    ];
+    // No `<Ev>` anywhere: `e` is an Ev because the stream is a DataStream<Ev> (a typo would not compile).
+    const fromStream = env
+      .fromCollection(events)
+      .assignTimestampsAndWatermarks(
+        WatermarkStrategy.forMonotonousTimestamps().withTimestampAssigner((e) => e.ts),
+      );
+    const fromSource = env.fromSource(
+      new CollectionSource(events),
+      WatermarkStrategy.forBoundedOutOfOrderness(5)
+        .withIdleness(1_000)
+        .withTimestampAssigner((e) => e.ts * 10),
+      'events',
+    );
+    const punctuated = env.fromCollection(events).assignTimestampsAndWatermarks(
+      WatermarkStrategy.forPunctuated(
+        (e, ts) => (e.id === 'a' ? ts : undefined),
+        (e) => e.ts,
+      ),
+    );
+    env.fromCollection(events).assignTimestampsAndWatermarks(
+      WatermarkStrategy.forMonotonousTimestamps().withTimestampAssigner(
+        // @ts-expect-error: Ev has no field 'time', and the assigner is typed by the stream
+        (e) => e.time,
+      ),
+    );
+    const sink = new CollectSink<string>();
+    fromStream
+      .union(fromSource, punctuated)
+      .process({
+        processElement(e, ctx, out) {
+          out.collect(`${e.id}@${ctx.timestamp()}`);
+        },
+      })
+      .sinkTo(sink);
+    await env.execute('inferred strategies');
+    assert.deepEqual(sink.values.sort(), ['a@3', 'a@3', 'a@30', 'b@1', 'b@1', 'b@10']);
   });
 
   it('rejects a negative out-of-orderness bound when the strategy is built', () => {

@@ -49,7 +49,7 @@ export function buildFaultTolerantJob(
           ...(options.ratePerSecond !== undefined ? { ratePerSecond: options.ratePerSecond } : {}),
         },
       ),
-      WatermarkStrategy.forBoundedOutOfOrderness<Click>(1_000).withTimestampAssigner((c) => c.ts),
+      WatermarkStrategy.forBoundedOutOfOrderness(1_000).withTimestampAssigner((c) => c.ts),
       'clicks',
     )
     .uid('clicks')

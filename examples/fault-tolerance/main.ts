@@ -1,4 +1,5 @@
 // Runs the fault-tolerance example: crashes once on purpose, restarts from the latest checkpoint, commits once.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,16 +18,19 @@ buildFaultTolerantJob(env, {
 });
 await env.execute('clicks per user and minute');
 const files = readdirSync(join(dir, 'output')).filter((f) => f.startsWith('part-'));
-const total = files
+const lines = files
   .flatMap((f) =>
     readFileSync(join(dir, 'output', f), 'utf8')
       .split('\n')
       .filter(Boolean),
   )
-  .reduce((n, line) => n + (JSON.parse(line) as { clicks: number }).clicks, 0);
-console.log(
-  `${files.length} committed part files in ${join(dir, 'output')}; ${total} clicks counted (60000 generated)`,
-);
-console.log(
+  .sort();
+const total = lines.reduce((n, line) => n + (JSON.parse(line) as { clicks: number }).clicks, 0);
+// How the output is cut into part files follows the checkpoints, which are taken on processing time; what the
+// files hold does not. Standard output shows only the latter, so it is the same on every run.
+console.log(`${lines.length} user-minutes committed; ${total} clicks counted (60000 generated)`);
+console.log(`sha-256 of the sorted results: ${createHash('sha256').update(lines.join('\n')).digest('hex')}`);
+console.error(`${files.length} committed part files in ${join(dir, 'output')}`);
+console.error(
   `inspect the last checkpoint: node --import tsx src/cli/weir-cli.ts savepoint inspect ${join(dir, 'checkpoints')}`,
 );

@@ -22,7 +22,7 @@ const transactions = env
     t('4111', 1200, 10), // out of order: sorted back to 10 s, before the 900 at 30 s, so it completes the alert
   )
   .assignTimestampsAndWatermarks(
-    WatermarkStrategy.forBoundedOutOfOrderness<Transaction>(10_000).withTimestampAssigner((x) => x.ts),
+    WatermarkStrategy.forBoundedOutOfOrderness(10_000).withTimestampAssigner((x) => x.ts),
   );
 
 const { alerts, timedOut, late } = detectFraud(transactions);

@@ -137,13 +137,22 @@ export class DataStream<T> {
     return new CoGroupedStreams<T, T2>(this, other);
   }
 
-  /** Assigns event timestamps and watermarks with a strategy, replacing upstream ones. */
+  /**
+   * Assigns event timestamps and watermarks with a strategy, replacing upstream ones. Runs at the parallelism of
+   * this stream's operator unless set (as in Flink), so each upstream subtask feeds one generator.
+   */
   assignTimestampsAndWatermarks(
     strategy: WatermarkStrategy<T>,
     name = 'Timestamps/Watermarks',
   ): DataStream<T> {
-    const interval = this.environment.autoWatermarkInterval;
-    return this.transform<T>(name, () => new TimestampsAndWatermarksOperator(strategy, interval));
+    const env = this.environment;
+    const input = this.transformation;
+    const stream = this.transform<T>(
+      name,
+      () => new TimestampsAndWatermarksOperator(strategy, env.watermarkEmission, input.isBounded),
+    );
+    stream.transformation.inheritInputParallelism = true;
+    return stream;
   }
 
   /** The side output `tag` of the operator that produced this stream. */

@@ -12,10 +12,17 @@ import { JobRuntime } from '../runtime/job-runtime.ts';
 import type { JobSnapshot } from '../runtime/job-snapshot.ts';
 import { watchForStall } from '../runtime/stall-watch.ts';
 import { SourceOperator } from '../operators/source-operator.ts';
-import { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../operators/timestamps-and-watermarks.ts';
 import { checkParallelism, DEFAULT_MAX_PARALLELISM } from '../state/key-group-range.ts';
 import { SystemClock, type ProcessingTimeClock } from '../core/clock.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
+import {
+  checkAutoWatermarkRecords,
+  checkWatermarkEmissionMode,
+  DEFAULT_AUTO_WATERMARK_INTERVAL,
+  DEFAULT_AUTO_WATERMARK_RECORDS,
+  type WatermarkEmission,
+  type WatermarkEmissionMode,
+} from '../time/watermark-emission.ts';
 import {
   checkpointConfig,
   type CheckpointConfig,
@@ -50,8 +57,19 @@ export interface EnvironmentOptions {
   parallelism?: number;
   /** Number of key groups (default 128): the upper bound of any keyed operator's parallelism. */
   maxParallelism?: number;
-  /** Interval of periodic watermark emission in ms (default 200; 0 disables periodic emission). */
+  /**
+   * Interval of clock-driven watermark emission in ms (default 200; 0 disables it). In the default deterministic
+   * mode it drives unbounded sources only; see {@link EnvironmentOptions.watermarkEmission}.
+   */
   autoWatermarkInterval?: number;
+  /** Records between two periodic watermark emissions in deterministic mode (default 100). */
+  autoWatermarkRecords?: number;
+  /**
+   * `'deterministic'` (default): periodic generators emit every `autoWatermarkRecords` records and at the end of
+   * input, so a bounded job's output depends only on its input; unbounded sources also emit on the clock.
+   * `'processing-time'`: Flink's rule, every `autoWatermarkInterval` of processing time only. See docs/event-time.md.
+   */
+  watermarkEmission?: WatermarkEmissionMode;
   /** The processing-time clock (default: the system clock). Tests pass a ManualClock. */
   clock?: ProcessingTimeClock;
 }
@@ -69,6 +87,8 @@ export class StreamExecutionEnvironment {
   private parallelism = 1;
   private maxParallelism = DEFAULT_MAX_PARALLELISM;
   private watermarkInterval = DEFAULT_AUTO_WATERMARK_INTERVAL;
+  private watermarkRecords = DEFAULT_AUTO_WATERMARK_RECORDS;
+  private watermarkMode: WatermarkEmissionMode = 'deterministic';
   private clock: ProcessingTimeClock;
   private readonly sinks: Transformation[] = [];
   private checkpoints: CheckpointConfig | undefined = undefined;
@@ -81,6 +101,9 @@ export class StreamExecutionEnvironment {
     if (options.parallelism !== undefined) this.setParallelism(options.parallelism);
     if (options.autoWatermarkInterval !== undefined)
       this.setAutoWatermarkInterval(options.autoWatermarkInterval);
+    if (options.autoWatermarkRecords !== undefined)
+      this.setAutoWatermarkRecords(options.autoWatermarkRecords);
+    if (options.watermarkEmission !== undefined) this.setWatermarkEmission(options.watermarkEmission);
   }
 
   static create(options: EnvironmentOptions = {}): StreamExecutionEnvironment {
@@ -122,6 +145,32 @@ export class StreamExecutionEnvironment {
 
   get autoWatermarkInterval(): number {
     return this.watermarkInterval;
+  }
+
+  /** Records between two periodic watermark emissions in deterministic mode. */
+  setAutoWatermarkRecords(records: number): this {
+    this.watermarkRecords = checkAutoWatermarkRecords(records);
+    return this;
+  }
+
+  /**
+   * How periodic watermark generators are driven: `'deterministic'` (default) or Flink's `'processing-time'`.
+   *
+   * @example
+   * env.setWatermarkEmission('processing-time'); // every autoWatermarkInterval ms, as Flink
+   */
+  setWatermarkEmission(mode: WatermarkEmissionMode): this {
+    this.watermarkMode = checkWatermarkEmissionMode(mode);
+    return this;
+  }
+
+  /** The periodic watermark emission rule jobs of this environment use (read when a job is built). */
+  get watermarkEmission(): WatermarkEmission {
+    return {
+      mode: this.watermarkMode,
+      intervalMs: this.watermarkInterval,
+      everyRecords: this.watermarkRecords,
+    };
   }
 
   /**
@@ -216,8 +265,7 @@ export class StreamExecutionEnvironment {
     const t = new Transformation('source', name, []);
     t.source = source;
     t.watermarkStrategy = watermarkStrategy;
-    const interval = this.watermarkInterval;
-    t.operatorFactory = () => new SourceOperator(source, watermarkStrategy, interval);
+    t.operatorFactory = () => new SourceOperator(source, watermarkStrategy, this.watermarkEmission);
     return new DataStream<T>(this, t);
   }
 

@@ -57,7 +57,7 @@ export interface FileSourcePosition extends FileOffset {
  * const bad = new OutputTag<MalformedRecord>('bad');
  * const clicks = env.fromSource(
  *   FileSource.jsonLines<Click>(['clicks-1.jsonl', 'clicks-2.jsonl.gz'], { malformed: bad }),
- *   WatermarkStrategy.forBoundedOutOfOrderness<Click>(5_000).withTimestampAssigner((c) => c.ts),
+ *   WatermarkStrategy.forBoundedOutOfOrderness(5_000).withTimestampAssigner((c) => c.ts),
  *   'clicks',
  * );
  * clicks.getSideOutput(bad).print('bad');

@@ -43,7 +43,7 @@ const THROTTLED_BATCHES_PER_SECOND = 100;
  * @example
  * const clicks = env.fromSource(
  *   GeneratorSource.of(1_000_000, (i, random) => ({ id: i, user: random.nextInt(10_000), ts: i * 10 }), { seed: 7 }),
- *   WatermarkStrategy.forMonotonousTimestamps<Click>().withTimestampAssigner((c) => c.ts),
+ *   WatermarkStrategy.forMonotonousTimestamps().withTimestampAssigner((c) => c.ts),
  *   'clicks',
  * );
  */

@@ -56,7 +56,13 @@ export class StreamGraph {
     const uids = new Set<string>();
     order.forEach((t, index) => {
       const maxParallelism = t.maxParallelism ?? options.maxParallelism ?? DEFAULT_MAX_PARALLELISM;
-      const parallelism = t.forceSingleParallelism ? 1 : (t.parallelism ?? options.defaultParallelism);
+      const parallelism = t.forceSingleParallelism
+        ? 1
+        : (t.parallelism ??
+          (t.inheritInputParallelism && t.inputs.length > 0
+            ? this.inputParallelism(t.inputs[0]!)
+            : undefined) ??
+          options.defaultParallelism);
       checkParallelism(t.name, parallelism, maxParallelism);
       const uid = t.uid ?? `${index}-${t.name}`;
       if (uids.has(uid))
@@ -117,6 +123,11 @@ export class StreamGraph {
     const node = this.byTransformation.get(t);
     if (node === undefined) throw new ConfigurationError(`Operator '${t.name}' is not part of this job`);
     return node;
+  }
+
+  /** The parallelism of the physical producer(s) behind a transformation (the largest, behind a union). */
+  private inputParallelism(t: Transformation): number {
+    return Math.max(...this.resolve(t, { kind: 'auto' }, undefined).map((e) => e.node.parallelism));
   }
 
   /** The physical producers behind a (possibly virtual) transformation, with the partitioning and tag on the way. */

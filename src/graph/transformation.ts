@@ -43,6 +43,11 @@ export class Transformation {
   sink: Sink<any> | undefined = undefined;
   /** Operators that must run with parallelism 1 (non-keyed windowAll, the harness sink). */
   forceSingleParallelism = false;
+  /**
+   * Runs at the parallelism of its (first) input unless set explicitly, as Flink's
+   * `assignTimestampsAndWatermarks` does: one generator per upstream subtask, on a forward edge.
+   */
+  inheritInputParallelism = false;
 
   constructor(
     readonly kind: TransformationKind,
@@ -52,6 +57,15 @@ export class Transformation {
 
   get isKeyed(): boolean {
     return this.keySelectors.some((k) => k !== undefined);
+  }
+
+  /**
+   * Whether every source upstream of this node is bounded. A source without a Source object (a test harness
+   * input, fed by hand) counts as unbounded.
+   */
+  get isBounded(): boolean {
+    if (this.kind === 'source') return this.source?.boundedness === 'bounded';
+    return this.inputs.length > 0 && this.inputs.every((input) => input.isBounded);
   }
 
   get isVirtual(): boolean {

@@ -5,12 +5,14 @@ import type { PollResult, ReaderOutput, Source, SourceReader, SplitOutput } from
 import { NO_TIMESTAMP } from '../core/time-domain.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import { AbstractStreamOperator, type SnapshotContext } from './stream-operator.ts';
+import type { WatermarkEmission } from '../time/watermark-emission.ts';
 import { SplitWatermarks } from './split-watermarks.ts';
 import { TimestampsAndWatermarks } from './timestamps-and-watermarks.ts';
 
 /**
- * The runtime's source driver calls `pollNext` in a loop. Records pass the strategy's timestamp assigner and
- * watermark generator before leaving; a failure there names the source and the record.
+ * The runtime's source driver calls `pollNext` in a loop. Each record gets the strategy's timestamp, leaves, and
+ * only then reaches the watermark generator (Flink's SourceOutputWithWatermarks), so a punctuated watermark
+ * follows the record that produced it. A failure in the strategy names the source and the record.
  */
 export class SourceOperator<T> extends AbstractStreamOperator<T> implements ReaderOutput<T> {
   private reader!: SourceReader<T>;
@@ -23,7 +25,7 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
   constructor(
     readonly source: Source<T>,
     private readonly strategy: WatermarkStrategy<T> | undefined,
-    private readonly intervalMs: number,
+    private readonly emission: WatermarkEmission,
   ) {
     super();
   }
@@ -47,7 +49,8 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
         this.strategy,
         this.context,
         this.output,
-        this.intervalMs,
+        this.emission,
+        this.bounded,
       );
       this.watermarks.startPeriodicEmission();
     }
@@ -58,23 +61,35 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
   }
 
   collect(value: T, timestamp?: number): void {
-    let ts = timestamp ?? NO_TIMESTAMP;
-    if (this.watermarks !== undefined) {
-      try {
-        ts = this.watermarks.onRecord(value, ts);
-      } catch (error) {
-        throw new JobExecutionError(
-          {
-            operator: this.context.operatorName,
-            subtask: this.context.subtaskIndex,
-            parallelism: this.context.parallelism,
-            record: describeRecord(value),
-          },
-          error,
-        );
-      }
+    const watermarks = this.watermarks;
+    if (watermarks === undefined) {
+      this.output.collect(value, timestamp ?? NO_TIMESTAMP);
+      return;
+    }
+    let ts: number;
+    try {
+      ts = watermarks.assignTimestamp(value, timestamp ?? NO_TIMESTAMP);
+    } catch (error) {
+      throw this.strategyFailure(value, error);
     }
     this.output.collect(value, ts);
+    try {
+      watermarks.onEvent(value, ts);
+    } catch (error) {
+      throw this.strategyFailure(value, error);
+    }
+  }
+
+  private strategyFailure(value: T, error: unknown): JobExecutionError {
+    return new JobExecutionError(
+      {
+        operator: this.context.operatorName,
+        subtask: this.context.subtaskIndex,
+        parallelism: this.context.parallelism,
+        record: describeRecord(value),
+      },
+      error,
+    );
   }
 
   collectSide<X>(tag: OutputTag<X>, value: X): void {
@@ -89,7 +104,8 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
         this.strategy,
         this.context.clock,
         this.output,
-        this.intervalMs,
+        this.emission,
+        this.bounded,
       );
       this.splitWatermarks.startPeriodicEmission();
     }
@@ -117,7 +133,12 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
     this.splitWatermarks?.release(splitId);
   }
 
-  /** Stops periodic watermarks; the driver then emits the final watermark for a bounded source. */
+  /** At the end of input: a last periodic emit, then no more; the driver then emits the final watermark. */
+  finishWatermarks(): void {
+    this.watermarks?.finish();
+    this.splitWatermarks?.finish();
+  }
+  /** Stops periodic watermarks without a last emit (a stop-with-savepoint: the job resumes from here). */
   stopWatermarks(): void {
     this.watermarks?.stop();
     this.splitWatermarks?.stop();

@@ -5,6 +5,7 @@ import type { OutputTag } from '../core/output-tag.ts';
 import { ManualClock } from '../core/clock.ts';
 import { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import type { Output } from './output.ts';
+import type { WatermarkEmission } from '../time/watermark-emission.ts';
 import { SplitWatermarks } from './split-watermarks.ts';
 
 /** Records what leaves the subtask, in order: "r:<value>@<ts>", "w:<watermark>", "idle", "active". */
@@ -22,12 +23,19 @@ class Trace implements Output<string> {
   }
 }
 
+/** Flink's rule, so these cases drive emission with the clock alone. */
+const CLOCK_EVERY_100_MS: WatermarkEmission = {
+  mode: 'processing-time',
+  intervalMs: 100,
+  everyRecords: 100,
+};
+
 function setup(idleTimeoutMs?: number) {
   const clock = new ManualClock(0);
   const trace = new Trace();
   let strategy = WatermarkStrategy.forBoundedOutOfOrderness<string>(10);
   if (idleTimeoutMs !== undefined) strategy = strategy.withIdleness(idleTimeoutMs);
-  const splits = new SplitWatermarks(strategy, clock, trace, 100);
+  const splits = new SplitWatermarks(strategy, clock, trace, CLOCK_EVERY_100_MS, false);
   splits.startPeriodicEmission();
   return { clock, trace, splits };
 }
@@ -65,8 +73,9 @@ describe('SplitWatermarks', () => {
     clock.advanceTo(400);
     assert.deepEqual(trace.events.slice(5), ['idle']);
     b.collect('b2', 4000);
-    // b is back with the watermark it had promised (2989), before its record leaves.
-    assert.deepEqual(trace.events.slice(6), ['active', 'w:2989', 'r:b2@4000']);
+    // Its record leaves first (the generator sees a record after it was forwarded, as in Flink); then b is back
+    // with the watermark it had promised (2989).
+    assert.deepEqual(trace.events.slice(6), ['r:b2@4000', 'active', 'w:2989']);
     clock.advanceTo(500);
     // a went idle at 400 (last record at 100), so b alone leads.
     assert.deepEqual(trace.events.slice(9), ['w:3989']);
@@ -83,7 +92,13 @@ describe('SplitWatermarks', () => {
 
   it('passes records through with their own timestamps when the job has no watermark strategy', () => {
     const trace = new Trace();
-    const splits = new SplitWatermarks<string>(undefined, new ManualClock(0), trace, 100);
+    const splits = new SplitWatermarks<string>(
+      undefined,
+      new ManualClock(0),
+      trace,
+      CLOCK_EVERY_100_MS,
+      false,
+    );
     splits.outputFor('a').collect('x', 7);
     assert.deepEqual(trace.events, ['r:x@7']);
   });

@@ -5,6 +5,7 @@ import type { WatermarkGenerator, WatermarkOutput } from '../time/watermark-gene
 import type { TimestampAssigner, WatermarkStrategy } from '../time/watermark-strategy.ts';
 import type { SplitOutput } from '../core/source.ts';
 import type { Output } from './output.ts';
+import type { WatermarkEmission } from '../time/watermark-emission.ts';
 
 /**
  * The watermark state of one split: its generator writes here (it is the generator's WatermarkOutput), and the
@@ -13,14 +14,20 @@ import type { Output } from './output.ts';
 class SplitState<T> implements SplitOutput<T>, WatermarkOutput {
   watermark = Number.NEGATIVE_INFINITY;
   idle = false;
+  private recordsSinceEmit = 0;
 
   constructor(
     private readonly owner: SplitWatermarks<T>,
     private readonly assigner: TimestampAssigner<T> | undefined,
     readonly generator: WatermarkGenerator<T>,
+    private readonly everyRecords: number,
   ) {}
 
-  /** The hot path: assign, let the generator see the event, forward. Nothing allocated. */
+  /**
+   * The hot path: assign, forward, then let the generator see the event (so a punctuated watermark follows its
+   * record, as Flink's SourceOutputWithWatermarks), and a periodic emit every `everyRecords` records of this
+   * split. Nothing allocated.
+   */
   collect(value: T, timestamp?: number): void {
     const recordTimestamp = timestamp ?? Number.NaN;
     let ts = recordTimestamp;
@@ -30,8 +37,12 @@ class SplitState<T> implements SplitOutput<T>, WatermarkOutput {
         throw new TypeError(`The timestamp assigner returned ${String(ts)}, not a number of milliseconds`);
       }
     }
-    this.generator.onEvent(value, ts, this);
     this.owner.forward(value, ts);
+    this.generator.onEvent(value, ts, this);
+    if (++this.recordsSinceEmit >= this.everyRecords) {
+      this.recordsSinceEmit = 0;
+      this.generator.onPeriodicEmit(this);
+    }
   }
 
   emitWatermark(watermark: number): void {
@@ -72,7 +83,8 @@ export class SplitWatermarks<T> {
     private readonly strategy: WatermarkStrategy<T> | undefined,
     private readonly clock: ProcessingTimeClock,
     private readonly output: Output<T>,
-    private readonly intervalMs: number,
+    private readonly emission: WatermarkEmission,
+    private readonly bounded: boolean,
   ) {}
 
   /** The output of split `id`, created with a fresh generator on first use. */
@@ -84,7 +96,9 @@ export class SplitWatermarks<T> {
         strategy === undefined
           ? { onEvent() {}, onPeriodicEmit() {} }
           : strategy.createWatermarkGenerator({ now: () => this.clock.now() });
-      split = new SplitState(this, strategy?.timestampAssigner, generator);
+      const everyRecords =
+        this.emission.mode === 'deterministic' ? this.emission.everyRecords : Number.POSITIVE_INFINITY;
+      split = new SplitState(this, strategy?.timestampAssigner, generator, everyRecords);
       this.splits.set(id, split);
       // A new split has no watermark yet: it holds the subtask back until it emits one (as in Flink).
       this.combine();
@@ -100,14 +114,23 @@ export class SplitWatermarks<T> {
     this.output.collect(value, timestamp);
   }
 
+  /** Clock-driven emission, when the rule asks for it (processing-time mode, or an unbounded source). */
   startPeriodicEmission(): void {
-    if (this.intervalMs <= 0 || this.strategy === undefined) return;
+    const interval = this.emission.intervalMs;
+    if (interval <= 0 || this.strategy === undefined) return;
+    if (this.emission.mode === 'deterministic' && this.bounded) return;
     const tick = (): void => {
       if (this.stopped) return;
       for (const split of this.splits.values()) split.generator.onPeriodicEmit(split);
-      this.periodic = this.clock.schedule(this.clock.now() + this.intervalMs, tick);
+      this.periodic = this.clock.schedule(this.clock.now() + interval, tick);
     };
-    this.periodic = this.clock.schedule(this.clock.now() + this.intervalMs, tick);
+    this.periodic = this.clock.schedule(this.clock.now() + interval, tick);
+  }
+
+  /** At the end of input: one last periodic emit per split (as Flink's `finish()`), then no more. */
+  finish(): void {
+    if (!this.stopped) for (const split of this.splits.values()) split.generator.onPeriodicEmit(split);
+    this.stop();
   }
 
   stop(): void {

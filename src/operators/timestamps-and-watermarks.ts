@@ -5,18 +5,26 @@ import type { WatermarkGenerator, WatermarkOutput } from '../time/watermark-gene
 import type { TimestampAssigner, WatermarkStrategy } from '../time/watermark-strategy.ts';
 import type { Output } from './output.ts';
 import type { OperatorContext } from './stream-operator.ts';
+import type { WatermarkEmission } from '../time/watermark-emission.ts';
 
-/** The default interval of periodic watermark emission (Flink's `pipeline.auto-watermark-interval`). */
-export const DEFAULT_AUTO_WATERMARK_INTERVAL = 200;
+export { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../time/watermark-emission.ts';
 
 /**
  * Shared by sources (`fromSource(source, strategy)`) and `assignTimestampsAndWatermarks`. Watermarks leave only
- * when they increase; periodic emission is scheduled on the runtime's clock, so under a manual clock it happens
- * exactly when the test advances processing time.
+ * when they increase. The caller forwards each record between `assignTimestamp` and `onEvent`, so a watermark
+ * the generator emits for a record follows that record, as in Flink (otherwise the record that carries a
+ * punctuated watermark would arrive behind it and count as late).
+ *
+ * Periodic emission follows the {@link WatermarkEmission} rule: in deterministic mode after every
+ * `everyRecords`-th record (counted here, so the reader's batch sizes do not matter), and on the clock only for
+ * unbounded inputs; in processing-time mode on the clock only. The clock is the runtime's, so under a manual
+ * clock a clock-driven emission happens exactly when the test advances processing time.
  */
 export class TimestampsAndWatermarks<T> implements WatermarkOutput {
   private readonly assigner: TimestampAssigner<T> | undefined;
   private readonly generator: WatermarkGenerator<T>;
+  private readonly everyRecords: number;
+  private recordsSinceEmit = 0;
   private lastWatermark = Number.NEGATIVE_INFINITY;
   private idle = false;
   private periodic: ScheduledCallback | undefined = undefined;
@@ -26,38 +34,55 @@ export class TimestampsAndWatermarks<T> implements WatermarkOutput {
     strategy: WatermarkStrategy<T>,
     private readonly context: OperatorContext,
     private readonly output: Output<T>,
-    private readonly intervalMs: number,
+    private readonly emission: WatermarkEmission,
+    private readonly bounded: boolean,
   ) {
     this.assigner = strategy.timestampAssigner;
     this.generator = strategy.createWatermarkGenerator({ now: () => context.clock.now() });
+    this.everyRecords = emission.mode === 'deterministic' ? emission.everyRecords : Number.POSITIVE_INFINITY;
   }
 
-  /** Assigns the timestamp of a record and lets the generator see it; returns the timestamp. */
-  onRecord(value: T, recordTimestamp: number): number {
-    const timestamp =
-      this.assigner !== undefined
-        ? this.assigner(value, hasTimestamp(recordTimestamp) ? recordTimestamp : undefined)
-        : recordTimestamp;
-    if (this.assigner !== undefined && (typeof timestamp !== 'number' || Number.isNaN(timestamp))) {
+  /** The timestamp of a record: the assigner's, or the one it carries. */
+  assignTimestamp(value: T, recordTimestamp: number): number {
+    if (this.assigner === undefined) return recordTimestamp;
+    const timestamp = this.assigner(value, hasTimestamp(recordTimestamp) ? recordTimestamp : undefined);
+    if (typeof timestamp !== 'number' || Number.isNaN(timestamp)) {
       throw new TypeError(
         `The timestamp assigner returned ${String(timestamp)}, not a number of milliseconds`,
       );
     }
-    this.generator.onEvent(value, timestamp, this);
     return timestamp;
   }
 
+  /** Lets the generator see a record that has been forwarded; runs a periodic emit at the record-count boundary. */
+  onEvent(value: T, timestamp: number): void {
+    this.generator.onEvent(value, timestamp, this);
+    if (++this.recordsSinceEmit >= this.everyRecords) {
+      this.recordsSinceEmit = 0;
+      this.generator.onPeriodicEmit(this);
+    }
+  }
+
+  /** Schedules clock-driven emission when the rule asks for it (processing-time mode, or an unbounded input). */
   startPeriodicEmission(): void {
-    if (this.intervalMs <= 0) return;
+    if (this.emission.intervalMs <= 0) return;
+    if (this.emission.mode === 'deterministic' && this.bounded) return;
+    const interval = this.emission.intervalMs;
     const tick = (): void => {
       if (this.stopped) return;
       this.generator.onPeriodicEmit(this);
-      this.periodic = this.context.clock.schedule(this.context.clock.now() + this.intervalMs, tick);
+      this.periodic = this.context.clock.schedule(this.context.clock.now() + interval, tick);
     };
-    this.periodic = this.context.clock.schedule(this.context.clock.now() + this.intervalMs, tick);
+    this.periodic = this.context.clock.schedule(this.context.clock.now() + interval, tick);
   }
 
-  /** One last periodic emit (at end of input, before the final watermark), then no more. */
+  /** At the end of the input: one last periodic emit, as Flink's `finish()`, then no more. */
+  finish(): void {
+    if (!this.stopped) this.generator.onPeriodicEmit(this);
+    this.stop();
+  }
+
+  /** Stops clock-driven emission. */
   stop(): void {
     this.stopped = true;
     this.periodic?.cancel();

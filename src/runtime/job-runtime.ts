@@ -5,6 +5,7 @@ import type { ProcessingTimeClock } from '../core/clock.ts';
 import { MAX_WATERMARK } from '../core/time-domain.ts';
 import type { JobSnapshot, OperatorSnapshot } from './job-snapshot.ts';
 import { SourceOperator } from '../operators/source-operator.ts';
+import type { PollResult } from '../core/source.ts';
 import {
   BroadcastRouter,
   ForwardRouter,
@@ -278,14 +279,18 @@ export class JobRuntime implements JobServices {
     const drivers: Promise<void>[] = [];
     const failure = new Promise<never>((_, reject) => this.failureListeners.push(reject));
     failure.catch(() => {});
+    const bounded: Subtask[] = [];
     for (const node of this.graph.nodes) {
       if (node.transformation.kind !== 'source') continue;
-      for (const subtask of this.subtasksOf(node)) this.sourceStates.set(subtask, 'yielding');
+      for (const subtask of this.subtasksOf(node)) {
+        this.sourceStates.set(subtask, 'yielding');
+        if ((subtask.operator as SourceOperator<unknown>).bounded) bounded.push(subtask);
+        else drivers.push(this.driveSource(subtask));
+      }
     }
-    for (const node of this.graph.nodes) {
-      if (node.transformation.kind !== 'source') continue;
-      for (const subtask of this.subtasksOf(node)) drivers.push(this.driveSource(subtask));
-    }
+    // Last subtask first: when a source has fewer splits (files, records) than subtasks, the last subtasks are
+    // the empty ones, and they end before the others' first batch instead of holding its watermark back.
+    if (bounded.length > 0) drivers.push(this.driveInTurn(bounded.reverse()));
     const finished = async (): Promise<void> => {
       await Promise.all(drivers);
       await this.settleFinishes();
@@ -468,6 +473,102 @@ export class JobRuntime implements JobServices {
     }
   }
 
+  /**
+   * Drives bounded source subtasks one batch each in turn, in the given order, awaiting an asynchronous poll before
+   * the next subtask polls. The interleaving of their batches downstream, and with it every combined watermark
+   * a record meets, is then the same on every run (unbounded sources run on their own: their timing is input).
+   * A subtask blocked by barrier alignment skips its turns until released, so checkpoints, which are taken on
+   * processing time, may shift how batches interleave.
+   */
+  private async driveInTurn(subtasks: Subtask[]): Promise<void> {
+    const active: Subtask[] = [];
+    for (const subtask of subtasks) {
+      // A source that had finished before the restored checkpoint only re-emits its end of stream.
+      if (subtask.wasRestoredFinished) this.endSource(subtask);
+      else active.push(subtask);
+    }
+    while (active.length > 0) {
+      let polledAny = false;
+      for (let i = 0; i < active.length;) {
+        if (this.failed) return;
+        const subtask = active[i]!;
+        let result: PollResult;
+        try {
+          // Barriers go in at batch boundaries: every record emitted so far precedes them.
+          if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
+          if (this.stopRequest !== undefined) {
+            const request = this.stopRequest;
+            this.sourceStates.set(subtask, 'stopping');
+            if (await request) {
+              // Stopped with a savepoint: every subtask of this group stops here, without end of input.
+              for (const s of active) {
+                (s.operator as SourceOperator<unknown>).stopWatermarks();
+                this.sourceStates.set(s, 'finished');
+              }
+              return;
+            }
+            if (this.stopRequest === request) this.stopRequest = undefined;
+            continue;
+          }
+          if (subtask.blockedDownstream > 0) {
+            // A channel it feeds is blocked while a barrier aligns: the turn passes to the others, whose
+            // barriers release it (waiting here could wait for a barrier only a later turn injects).
+            this.sourceStates.set(subtask, 'backpressured');
+            i++;
+            continue;
+          }
+          if (subtask.isHeldBack) {
+            // An asynchronous operator downstream is at capacity: the turn waits for room, keeping the order.
+            this.sourceStates.set(subtask, 'held');
+            await subtask.whenReleased();
+            continue;
+          }
+          this.sourceStates.set(subtask, 'polling');
+          const polled = (subtask.operator as SourceOperator<unknown>).pollNext();
+          result = typeof polled === 'string' ? polled : await polled;
+          polledAny = true;
+        } catch (error) {
+          this.sourceStates.set(subtask, 'finished');
+          this.fail(error instanceof WeirError ? error : subtask.failure(error));
+          return;
+        }
+        if (this.failed) return;
+        if (result === 'end') {
+          this.endSource(subtask);
+          active.splice(i, 1);
+        } else {
+          this.sourceStates.set(subtask, 'yielding');
+          i++;
+        }
+      }
+      if (!polledAny && active.length > 0) {
+        // Every remaining subtask is blocked downstream: wait until one is released (or report a stall).
+        this.checkForDeadlock();
+        await Promise.race(active.map((s) => s.whenDownstreamReleased()));
+        continue;
+      }
+      // Let timers, other sources and I/O run between rounds.
+      await yieldToEventLoop();
+    }
+  }
+
+  /** The end of a source subtask: pending barriers, the last periodic watermark, the final one, end of input. */
+  private endSource(subtask: Subtask): void {
+    if (this.failed) return;
+    try {
+      const operator = subtask.operator as SourceOperator<unknown>;
+      if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
+      if (!subtask.wasRestoredFinished) operator.finishWatermarks();
+      if (operator.bounded) subtask.output.emitWatermark(MAX_WATERMARK);
+      this.sourceStates.set(subtask, 'finished');
+      subtask.finish();
+      this.checkForDeadlock();
+    } catch (error) {
+      this.sourceStates.set(subtask, 'finished');
+      this.fail(error instanceof WeirError ? error : subtask.failure(error));
+    }
+  }
+
   private async driveSource(subtask: Subtask): Promise<void> {
     const operator = subtask.operator as SourceOperator<unknown>;
     try {
@@ -510,13 +611,7 @@ export class JobRuntime implements JobServices {
         // Let timers, other sources and I/O run between batches.
         await yieldToEventLoop();
       }
-      if (this.failed) return;
-      if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
-      operator.stopWatermarks();
-      if (operator.bounded) subtask.output.emitWatermark(MAX_WATERMARK);
-      this.sourceStates.set(subtask, 'finished');
-      subtask.finish();
-      this.checkForDeadlock();
+      this.endSource(subtask);
     } catch (error) {
       this.sourceStates.set(subtask, 'finished');
       this.fail(error instanceof WeirError ? error : subtask.failure(error));

@@ -9,6 +9,7 @@ import { PassThroughOperator } from '../operators/pass-through-operator.ts';
 import type { Subtask } from '../runtime/subtask.ts';
 import { ManualClock } from '../core/clock.ts';
 import { MAX_WATERMARK, NO_TIMESTAMP } from '../core/time-domain.ts';
+import type { WatermarkEmissionMode } from '../time/watermark-emission.ts';
 import { HarnessSinkOperator, type HarnessElement } from './harness-sink-operator.ts';
 
 /** Options of a harness. */
@@ -19,6 +20,13 @@ export interface TestHarnessOptions {
   maxParallelism?: number;
   /** Periodic watermark interval for strategies inside the pipeline (default 200 ms of manual processing time). */
   autoWatermarkInterval?: number;
+  /** Records between periodic watermarks in deterministic mode (default 100), as the environment option. */
+  autoWatermarkRecords?: number;
+  /**
+   * The periodic watermark rule, as the environment option (default `'deterministic'`). Harness inputs are fed
+   * by hand and count as unbounded, so in both modes `setProcessingTime` also drives periodic emission.
+   */
+  watermarkEmission?: WatermarkEmissionMode;
   /** The manual clock's start time (default 0). */
   initialProcessingTime?: number;
 }
@@ -108,6 +116,10 @@ export class TestHarness<OUT> {
       ...(options.autoWatermarkInterval !== undefined
         ? { autoWatermarkInterval: options.autoWatermarkInterval }
         : {}),
+      ...(options.autoWatermarkRecords !== undefined
+        ? { autoWatermarkRecords: options.autoWatermarkRecords }
+        : {}),
+      ...(options.watermarkEmission !== undefined ? { watermarkEmission: options.watermarkEmission } : {}),
     });
     const inputTransformations: Transformation[] = [];
     const streams: DataStream<any>[] = [];

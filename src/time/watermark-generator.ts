@@ -11,8 +11,9 @@ export interface WatermarkOutput {
 }
 
 /**
- * Generates watermarks from events (`onEvent`) and/or periodically (`onPeriodicEmit`, every auto-watermark
- * interval of processing time, default 200 ms).
+ * Generates watermarks from events (`onEvent`, called right after the event was forwarded: a punctuated
+ * generator) and/or periodically (`onPeriodicEmit`: by default every 100 records and at the end of input, see
+ * docs/event-time.md).
  */
 export interface WatermarkGenerator<T> {
   onEvent(event: T, eventTimestamp: number, output: WatermarkOutput): void;
@@ -43,6 +44,27 @@ export class BoundedOutOfOrdernessWatermarks<T> implements WatermarkGenerator<T>
   onPeriodicEmit(output: WatermarkOutput): void {
     output.emitWatermark(this.maxTimestamp - this.outOfOrdernessMs - 1);
   }
+}
+
+/**
+ * A punctuated generator from one function: after each event, the watermark `watermarkFor` returns for it (none
+ * for `undefined`). Nothing happens on periodic emits.
+ */
+export class PunctuatedWatermarks<T> implements WatermarkGenerator<T> {
+  constructor(private readonly watermarkFor: (event: T, timestamp: number) => number | undefined) {}
+
+  onEvent(event: T, eventTimestamp: number, output: WatermarkOutput): void {
+    const watermark = this.watermarkFor(event, eventTimestamp);
+    if (watermark === undefined) return;
+    if (typeof watermark !== 'number' || Number.isNaN(watermark)) {
+      throw new TypeError(
+        `The punctuated watermark function returned ${String(watermark)}, not a number of milliseconds or undefined`,
+      );
+    }
+    output.emitWatermark(watermark);
+  }
+
+  onPeriodicEmit(): void {}
 }
 
 /** Emits no watermark: event time never advances (except at the end of a bounded input). */

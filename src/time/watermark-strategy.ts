@@ -3,6 +3,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import {
   BoundedOutOfOrdernessWatermarks,
   NoWatermarksGenerator,
+  PunctuatedWatermarks,
   WatermarksWithIdleness,
   type WatermarkGenerator,
 } from './watermark-generator.ts';
@@ -22,8 +23,13 @@ export interface WatermarkGeneratorContext {
 /**
  * Combines a timestamp assigner with a watermark generator. Immutable: every `with…` returns a new strategy.
  *
+ * The element type is inferred from where the strategy is used: `forMonotonousTimestamps()`,
+ * `forBoundedOutOfOrderness(ms)`, `forPunctuated(fn)` and `noWatermarks()` take it from the stream or source
+ * they are given to, and so does `withTimestampAssigner` when it is the last call of the chain (put
+ * `withIdleness` before it).
+ *
  * @example
- * WatermarkStrategy.forBoundedOutOfOrderness<Click>(5_000).withTimestampAssigner((c) => c.ts).withIdleness(60_000)
+ * env.fromSource(clicks, WatermarkStrategy.forBoundedOutOfOrderness(5_000).withIdleness(60_000).withTimestampAssigner((c) => c.ts));
  */
 export class WatermarkStrategy<T> {
   private constructor(
@@ -32,13 +38,16 @@ export class WatermarkStrategy<T> {
     readonly idleTimeoutMs: number | undefined,
   ) {}
 
-  /** Timestamps only ever increase: the watermark is the largest timestamp seen, minus 1 ms. */
-  static forMonotonousTimestamps<T>(): WatermarkStrategy<T> {
+  /** Timestamps only ever increase: the watermark is the largest timestamp seen, minus 1 ms. Periodic. */
+  static forMonotonousTimestamps<T = unknown>(): WatermarkStrategy<T> {
     return new WatermarkStrategy<T>(() => new BoundedOutOfOrdernessWatermarks<T>(0), undefined, undefined);
   }
 
-  /** Events arrive at most `maxOutOfOrdernessMs` late: the watermark trails the largest timestamp by that much. */
-  static forBoundedOutOfOrderness<T>(maxOutOfOrdernessMs: number): WatermarkStrategy<T> {
+  /**
+   * Events arrive at most `maxOutOfOrdernessMs` late: the watermark trails the largest timestamp by that much.
+   * Periodic.
+   */
+  static forBoundedOutOfOrderness<T = unknown>(maxOutOfOrdernessMs: number): WatermarkStrategy<T> {
     // Validated now, so a bad bound fails when the job is built, not when the first record arrives.
     new BoundedOutOfOrdernessWatermarks<T>(maxOutOfOrdernessMs);
     return new WatermarkStrategy<T>(
@@ -48,13 +57,41 @@ export class WatermarkStrategy<T> {
     );
   }
 
+  /**
+   * A punctuated watermark: `watermarkFor(event, timestamp)` returns the watermark an event carries, or
+   * `undefined` for none. The watermark leaves right after its event (Flink's punctuated generators, written as
+   * one function). Lower watermarks than the last one are ignored. The function is shared by every subtask:
+   * keep it a function of the event (for state, such as the largest timestamp seen, use `forGenerator`).
+   *
+   * The timestamp assigner may be given as the second argument: both functions are then typed by the stream
+   * the strategy is given to (a receiver of `.withTimestampAssigner` gets no type from there).
+   *
+   * @example
+   * // Every click carries the watermark "nothing more than 5 s older than me will come"
+   * clicks.assignTimestampsAndWatermarks(WatermarkStrategy.forPunctuated((c, ts) => ts - 5_000, (c) => c.ts));
+   */
+  static forPunctuated<T = unknown>(
+    watermarkFor: (event: T, timestamp: number) => number | undefined,
+    timestampAssigner?: TimestampAssigner<T>,
+  ): WatermarkStrategy<T> {
+    if (typeof watermarkFor !== 'function')
+      throw new ConfigurationError('forPunctuated needs a function (event, timestamp) => watermark');
+    if (timestampAssigner !== undefined && typeof timestampAssigner !== 'function')
+      throw new ConfigurationError('forPunctuated: the timestamp assigner must be a function');
+    return new WatermarkStrategy<T>(
+      () => new PunctuatedWatermarks<T>(watermarkFor),
+      timestampAssigner,
+      undefined,
+    );
+  }
+
   /** Emits no watermarks (processing-time jobs). */
-  static noWatermarks<T>(): WatermarkStrategy<T> {
+  static noWatermarks<T = unknown>(): WatermarkStrategy<T> {
     return new WatermarkStrategy<T>(() => new NoWatermarksGenerator<T>(), undefined, undefined);
   }
 
-  /** A custom generator, per-event, periodic or both. */
-  static forGenerator<T>(
+  /** A custom generator, per-event (punctuated), periodic or both. */
+  static forGenerator<T = unknown>(
     factory: (ctx: WatermarkGeneratorContext) => WatermarkGenerator<T>,
   ): WatermarkStrategy<T> {
     if (typeof factory !== 'function')
@@ -62,10 +99,18 @@ export class WatermarkStrategy<T> {
     return new WatermarkStrategy<T>(factory, undefined, undefined);
   }
 
-  withTimestampAssigner(assigner: TimestampAssigner<T>): WatermarkStrategy<T> {
+  /**
+   * Takes event timestamps from `assigner`. Its element type is inferred from the stream or source the strategy
+   * is given to (or is this strategy's, when that is already known).
+   */
+  withTimestampAssigner<U extends T>(assigner: TimestampAssigner<U>): WatermarkStrategy<U> {
     if (typeof assigner !== 'function')
       throw new ConfigurationError('withTimestampAssigner needs a function');
-    return new WatermarkStrategy<T>(this.generatorFactory, assigner, this.idleTimeoutMs);
+    return new WatermarkStrategy<U>(
+      this.generatorFactory as (ctx: WatermarkGeneratorContext) => WatermarkGenerator<U>,
+      assigner,
+      this.idleTimeoutMs,
+    );
   }
 
   /** Marks the input idle after `timeoutMs` of processing time without events, so it does not hold back watermarks. */
