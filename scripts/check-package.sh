@@ -92,3 +92,4 @@ expected="$(node -p "require('$root/package.json').version")"
 ./node_modules/.bin/weir --help >/dev/null
 if ./node_modules/.bin/weir --bogus >/dev/null 2>&1; then echo 'weir --bogus did not fail' >&2; exit 1; fi
 echo "cli ok (node $(node --version))"
+
