@@ -47,7 +47,9 @@ export class ConnectedStreams<IN1, IN2, K = never> {
   constructor(
     readonly first: DataStream<IN1>,
     readonly second: DataStream<IN2>,
-    private readonly keySelectors?: [KeySelector<IN1, K>, KeySelector<IN2, K>],
+    // Typed loosely on purpose: a keyed ConnectedStreams stays assignable where an unkeyed one is expected
+    // (KeyedStream.connect returns the keyed kind where DataStream.connect returns the other).
+    private readonly keySelectors?: [KeySelector<IN1, any>, KeySelector<IN2, any>],
   ) {}
 
   /** Partitions both inputs by key so a KeyedCoProcessFunction sees both sides of a key together. */
@@ -81,11 +83,6 @@ export class ConnectedStreams<IN1, IN2, K = never> {
     ) {
       throw new ConfigurationError(
         'process() on connected streams needs processElement1 and processElement2',
-      );
-    }
-    if (!this.isKeyed && typeof f.onTimer === 'function') {
-      throw new ConfigurationError(
-        `Operator '${name}': timers need keyed connected streams; use connect(...).keyBy(keyA, keyB).process(...)`,
       );
     }
     return this.transform<OUT>(name, () => new CoProcessOperator<IN1, IN2, OUT>(f));

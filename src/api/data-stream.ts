@@ -81,11 +81,6 @@ export class DataStream<T> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
       throw new ConfigurationError(`process() needs an object with a processElement method`);
     }
-    if (typeof fn.onTimer === 'function') {
-      throw new ConfigurationError(
-        `Operator '${name}': a ProcessFunction with onTimer on a stream that is not keyed can never fire a timer; use keyBy(...).process(...)`,
-      );
-    }
     return this.transform<R>(name, () => new ProcessOperator(fn));
   }
 
@@ -108,15 +103,19 @@ export class DataStream<T> {
   }
 
   /**
-   * Connects two streams (of possibly different types) for a CoProcessFunction; they share state when keyed.
+   * Connects two streams (of possibly different types) for a CoProcessFunction. When both are keyed
+   * (`keyedA.connect(keyedB)`), the result is keyed, as in Flink: each input is partitioned by its own selector
+   * and a KeyedCoProcessFunction gets key-scoped state and timers shared by both inputs.
    * Given a {@link BroadcastStream}, connects to it for a (Keyed)BroadcastProcessFunction: keyed when this stream
    * is a KeyedStream. See docs/broadcast-state.md.
    */
   connect<T2>(other: BroadcastStream<T2>): BroadcastConnectedStream<T, T2, KeyOf<this>>;
-  connect<T2>(other: DataStream<T2>): import('./connected-streams.ts').ConnectedStreams<T, T2>;
+  connect<O extends DataStream<any>>(
+    other: O,
+  ): import('./connected-streams.ts').ConnectedStreams<T, ElementOf<O>, ConnectedKey<this, O>>;
   connect<T2>(
     other: DataStream<T2> | BroadcastStream<T2>,
-  ): import('./connected-streams.ts').ConnectedStreams<T, T2> | BroadcastConnectedStream<T, T2, any> {
+  ): import('./connected-streams.ts').ConnectedStreams<T, T2, any> | BroadcastConnectedStream<T, T2, any> {
     if (other instanceof BroadcastStream) return connectToBroadcast(this, other);
     return this.environment.connectStreams(this, other);
   }
@@ -281,6 +280,10 @@ export class DataStream<T> {
 
 /** The key type of a keyed stream, `never` for any other stream. */
 type KeyOf<S> = S extends { readonly keySelector: KeySelector<any, infer K> } ? K : never;
+/** The element type of a stream. */
+type ElementOf<S> = S extends DataStream<infer X> ? X : never;
+/** The key of `a.connect(b)`: `a`'s key when both streams are keyed, otherwise none. */
+type ConnectedKey<A, B> = [KeyOf<A>] extends [never] ? never : [KeyOf<B>] extends [never] ? never : KeyOf<A>;
 
 /** The end of a stream written to a sink; names the sink operator. */
 export class DataStreamSink<T> {

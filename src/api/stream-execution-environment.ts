@@ -1,5 +1,6 @@
 // StreamExecutionEnvironment: where a job is defined (sources, settings) and executed.
 import { ConnectedStreams } from './connected-streams.ts';
+import type { KeySelector } from '../core/functions.ts';
 import { DataStream } from './data-stream.ts';
 import { ConfigurationError, JobStalledError } from '../core/errors.ts';
 import './keyed-stream.ts';
@@ -274,8 +275,13 @@ export class StreamExecutionEnvironment {
     this.sinks.push(t);
   }
 
-  /** @internal */
-  connectStreams<A, B>(a: DataStream<A>, b: DataStream<B>): ConnectedStreams<A, B> {
+  /** @internal Two keyed streams connect keyed (each by its own selector), as Flink's ConnectedStreams. */
+  connectStreams<A, B>(a: DataStream<A>, b: DataStream<B>): ConnectedStreams<A, B, any> {
+    const keyA = (a as Partial<{ keySelector: KeySelector<A, unknown> }>).keySelector;
+    const keyB = (b as Partial<{ keySelector: KeySelector<B, unknown> }>).keySelector;
+    if (typeof keyA === 'function' && typeof keyB === 'function') {
+      return new ConnectedStreams<A, B, unknown>(a, b, [keyA, keyB]);
+    }
     return new ConnectedStreams(a, b);
   }
 

@@ -1,4 +1,5 @@
 // The timer service of one operator: event-time and processing-time TimerHeaps bound to the keyed backend's key.
+import { IllegalStateError } from '../core/errors.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { NamespaceSerializer } from '../state/namespace.ts';
 import type { ProcessingTimeClock, ScheduledCallback } from '../core/clock.ts';
@@ -37,6 +38,7 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
   }
 
   registerEventTimeTimer(namespace: N, time: number): void {
+    checkTimerTime('registerEventTimeTimer', time);
     this.eventTimers.add(
       time,
       this.backend.getCurrentKey(),
@@ -55,6 +57,7 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
   }
 
   registerProcessingTimeTimer(namespace: N, time: number): void {
+    checkTimerTime('registerProcessingTimeTimer', time);
     const added = this.processingTimers.add(
       time,
       this.backend.getCurrentKey(),
@@ -125,4 +128,17 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     }
     if (timer !== undefined && this.scheduled === undefined) this.schedule(timer.timestamp);
   }
+}
+
+/**
+ * A timer at NaN (say `ctx.timestamp()! + 60_000` on a record without a timestamp) would never fire and never be
+ * noticed: it is refused, with the likely cause.
+ */
+function checkTimerTime(method: string, time: number): void {
+  if (typeof time === 'number' && !Number.isNaN(time)) return;
+  throw new IllegalStateError(
+    `${method}(${String(time)}): a timer needs a time in milliseconds. On a record without a timestamp ` +
+      'ctx.timestamp() is undefined: assign timestamps with a WatermarkStrategy (fromSource or ' +
+      'assignTimestampsAndWatermarks)',
+  );
 }

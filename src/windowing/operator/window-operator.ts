@@ -313,7 +313,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   ): void {
     if (
       this.isEventTime &&
-      mergeResult.maxTimestamp() + this.allowedLateness <= this.timerService.currentWatermark()
+      saturatingAdd(mergeResult.maxTimestamp(), this.allowedLateness) <=
+        this.timerService.currentWatermark()
     ) {
       throw new IllegalStateError(
         `The end timestamp of an event-time window cannot become earlier than the current watermark by merging. ` +
@@ -448,7 +449,10 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   }
 
   protected isElementLate(timestamp: number): boolean {
-    return this.isEventTime && timestamp + this.allowedLateness <= this.timerService.currentWatermark();
+    return (
+      this.isEventTime &&
+      saturatingAdd(timestamp, this.allowedLateness) <= this.timerService.currentWatermark()
+    );
   }
 
   private registerCleanupTimer(window: W): void {
@@ -471,10 +475,21 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
    * processing time (allowed lateness is meaningless there), as Flink's `cleanupTime`.
    */
   private cleanupTime(window: W): number {
-    return this.isEventTime ? window.maxTimestamp() + this.allowedLateness : window.maxTimestamp();
+    if (!this.isEventTime) return window.maxTimestamp();
+    return saturatingAdd(window.maxTimestamp(), this.allowedLateness);
   }
 
   private isCleanupTime(window: W, time: number): boolean {
     return time === this.cleanupTime(window);
   }
+}
+
+/**
+ * `time + delta`, saturating at the end of time: past Number.MAX_SAFE_INTEGER a sum is no longer exact, so a
+ * cleanup time there would be a timer that never matches its window. As Flink's `cleanupTime`, which returns
+ * Long.MAX_VALUE on overflow, the result is then MAX_WATERMARK (no cleanup timer; the state goes at the end).
+ */
+function saturatingAdd(time: number, delta: number): number {
+  const sum = time + delta;
+  return sum > Number.MAX_SAFE_INTEGER ? MAX_WATERMARK : sum;
 }
