@@ -313,8 +313,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   ): void {
     if (
       this.isEventTime &&
-      saturatingAdd(mergeResult.maxTimestamp(), this.allowedLateness) <=
-        this.timerService.currentWatermark()
+      saturatingAdd(mergeResult.maxTimestamp(), this.allowedLateness) <= this.timerService.currentWatermark()
     ) {
       throw new IllegalStateError(
         `The end timestamp of an event-time window cannot become earlier than the current watermark by merging. ` +
