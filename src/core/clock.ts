@@ -22,10 +22,22 @@ export class SystemClock implements ProcessingTimeClock {
   }
 
   schedule(time: number, callback: (time: number) => void): ScheduledCallback {
-    const handle = setTimeout(
-      () => callback(Math.max(time, Date.now())),
-      Math.max(0, Math.min(time - Date.now(), 2_147_483_647)),
-    );
+    let handle: ReturnType<typeof setTimeout>;
+    // setTimeout runs on a monotonic clock and rounds, so it can fire a millisecond before Date.now() reaches
+    // `time` (and a far time is beyond its 2^31 - 1 ms range): wait again until the wall clock has arrived, so a
+    // processing-time timer never fires before its time.
+    const arm = (): void => {
+      const now = Date.now();
+      if (now >= time) {
+        handle = setTimeout(() => callback(Math.max(time, Date.now())), 0);
+        return;
+      }
+      handle = setTimeout(
+        () => (Date.now() >= time ? callback(Date.now()) : arm()),
+        Math.min(time - now, 2_147_483_647),
+      );
+    };
+    arm();
     return { cancel: () => clearTimeout(handle) };
   }
 }

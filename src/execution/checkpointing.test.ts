@@ -79,6 +79,32 @@ class Progress {
 }
 
 /** The test job: a generated stream (optionally failing once at `failAt`), summed per key, into a 2PC sink. */
+/**
+ * Runs the checkpointed job until `count` checkpoints have completed, then cancels it: the number of checkpoints
+ * follows the job's progress, not how fast the machine runs a bounded input.
+ */
+async function runUntilCheckpoints(
+  env: StreamExecutionEnvironment,
+  storage: string,
+  count: number,
+): Promise<void> {
+  let completed = 0;
+  let reached!: () => void;
+  const enough = new Promise<void>((done) => (reached = done));
+  env.enableCheckpointing(10, {
+    storage,
+    retained: 5,
+    listener: (e) => {
+      if (e.type === 'completed' && ++completed >= count) reached();
+    },
+  });
+  buildJob(env, fresh('out'), 100_000_000, { rate: 20_000 });
+  const client = await env.executeAsync('until-checkpoints');
+  await Promise.race([enough, client.result]);
+  await client.cancel();
+  await assert.rejects(client.result, JobCancelledError);
+}
+
 function buildJob(
   env: StreamExecutionEnvironment,
   out: string,
@@ -203,10 +229,7 @@ describe('checkpointing', () => {
 
   it('falls back to the previous checkpoint when the latest is corrupt or truncated, with a log line', async () => {
     const storage = fresh('chk');
-    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
-    env.enableCheckpointing(10, { storage, retained: 5 });
-    buildJob(env, fresh('out'), 3_000, { rate: 20_000 });
-    await env.execute('corrupt');
+    await runUntilCheckpoints(StreamExecutionEnvironment.create({ parallelism: 2 }), storage, 3);
     const ids = readdirSync(storage)
       .filter((d) => d.startsWith('chk-'))
       .map((d) => Number(d.slice(4)))
@@ -230,10 +253,7 @@ describe('checkpointing', () => {
 
   it('detects one flipped byte in a data file of unchanged length by its checksum, and falls back', async () => {
     const storage = fresh('chk');
-    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
-    env.enableCheckpointing(10, { storage, retained: 5 });
-    buildJob(env, fresh('out'), 3_000, { rate: 20_000 });
-    await env.execute('flipped-byte');
+    await runUntilCheckpoints(StreamExecutionEnvironment.create({ parallelism: 2 }), storage, 2);
     const ids = readdirSync(storage)
       .filter((d) => d.startsWith('chk-'))
       .map((d) => Number(d.slice(4)))
