@@ -1,0 +1,203 @@
+// Barrier alignment over input channels: blocking, replay, finished channels, abort, newer barriers, overflow.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import { BarrierAligner } from './barrier-aligner.ts';
+import { InputChannel } from './input-channel.ts';
+import type { Subtask } from './subtask.ts';
+import type { SubtaskInput } from './subtask-input.ts';
+
+const barrier = (id: number): CheckpointBarrier => ({ id, timestamp: 0, kind: 'checkpoint' });
+
+/** A source subtask as the channels see it: a count of blocked channels downstream, and its resumptions. */
+class RecordingSource {
+  blockedDownstream = 0;
+  resumed = 0;
+  downstreamReleased(): void {
+    if (--this.blockedDownstream === 0) this.resumed++;
+  }
+}
+
+/**
+ * The consumer end: what reaches the operator is logged in order ("a@0" a record from channel 0, "wm0=5", "end1",
+ * "snapshot 1"); barriers and ends go to a real BarrierAligner over real InputChannels.
+ */
+class Consumer {
+  readonly log: string[] = [];
+  readonly declined: string[] = [];
+  readonly channels: InputChannel[];
+  readonly aligner: BarrierAligner;
+  readonly sources: RecordingSource[];
+
+  constructor(channels: number, maxBufferedBytes?: number) {
+    const consumer = this;
+    this.sources = [];
+    this.channels = [];
+    for (let i = 0; i < channels; i++) {
+      const input = {
+        subtask: consumer,
+        process: (value: unknown) => consumer.log.push(`${String(value)}@${i}`),
+        processKeyed: (value: unknown) => consumer.log.push(`${String(value)}@${i}`),
+      } as unknown as SubtaskInput;
+      const channel = new InputChannel(input, i, {} as Subtask);
+      const source = new RecordingSource();
+      channel.sources = [source as unknown as Subtask];
+      this.sources.push(source);
+      this.channels.push(channel);
+    }
+    this.aligner = new BarrierAligner(
+      this.channels,
+      {
+        aligned: (b) => consumer.log.push(`snapshot ${b.id}`),
+        declined: (id, reason) => consumer.declined.push(`${id}: ${reason}`),
+      },
+      maxBufferedBytes,
+    );
+  }
+
+  /** Delivers a record on channel `i` (as the producer's router would). */
+  record(i: number, value: string): void {
+    this.channels[i]!.process(value, 0);
+  }
+
+  processWatermark(channel: number, watermark: number): void {
+    this.log.push(`wm${channel}=${watermark}`);
+  }
+
+  processWatermarkStatus(channel: number, idle: boolean): void {
+    this.log.push(`idle${channel}=${idle}`);
+  }
+
+  endOfInput(channel: number): void {
+    this.log.push(`end${channel}`);
+    this.aligner.channelEnded(this.channels[channel]!);
+  }
+
+  processBarrier(channel: InputChannel, b: CheckpointBarrier): void {
+    this.aligner.barrier(channel, b);
+  }
+}
+
+describe('BarrierAligner', () => {
+  it('blocks a channel that delivered the barrier and replays it after the snapshot', () => {
+    const c = new Consumer(2);
+    c.record(0, 'a');
+    c.channels[0]!.barrier(barrier(1));
+    c.record(0, 'b');
+    c.channels[0]!.watermark(5);
+    c.record(1, 'x');
+    assert.equal(c.sources[0]!.blockedDownstream, 1);
+    assert.equal(c.sources[1]!.blockedDownstream, 0);
+    c.channels[1]!.barrier(barrier(1));
+    c.record(1, 'y');
+    assert.deepEqual(c.log, ['a@0', 'x@1', 'snapshot 1', 'b@0', 'wm0=5', 'y@1']);
+    assert.equal(c.sources[0]!.blockedDownstream, 0);
+    assert.equal(c.sources[0]!.resumed, 1);
+    assert.equal(c.aligner.alignments, 1);
+    assert.equal(c.aligner.peakBufferedEvents, 2);
+    assert.ok(c.aligner.peakBufferedBytes > 0);
+  });
+
+  it('counts a channel that ended before the alignment began as aligned', () => {
+    const c = new Consumer(2);
+    c.channels[1]!.endOfInput();
+    c.channels[0]!.barrier(barrier(1));
+    c.record(0, 'a');
+    assert.deepEqual(c.log, ['end1', 'snapshot 1', 'a@0']);
+    assert.equal(c.sources[0]!.blockedDownstream, 0);
+  });
+
+  it('completes an alignment when the last channel it waits for ends instead of sending the barrier', () => {
+    const c = new Consumer(3);
+    c.channels[0]!.barrier(barrier(1));
+    c.record(0, 'a');
+    c.channels[1]!.barrier(barrier(1));
+    c.channels[2]!.endOfInput();
+    assert.deepEqual(c.log, ['end2', 'snapshot 1', 'a@0']);
+    assert.deepEqual(
+      c.aligner.waitingOn().map((ch) => ch.index),
+      [],
+    );
+  });
+
+  it('keeps an end of input that arrived on a blocked channel until the replay', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(1));
+    c.channels[0]!.endOfInput();
+    assert.equal(c.channels[0]!.ended, false);
+    assert.deepEqual(c.log, []);
+    c.channels[1]!.barrier(barrier(1));
+    assert.deepEqual(c.log, ['snapshot 1', 'end0']);
+    assert.equal(c.channels[0]!.ended, true);
+  });
+
+  it('abort releases the held channels without a snapshot and ignores that barrier afterwards', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(1));
+    c.record(0, 'a');
+    c.aligner.abort(1);
+    assert.deepEqual(c.log, ['a@0']);
+    c.channels[1]!.barrier(barrier(1));
+    c.record(1, 'b');
+    assert.deepEqual(c.log, ['a@0', 'b@1']);
+    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.sources[0]!.blockedDownstream, 0);
+  });
+
+  it('a newer barrier while aligning abandons the older checkpoint and aligns the newer one', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(1));
+    c.record(0, 'a');
+    c.channels[0]!.barrier(barrier(2));
+    c.record(0, 'b');
+    // Channel 1 never sent barrier 1 (it was given up upstream) and now sends 2.
+    c.record(1, 'x');
+    c.channels[1]!.barrier(barrier(2));
+    assert.deepEqual(c.log, ['x@1', 'a@0', 'snapshot 2', 'b@0']);
+    assert.equal(c.aligner.alignments, 1);
+  });
+
+  it('a barrier replayed from a buffer starts the next alignment and keeps the rest of that buffer', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(1));
+    c.record(0, 'a');
+    c.channels[0]!.barrier(barrier(2));
+    c.record(0, 'b');
+    c.channels[1]!.barrier(barrier(1));
+    assert.deepEqual(c.log, ['snapshot 1', 'a@0']);
+    assert.equal(c.aligner.aligning?.id, 2);
+    assert.equal(c.channels[0]!.blocked, true);
+    assert.equal(c.channels[0]!.bufferedEvents, 1);
+    c.record(1, 'x');
+    c.channels[1]!.barrier(barrier(2));
+    assert.deepEqual(c.log, ['snapshot 1', 'a@0', 'x@1', 'snapshot 2', 'b@0']);
+    assert.equal(c.sources[0]!.blockedDownstream, 0);
+  });
+
+  it('declines the checkpoint and releases everything when blocked channels outgrow the bound', () => {
+    const c = new Consumer(2, 1_300);
+    c.channels[0]!.barrier(barrier(1));
+    // 16 + 2 * 100 bytes of string plus 32 of buffer slots: 248 bytes each, so the sixth crosses 1,300.
+    const record = 'r'.repeat(100);
+    for (let i = 0; i < 5; i++) c.record(0, record);
+    assert.deepEqual(c.log, []);
+    c.record(0, record);
+    assert.equal(c.log.length, 6, 'the buffered records were replayed');
+    assert.deepEqual(c.declined, [
+      '1: blocked input channels held over 1300 bytes while aligning; the alignment was given up',
+    ]);
+    assert.equal(c.aligner.overflows, 1);
+    assert.equal(c.channels[0]!.blocked, false);
+    c.channels[1]!.barrier(barrier(1));
+    assert.equal(c.aligner.alignments, 0, 'the abandoned checkpoint is not aligned later');
+  });
+
+  it('names the channels an alignment waits for', () => {
+    const c = new Consumer(3);
+    c.channels[1]!.barrier(barrier(4));
+    assert.deepEqual(
+      c.aligner.waitingOn().map((ch) => ch.index),
+      [0, 2],
+    );
+  });
+});
