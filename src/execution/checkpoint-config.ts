@@ -1,8 +1,12 @@
 // CheckpointConfig: how often and where a job checkpoints, and how failed checkpoints are tolerated.
 import { ConfigurationError } from '../core/errors.ts';
 
-/** What a checkpoint listener hears: a completed checkpoint (with its cost) or a failed one (with the reason). */
+/**
+ * What a checkpoint listener hears: a checkpoint triggered (`final` for the last one of a bounded job, taken once
+ * every source ended), completed (with its cost; heard before sinks commit it), or failed (with the reason).
+ */
 export type CheckpointEvent =
+  | { type: 'triggered'; checkpointId: number; kind: 'checkpoint' | 'savepoint'; final: boolean }
   | {
       type: 'completed';
       checkpointId: number;

@@ -127,7 +127,9 @@ export class CheckpointCoordinator {
    */
   async triggerFinal(): Promise<void> {
     if (this.config === undefined) return;
-    await new Promise<string>((resolve, reject) => this.trigger('checkpoint', { resolve, reject }));
+    await new Promise<string>((resolve, reject) =>
+      this.trigger('checkpoint', { resolve, reject }, undefined, true),
+    );
   }
 
   /** Waits for every write in progress; aborts checkpoints still waiting for acknowledgements. */
@@ -142,6 +144,7 @@ export class CheckpointCoordinator {
     kind: 'checkpoint' | 'savepoint',
     done: PendingCheckpoint['done'],
     savepointDir?: string,
+    final = false,
   ): void {
     const runtime = this.runtime;
     if (runtime === undefined || runtime.hasFailed) {
@@ -165,6 +168,7 @@ export class CheckpointCoordinator {
       done,
     };
     this.pending.set(barrier.id, pending);
+    this.emit({ type: 'triggered', checkpointId: barrier.id, kind, final });
     if (this.config !== undefined) {
       pending.timer = setTimeout(
         () =>
