@@ -2,6 +2,7 @@
 import { parse, type Options as CsvParseOptions, type Parser } from 'csv-parse';
 import { Transform } from 'node:stream';
 import { FileChunks } from './file-chunks.ts';
+import { LineReader } from './line-reader.ts';
 import type { FileCursor, FileFormat, FileOffset, RecordHandler } from './file-format.ts';
 
 /** Options of {@link FileSource.csv} that concern decoding. */
@@ -25,7 +26,10 @@ export interface CsvDecoding<T> {
   relaxQuotes?: boolean;
   /** Converts fields that look like numbers to numbers (csv-parse's `cast: true`; default false: all strings). */
   cast?: boolean;
-  /** Per-column converters, applied to named columns after parsing; one that throws marks the record malformed. */
+  /**
+   * Per-column converters, applied to named columns after parsing. One that throws or returns NaN marks the record
+   * malformed, naming the column.
+   */
   parsers?: Readonly<Record<string, (text: string) => unknown>>;
   /** Turns a row (after `cast` and `parsers`) into a record; one that throws marks the record malformed. */
   map?: (row: any) => T;
@@ -59,18 +63,18 @@ const NEWLINE = 0x0a;
 const EMPTY = Buffer.alloc(0);
 
 class CsvCursor<T> implements FileCursor<T> {
-  private readonly chunks: FileChunks;
-  private readonly parser: Parser;
+  private chunks!: FileChunks;
+  private parser!: Parser;
   private readonly parsers: [string, (text: string) => unknown][];
   private queue: Parsed[] = [];
   private head = 0;
   private ended = false;
   private failure: unknown = undefined;
   private columns: readonly string[] | undefined;
-  private readonly baseOffset: number;
-  private readonly baseLine: number;
-  private offset: number;
-  private line: number;
+  private baseOffset = 0;
+  private baseLine = 0;
+  private offset = 0;
+  private line = 0;
   /**
    * Line numbers are counted here, not taken from csv-parse, whose line count drifts on `\r\n` inside quoted
    * fields. The last two chunks are kept because the parser may complete a record a few bytes into the next one.
@@ -84,14 +88,26 @@ class CsvCursor<T> implements FileCursor<T> {
   private lastEnd = 0;
 
   constructor(
-    path: string,
+    private readonly path: string,
     from: FileOffset | undefined,
     private readonly decoding: CsvDecoding<T>,
   ) {
-    this.baseOffset = this.offset = from?.offset ?? 0;
-    this.baseLine = this.line = from?.line ?? 0;
     this.parsers = Object.entries(decoding.parsers ?? {});
     this.columns = from?.columns ?? (decoding.header === false ? decoding.columns : undefined);
+    this.start(from);
+  }
+
+  /** Starts parsing at `from` (the file's start when undefined): a new parser over the bytes from there. */
+  private start(from: FileOffset | undefined): void {
+    const decoding = this.decoding;
+    this.baseOffset = this.offset = from?.offset ?? 0;
+    this.baseLine = this.line = from?.line ?? 0;
+    this.queue = [];
+    this.head = 0;
+    this.ended = false;
+    this.failure = undefined;
+    this.previous = this.current = EMPTY;
+    this.previousStart = this.currentStart = this.countedTo = this.newlines = this.lastEnd = 0;
     const resumed = from !== undefined && from.offset > 0;
     const options: CsvParseOptions = {
       // Past the header, a resumed parser is told the names the header gave.
@@ -102,6 +118,11 @@ class CsvCursor<T> implements FileCursor<T> {
             : [...this.columns]
           : (header: string[]) => {
               this.lastEnd = this.parser.info.bytes;
+              // Past the header is a position to resume from (with the names it gave), and where a bad first
+              // record is searched from.
+              this.countTo(this.lastEnd);
+              this.offset = this.baseOffset + this.lastEnd;
+              this.line = this.baseLine + this.newlines;
               return (this.columns = decoding.columns ?? header).slice();
             },
       delimiter: decoding.delimiter ?? ',',
@@ -119,26 +140,40 @@ class CsvCursor<T> implements FileCursor<T> {
       },
     };
     if (decoding.comment !== undefined) options.comment = decoding.comment;
-    this.parser = parse(options);
+    const parser = parse(options);
+    this.parser = parser;
     // Records are taken here, in order with the rejects and with the byte offset the parser has reached, instead
     // of flowing through the stream's buffer. (csv-parse's on_record would do, but builds an info object per record.)
-    const parser = this.parser;
     parser.push = (record: unknown) => {
       if (record === null) return Transform.prototype.push.call(parser, null);
       this.enqueue(record, undefined, parser.info.bytes);
       return true;
     };
-    this.parser.on('error', (error) => (this.failure ??= error));
-    this.parser.resume();
-    this.chunks = FileChunks.open(path, this.offset);
+    parser.on('error', (error) => {
+      if (this.parser === parser) this.failure ??= error;
+    });
+    parser.resume();
+    this.chunks = FileChunks.open(this.path, this.offset);
   }
 
   async read(max: number, handler: RecordHandler<T>): Promise<boolean> {
     let handled = 0;
     while (handled < max) {
       if (this.head < this.queue.length) {
-        this.handle(this.queue[this.head++]!, handler);
+        const parsed = this.queue[this.head++]!;
+        if (parsed.error !== undefined && isQuoteError(parsed.error)) {
+          // What the parser made of the lines after a bad quote is not to be trusted: drop it and resynchronise.
+          this.failure = parsed.error;
+          this.head = this.queue.length;
+          continue;
+        }
+        this.handle(parsed, handler);
         handled++;
+        continue;
+      }
+      if (this.failure !== undefined) {
+        handled++;
+        if (!(await this.recover(handler))) return false;
         continue;
       }
       this.queue = [];
@@ -158,12 +193,56 @@ class CsvCursor<T> implements FileCursor<T> {
         this.current = chunk;
         this.parser.write(chunk);
       }
-      if (this.failure !== undefined) {
-        handler.malformed(this.line + 1, '', this.failure);
-        return false;
-      }
     }
     return true;
+  }
+
+  /**
+   * After the parser failed or rejected a record for its quotes. A quote opened and never properly closed makes
+   * csv-parse take the following lines as one field, until a stray quote ("Invalid Closing Quote") or the end of
+   * the file ("Quote Not Closed"): the record is reported at the line where it starts, and parsing starts over on
+   * the line after that one, so no later good line is lost. Any other failure is reported and ends the file.
+   * Returns whether reading goes on.
+   */
+  private async recover(handler: RecordHandler<T>): Promise<boolean> {
+    const failure = this.failure;
+    this.failure = undefined;
+    if (!isQuoteError(failure) || (this.columns === undefined && this.decoding.header !== false)) {
+      this.ended = true;
+      handler.malformed(this.line + 1, '', failure);
+      return false;
+    }
+    // The bad record starts at the first non-empty line after the last record handed out.
+    const lines = LineReader.open(this.path, this.offset, this.line);
+    try {
+      let found = false;
+      while (!found) {
+        if (lines.nextLine()) found = lines.text.trim().length > 0;
+        else if (!(await lines.fill())) break;
+      }
+      this.chunks.close();
+      this.parser.destroy();
+      if (!found) {
+        this.ended = true;
+        return false;
+      }
+      const line = lines.line;
+      const text = Buffer.from(lines.text).toString();
+      this.start({ offset: lines.offset, line, columns: this.columns });
+      handler.malformed(
+        line,
+        text,
+        new Error(
+          `unterminated quoted field: the record starting at line ${line} opens a quote that is not closed where its field ends`,
+          {
+            cause: failure,
+          },
+        ),
+      );
+      return true;
+    } finally {
+      lines.close();
+    }
   }
 
   position(): FileOffset {
@@ -253,7 +332,7 @@ class CsvCursor<T> implements FileCursor<T> {
       const object = row as Record<string, unknown>;
       for (const [name, parser] of parsers) {
         const field = object[name];
-        if (typeof field === 'string') object[name] = parser(field);
+        if (typeof field === 'string') object[name] = parseColumn(name, parser, field);
       }
     }
     const map = this.decoding.map;
@@ -269,6 +348,31 @@ class CsvCursor<T> implements FileCursor<T> {
       this.parser.end();
     });
   }
+}
+
+/** Whether csv-parse rejected a record for a quote opened and not closed where its field should end. */
+function isQuoteError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'CSV_QUOTE_NOT_CLOSED' || code === 'CSV_INVALID_CLOSING_QUOTE';
+}
+
+/**
+ * Runs a column's parser. A parser that throws, or returns NaN (as `Number('abc')` and `Date.parse('')` do), marks
+ * the record malformed with the column named: a NaN passed on would silently turn into wrong sums and dates.
+ */
+function parseColumn(name: string, parser: (text: string) => unknown, field: string): unknown {
+  let value: unknown;
+  try {
+    value = parser(field);
+  } catch (error) {
+    throw new Error(
+      `column '${name}': the parser failed on ${JSON.stringify(field)}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  if (typeof value === 'number' && Number.isNaN(value))
+    throw new Error(`column '${name}': the parser returned NaN for ${JSON.stringify(field)}`);
+  return value;
 }
 
 function countNewlines(text: string): number {

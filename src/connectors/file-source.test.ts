@@ -345,7 +345,7 @@ describe('FileSource.csv', () => {
       ],
     );
     assert.match(rejected.values[0]!.error, /Invalid Record Length/);
-    assert.equal(rejected.values[2]!.error, 'not a number: x\ny');
+    assert.equal(rejected.values[2]!.error, `column 'a': the parser failed on "x\\ny": not a number: x\ny`);
   });
 
   it('numbers lines right with CRLF inside quoted fields, and resumes after an unterminated last row', async () => {

@@ -11,6 +11,9 @@ export interface JsonLinesDecoding<T> {
   map?: (value: any) => T;
 }
 
+/** The reason given for a line whose bytes are not UTF-8 text. */
+export const INVALID_UTF8 = 'invalid UTF-8: the line holds bytes that are not UTF-8 text';
+
 /** Decodes each non-blank line with `JSON.parse` (and the optional mapper). */
 export class JsonLinesFormat<T> implements FileFormat<T> {
   readonly name = 'JSON Lines';
@@ -38,6 +41,11 @@ class JsonLinesCursor<T> implements FileCursor<T> {
         continue;
       }
       const text = lines.text;
+      if (lines.invalid) {
+        handled++;
+        handler.malformed(lines.line, Buffer.from(text).toString(), new Error(INVALID_UTF8));
+        continue;
+      }
       if (isBlank(text)) continue;
       handled++;
       let value: T;

@@ -1,4 +1,5 @@
 // LineReader: splits a file's bytes into lines, tracking each line's number and the byte offset after it.
+import { isUtf8 } from 'node:buffer';
 import { FileChunks } from './file-chunks.ts';
 
 const NEWLINE = 0x0a;
@@ -11,7 +12,9 @@ const EMPTY = Buffer.alloc(0);
  * one await per 64 KiB chunk, not per line.
  *
  * Lines end at `\n`; a `\r` before it is dropped, as is a UTF-8 byte-order mark at the start of the file. Lines are
- * decoded whole, so a multi-byte character split between chunks is never corrupted. `line` is 1-based; `offset`
+ * decoded whole, so a multi-byte character split between chunks is never corrupted. A line that is not valid
+ * UTF-8 is flagged `invalid` (its text has U+FFFD for the bad bytes), never silently passed on as if intact.
+ * A line longer than a chunk is gathered piece by piece and joined once: linear in its length. `line` is 1-based; `offset`
  * is the byte offset just past the current line's terminator, i.e. where reading resumes after it.
  *
  * @example
@@ -25,6 +28,11 @@ const EMPTY = Buffer.alloc(0);
 export class LineReader {
   /** The current line, without its terminator. */
   text = '';
+  /**
+   * Whether the current line's bytes are not valid UTF-8. Its `text` then holds U+FFFD in place of the bad bytes:
+   * a reader must treat the line as malformed rather than pass the altered text on.
+   */
+  invalid = false;
   /** The current line's 1-based number (0 before the first line). */
   line: number;
   /** The byte offset just past the current line. */
@@ -40,8 +48,14 @@ export class LineReader {
   private decoded = '';
   private decodedPosition = 0;
   private ascii = true;
-  /** The start of a line whose end is in a later chunk. */
-  private carry: Buffer = EMPTY;
+  /** Whether the decoded chunk holds U+FFFD: only then are its lines checked byte by byte for invalid UTF-8. */
+  private suspect = false;
+  /**
+   * The start of a line whose end is in a later chunk, as the pieces read so far: joined once, when the line ends,
+   * so a line spanning n chunks costs O(n) copies, not the O(n²) of growing one buffer chunk by chunk.
+   */
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
   private ended = false;
 
   private constructor(
@@ -67,12 +81,14 @@ export class LineReader {
     const newline = decoded.indexOf('\n', from);
     if (newline < 0) return this.ended ? this.lastLine() : false;
     this.decodedPosition = newline + 1;
-    if (this.carry.length > 0) return this.joinCarry();
+    if (this.carryBytes > 0) return this.joinCarry();
     const end = newline > from && decoded.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
     this.text = decoded.slice(from, end);
     const start = this.position;
     this.position = this.ascii ? newline + 1 : this.chunk.indexOf(NEWLINE, start) + 1;
     this.offset += this.position - start;
+    this.invalid =
+      this.suspect && hasReplacement(this.text) && !isUtf8(this.chunk.subarray(start, this.position));
     this.completeLine();
     return true;
   }
@@ -81,8 +97,11 @@ export class LineReader {
   async fill(): Promise<boolean> {
     if (this.ended) return false;
     const rest = this.chunk.subarray(this.position);
-    if (rest.length > 0)
-      this.carry = this.carry.length === 0 ? Buffer.from(rest) : Buffer.concat([this.carry, rest]);
+    if (rest.length > 0) {
+      // A copy only for the first piece of a chunk that is otherwise done with: later pieces are whole chunks.
+      this.carry.push(rest.length === this.chunk.length ? rest : Buffer.from(rest));
+      this.carryBytes += rest.length;
+    }
     this.chunk = EMPTY;
     this.position = 0;
     this.decoded = '';
@@ -90,7 +109,7 @@ export class LineReader {
     const next = await this.chunks.next();
     if (next === undefined) {
       this.ended = true;
-      return this.carry.length > 0;
+      return this.carryBytes > 0;
     }
     this.chunk = next;
     // Lines are split at newline bytes, which never occur inside a UTF-8 sequence, so decoding up to the last one
@@ -98,6 +117,7 @@ export class LineReader {
     const complete = next.lastIndexOf(NEWLINE) + 1;
     this.decoded = next.toString('utf8', 0, complete);
     this.ascii = this.decoded.length === complete;
+    this.suspect = hasReplacement(this.decoded);
     return true;
   }
 
@@ -108,12 +128,15 @@ export class LineReader {
   /** The first line of a chunk when it began in an earlier chunk (one line per chunk at most). */
   private joinCarry(): boolean {
     const newline = this.chunk.indexOf(NEWLINE, this.position);
-    const whole = Buffer.concat([this.carry, this.chunk.subarray(this.position, newline + 1)]);
+    this.carry.push(this.chunk.subarray(this.position, newline + 1));
+    const whole = Buffer.concat(this.carry, this.carryBytes + newline + 1 - this.position);
     const length =
       whole.length - 1 - (whole.length > 1 && whole[whole.length - 2] === CARRIAGE_RETURN ? 1 : 0);
     this.text = whole.toString('utf8', 0, length);
+    this.invalid = hasReplacement(this.text) && !isUtf8(whole);
     this.offset += whole.length;
-    this.carry = EMPTY;
+    this.carry = [];
+    this.carryBytes = 0;
     this.position = newline + 1;
     this.completeLine();
     return true;
@@ -121,12 +144,15 @@ export class LineReader {
 
   /** The final line of a file that does not end with a newline. */
   private lastLine(): boolean {
-    if (this.carry.length === 0 && this.position >= this.chunk.length) return false;
-    const rest = this.carry.length > 0 ? this.carry : this.chunk.subarray(this.position);
+    if (this.carryBytes === 0 && this.position >= this.chunk.length) return false;
+    const rest =
+      this.carryBytes > 0 ? Buffer.concat(this.carry, this.carryBytes) : this.chunk.subarray(this.position);
     const end = rest.length > 0 && rest[rest.length - 1] === CARRIAGE_RETURN ? rest.length - 1 : rest.length;
     this.text = rest.toString('utf8', 0, end);
+    this.invalid = hasReplacement(this.text) && !isUtf8(rest);
     this.offset += rest.length;
-    this.carry = EMPTY;
+    this.carry = [];
+    this.carryBytes = 0;
     this.chunk = EMPTY;
     this.position = 0;
     this.completeLine();
@@ -138,4 +164,9 @@ export class LineReader {
     // A byte-order mark is only meaningful at the very start of the file.
     if (this.line === 1 && this.text.charCodeAt(0) === 0xfeff) this.text = this.text.slice(1);
   }
+}
+
+/** Whether decoded text holds U+FFFD, which the decoder puts in place of invalid bytes (or the file had it). */
+function hasReplacement(text: string): boolean {
+  return text.indexOf('\ufffd') >= 0;
 }
