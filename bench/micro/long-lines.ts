@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileSource } from '../../src/connectors/file-source.ts';
-import type { ReaderOutput } from '../../src/connectors/source.ts';
+import type { ReaderOutput } from '../../src/core/source.ts';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
 import { GeneratorSource } from '../connectors/generator-source.ts';
-import type { Sink } from '../connectors/sink.ts';
+import type { Sink } from '../core/sink.ts';
 import type { CheckpointEvent } from './checkpoint-config.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'weir-alignment-'));

@@ -2,9 +2,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { loadLatestCheckpoint, loadSnapshotDirectory } from '../../src/checkpoint/checkpoint-storage.ts';
-import { RestartStrategies } from '../../src/checkpoint/restart-strategies.ts';
-import { TwoPhaseCommitFileSink } from '../../src/checkpoint/two-phase-commit-file-sink.ts';
+import { loadLatestCheckpoint, loadSnapshotDirectory } from '../../src/execution/checkpoint-storage.ts';
+import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
+import { TwoPhaseCommitFileSink } from '../../src/connectors/two-phase-commit-file-sink.ts';
 import { FileSource } from '../../src/connectors/file-source.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
