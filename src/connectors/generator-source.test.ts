@@ -106,7 +106,7 @@ describe('GeneratorSource', () => {
     await drain(first, before, 2);
     const position = structuredClone(first.snapshotPosition!());
     const second = source.createReader(context);
-    second.restorePosition!(position);
+    second.restorePosition!([undefined, position]);
     const after = new ListOutput<Event>();
     assert.equal(await drain(second, after), 'end');
     const all = [...before.values, ...after.values];
@@ -116,13 +116,28 @@ describe('GeneratorSource', () => {
     assert.equal(new Set(all.map((e) => e.id)).size, 2500);
   });
 
-  it('rejects a position from another parallelism and invalid options', () => {
+  it('deals the splits of another parallelism out exactly, and rejects invalid positions and options', async () => {
+    const source = GeneratorSource.of(20, (i) => i, { batchSize: 2 });
+    // Two old subtasks: 0 had emitted 0, 2, 4 (next 6); 1 had emitted 1 (next 3). Restored at parallelism 3.
+    const restored: number[][] = [];
+    for (let s = 0; s < 3; s++) {
+      const reader = source.createReader({ subtaskIndex: s, parallelism: 3, sourceName: 'g' });
+      reader.restorePosition!([
+        [6, 2],
+        [3, 2],
+      ]);
+      const out = new ListOutput<number>();
+      await drain(reader, out);
+      restored.push(out.values);
+    }
+    assert.deepEqual(restored, [[6, 8, 10, 12, 14, 16, 18], [3, 5, 7, 9, 11, 13, 15, 17, 19], []]);
     const reader = GeneratorSource.of(10, (i) => i).createReader({
       subtaskIndex: 0,
       parallelism: 2,
       sourceName: 'g',
     });
-    assert.throws(() => reader.restorePosition!(3), /restore at the parallelism of the snapshot/);
+    assert.throws(() => reader.restorePosition!(3), /expected each subtask's splits/);
+    assert.throws(() => reader.restorePosition!([[1, 0]]), /expected each subtask's splits/);
     assert.throws(() => GeneratorSource.of(-1, (i) => i), ConfigurationError);
     assert.throws(() => GeneratorSource.of(1.5, (i) => i), /non-negative integer or Infinity/);
     assert.throws(() => GeneratorSource.of(1, (i) => i, { ratePerSecond: 0 }), /ratePerSecond/);

@@ -38,7 +38,10 @@ const THROTTLED_BATCHES_PER_SECOND = 100;
  * **Rate.** With `ratePerSecond`, each of the `p` subtasks emits `ratePerSecond / p` records per second in small
  * batches (about 100 per second), waiting on a clock timer between them, never spinning.
  *
- * **Position.** A subtask's checkpointed position is its next index; restore at the same parallelism.
+ * **Position.** A subtask's checkpointed position is its remaining splits: (next index, stride) pairs, one for a
+ * fresh subtask. On restore the unfinished splits of all old subtasks are dealt out round-robin over the new
+ * subtasks, so a savepoint restores exactly at any parallelism (each remaining index once; a subtask may get several
+ * splits, or none when there are fewer splits than subtasks).
  *
  * @example
  * const clicks = env.fromSource(
@@ -49,6 +52,8 @@ const THROTTLED_BATCHES_PER_SECOND = 100;
  */
 export class GeneratorSource<T> implements Source<T> {
   readonly boundedness: 'bounded' | 'unbounded';
+  /** Every reader sees every old subtask's splits on restore, so the source rescales exactly. */
+  readonly positionDistribution = 'union' as const;
   readonly ratePerSecond: number | undefined;
   readonly seed: number;
   readonly batchSize: number;
@@ -123,9 +128,18 @@ export class GeneratorSource<T> implements Source<T> {
   }
 }
 
+/**
+ * Reads its splits one after the other. A split is an arithmetic progression of indices: `next`, `next + stride`,
+ * ... below `count`. A fresh subtask s of p has one split (s, p); after a restore at another parallelism a subtask
+ * may hold several splits of the old subtasks, or none.
+ */
 class GeneratorReader<T> implements SourceReader<T> {
   private readonly random = new SeededRandom();
+  /** The current split. */
   private next: number;
+  private stride: number;
+  /** The splits after the current one, as flat (next, stride) pairs. */
+  private queued: number[] = [];
   private closed = false;
 
   constructor(
@@ -133,15 +147,16 @@ class GeneratorReader<T> implements SourceReader<T> {
     private readonly count: number,
     private readonly seed: number,
     private readonly subtaskIndex: number,
-    private readonly stride: number,
+    private readonly parallelism: number,
     private readonly batch: number,
     private readonly limiter: RateLimiter | undefined,
   ) {
     this.next = subtaskIndex;
+    this.stride = parallelism;
   }
 
   pollNext(output: ReaderOutput<T>): PollResult | Promise<PollResult> {
-    if (this.next >= this.count || this.closed) return 'end';
+    if (this.exhausted() || this.closed) return 'end';
     if (this.limiter !== undefined) {
       const wait = this.limiter.acquire(this.batch);
       if (wait !== undefined) return wait.then(() => (this.closed ? 'end' : this.emit(output)));
@@ -151,35 +166,86 @@ class GeneratorReader<T> implements SourceReader<T> {
 
   /** The hot loop: one generator call and one collect per record, nothing else allocated. */
   private emit(output: ReaderOutput<T>): PollResult {
-    const { generator, random, seed, stride, count } = this;
-    let index = this.next;
-    for (let i = 0; i < this.batch && index < count; i++) {
-      random.setSeed(SeededRandom.seedFor(seed, index));
-      const value = generator(index, random);
-      // Advance before emitting, so a snapshot taken downstream of this record never replays it.
-      index += stride;
-      this.next = index;
-      output.collect(value);
+    const { generator, random, seed, count } = this;
+    let emitted = 0;
+    while (emitted < this.batch) {
+      const stride = this.stride;
+      let index = this.next;
+      for (; emitted < this.batch && index < count; emitted++) {
+        random.setSeed(SeededRandom.seedFor(seed, index));
+        const value = generator(index, random);
+        // Advance before emitting, so a snapshot taken downstream of this record never replays it.
+        index += stride;
+        this.next = index;
+        output.collect(value);
+      }
+      if (index < count || !this.nextSplit()) break;
     }
-    return index < count ? 'more' : 'end';
+    return this.exhausted() ? 'end' : 'more';
   }
 
-  snapshotPosition(): unknown {
-    return this.next;
+  /** Moves on to the next queued split; false when none is left. */
+  private nextSplit(): boolean {
+    if (this.queued.length === 0) return false;
+    this.next = this.queued.shift()!;
+    this.stride = this.queued.shift()!;
+    return true;
   }
 
-  restorePosition(position: unknown): void {
-    if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) {
-      throw new ConfigurationError(
-        `GeneratorSource: cannot restore from position ${String(position)}; expected the next index`,
-      );
+  private exhausted(): boolean {
+    while (this.next >= this.count) if (!this.nextSplit()) return true;
+    return false;
+  }
+
+  /** The remaining splits, as flat (next, stride) pairs: the current one first. */
+  snapshotPosition(): number[] {
+    return [this.next, this.stride, ...this.queued];
+  }
+
+  /**
+   * Takes this subtask's share of every old subtask's splits (Flink's union list state). At the same parallelism a
+   * subtask keeps its own splits; at another, all unfinished splits in old-subtask order are dealt out, the k-th to
+   * subtask k mod p. So a restore at any parallelism emits each remaining
+   * index exactly once. A position that is a bare number is the format before splits: the next index of old
+   * subtask s, striding by the old parallelism.
+   */
+  restorePosition(positions: unknown): void {
+    if (!Array.isArray(positions)) throw this.badPosition(positions);
+    const splits: number[] = [];
+    positions.forEach((position: unknown) => {
+      if (position === undefined) return;
+      if (typeof position === 'number') {
+        splits.push(position, positions.length);
+        return;
+      }
+      if (!Array.isArray(position) || position.length % 2 !== 0) throw this.badPosition(position);
+      splits.push(...(position as number[]));
+    });
+    for (const n of splits) if (!Number.isSafeInteger(n) || n < 0) throw this.badPosition(positions);
+    for (let i = 1; i < splits.length; i += 2) if (splits[i] === 0) throw this.badPosition(positions);
+    let mine: number[] = [];
+    if (positions.length === this.parallelism) {
+      // Same parallelism: every subtask keeps its own splits, so nothing moves.
+      const own: unknown = positions[this.subtaskIndex];
+      mine =
+        typeof own === 'number' ? [own, this.parallelism] : Array.isArray(own) ? [...(own as number[])] : [];
+    } else {
+      let k = 0;
+      for (let i = 0; i < splits.length; i += 2) {
+        if (splits[i]! >= this.count) continue;
+        if (k++ % this.parallelism === this.subtaskIndex) mine.push(splits[i]!, splits[i + 1]!);
+      }
     }
-    if ((position - this.subtaskIndex) % this.stride !== 0) {
-      throw new ConfigurationError(
-        `GeneratorSource: position ${position} does not belong to subtask ${this.subtaskIndex + 1}/${this.stride}; restore at the parallelism of the snapshot`,
-      );
-    }
-    this.next = position;
+    this.queued = mine;
+    this.next = this.count;
+    this.stride = 1;
+    this.nextSplit();
+  }
+
+  private badPosition(position: unknown): ConfigurationError {
+    return new ConfigurationError(
+      `GeneratorSource: cannot restore from position ${JSON.stringify(position)}; expected each subtask's splits as (next index, stride) pairs`,
+    );
   }
 
   close(): void {

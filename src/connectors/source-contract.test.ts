@@ -118,7 +118,10 @@ for (const { name, source } of cases) {
             parallelism,
             sourceName: 'contract',
           });
-          second.restorePosition!(position);
+          // A union-distributed source gets every subtask's position; here only this subtask's was taken.
+          const positions: unknown[] = new Array(parallelism).fill(undefined);
+          positions[subtask] = position;
+          second.restorePosition!(source().positionDistribution === 'union' ? positions : position);
           const rest = new ListOutput();
           assert.equal(await drain(second, rest), 'end');
           await second.close?.();

@@ -1,12 +1,21 @@
 // End-to-end checkpointing in one process: restarts, exactly-once commits, savepoints, rescaling, corrupt checkpoints.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigurationError } from '../core/errors.ts';
 import type { KeyedProcessFunction } from '../core/functions.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
+import { FileSource } from '../connectors/file-source.ts';
 import { GeneratorSource } from '../connectors/generator-source.ts';
 import { ValueStateDescriptor } from '../core/state-descriptor.ts';
 import { LmdbStateBackend } from '../state/lmdb/lmdb-state-backend.ts';
@@ -199,6 +208,70 @@ describe('checkpointing', () => {
     buildJob(env2, out, 4_000, { keyedParallelism: 3 });
     await env2.execute('resumed', { savepointPath: savepoint });
     assert.deepEqual(committed(out), expectedSums(4_000, 7));
+  });
+
+  it('restores a rate-limited generator savepoint taken at parallelism 2 at parallelism 3, counting each key once', async () => {
+    const out = fresh('out');
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(1_000_000, { storage: fresh('chk') });
+    const progress = new Progress(10_000);
+    buildJob(env, out, 30_000, { rate: 10_000, progress });
+    const client = await env.executeAsync('rescale-from');
+    await progress.reached;
+    const savepoint = await client.triggerSavepoint(fresh('savepoints'));
+    await client.cancel();
+    const positions = loadSavepoint(savepoint).operators['events']!.operatorState;
+    assert.equal(positions.length, 2);
+    assert.ok(
+      positions.every((p) => Array.isArray(p) && (p as number[])[0]! > 2_000),
+      `mid-way positions: ${JSON.stringify(positions)}`,
+    );
+
+    const env3 = StreamExecutionEnvironment.create({ parallelism: 3 });
+    env3.enableCheckpointing(50, { storage: fresh('chk') });
+    buildJob(env3, out, 30_000, {});
+    await env3.execute('rescaled', { savepointPath: savepoint });
+    assert.deepEqual(committed(out), expectedSums(30_000, 7));
+  });
+
+  it('refuses to restore a source whose positions cannot be reassigned at another parallelism', async () => {
+    const dir = fresh('files');
+    mkdirSync(dir);
+    for (let f = 0; f < 4; f++) {
+      let text = '';
+      for (let i = 0; i < 5_000; i++) text += `{"id":${f * 5_000 + i},"key":${i % 7},"ts":${i}}\n`;
+      writeFileSync(join(dir, `part-${f}.jsonl`), text);
+    }
+    const build = (env: StreamExecutionEnvironment, progress?: Progress) =>
+      env
+        .fromSource(FileSource.jsonLines<Ev>(dir, { batchSize: 100 }), undefined, 'files')
+        .uid('files')
+        .map((e) => {
+          progress?.record();
+          return e;
+        })
+        .uid('check')
+        .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')))
+        .uid('sink');
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(1_000_000, { storage: fresh('chk') });
+    const progress = new Progress(1);
+    build(env, progress);
+    const client = await env.executeAsync('files');
+    await progress.reached;
+    const savepoint = await client.triggerSavepoint(fresh('savepoints'));
+    await client.cancel();
+    assert.ok(!loadSavepoint(savepoint).operators['files']!.finished.every(Boolean));
+    const env3 = StreamExecutionEnvironment.create({ parallelism: 3 });
+    build(env3);
+    await assert.rejects(env3.execute('files', { savepointPath: savepoint }), (e: Error) => {
+      assert.ok(e instanceof ConfigurationError);
+      assert.equal(
+        e.message,
+        "Source 'files' (uid 'files') cannot be restored at parallelism 3 from a snapshot taken at parallelism 2: its positions are kept per subtask and cannot be reassigned exactly (records would be replayed twice or lost); restore it at parallelism 2",
+      );
+      return true;
+    });
   });
 
   it('rejects a savepoint with state for an operator the job lacks, naming it, unless allowed', async () => {

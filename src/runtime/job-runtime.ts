@@ -453,6 +453,7 @@ export class JobRuntime implements JobServices {
       // A subtask finished at the checkpoint must not run again (its end-of-input output was already emitted).
       // At another parallelism that is only known when every old subtask had finished.
       const allFinished = finished !== undefined && finished.length > 0 && finished.every(Boolean);
+      if (!allFinished) this.checkSourceRescale(node, op);
       this.subtasksOf(node).forEach((subtask, i) => {
         subtask.backend?.restore(op.keyedState);
         subtask.timers?.restore(op.timers);
@@ -471,6 +472,22 @@ export class JobRuntime implements JobServices {
         if (allFinished || (sameShape && finished?.[i] === true)) subtask.markRestoredFinished();
       });
     }
+  }
+
+  /**
+   * Refuses to restore a source at another parallelism when its positions cannot be reassigned exactly: positions
+   * kept per subtask (a file's offset, a generator stride of the old parallelism) handed to the wrong subtasks would
+   * replay records twice or skip them. A source whose readers take every old position (`positionDistribution:
+   * 'union'`) reassigns its splits itself.
+   */
+  private checkSourceRescale(node: StreamNode, op: OperatorSnapshot): void {
+    const source = node.transformation.source;
+    if (source === undefined || op.parallelism === node.parallelism) return;
+    if (source.positionDistribution === 'union') return;
+    if (op.operatorState.every((s) => s === undefined)) return;
+    throw new ConfigurationError(
+      `Source '${node.name}' (uid '${node.uid}') cannot be restored at parallelism ${node.parallelism} from a snapshot taken at parallelism ${op.parallelism}: its positions are kept per subtask and cannot be reassigned exactly (records would be replayed twice or lost); restore it at parallelism ${op.parallelism}`,
+    );
   }
 
   /**
