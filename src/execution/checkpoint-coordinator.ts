@@ -1,6 +1,6 @@
 // CheckpointCoordinator: triggers checkpoints, collects subtask acknowledgements, writes, retains and commits them.
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { WeirError } from '../core/errors.ts';
 import type { JobRuntime } from '../runtime/job-runtime.ts';
@@ -256,7 +256,7 @@ export class CheckpointCoordinator {
       for (const chunk of data.bytes) bytesWritten += chunk.byteLength;
       try {
         if (savepointPath !== undefined) {
-          await mkdir(savepointPath, { recursive: true });
+          mkdirSync(savepointPath, { recursive: true });
           path = (await writeSnapshotDirectory(savepointPath, metadata, data, {})).path;
         } else {
           const written = await this.storage!.writeCheckpoint(metadata, data, inherited);

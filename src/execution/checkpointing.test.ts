@@ -274,6 +274,39 @@ describe('checkpointing', () => {
     });
   });
 
+  it('completes a savepoint of a file source with keyed state downstream within a few batches, not at the end', async () => {
+    const dir = fresh('eight-files');
+    mkdirSync(dir);
+    for (let f = 0; f < 8; f++) {
+      let text = '';
+      for (let i = 0; i < 5_000; i++) text += `{"id":${f * 5_000 + i},"key":${i % 50},"ts":${i}}\n`;
+      writeFileSync(join(dir, `part-${f}.jsonl`), text);
+    }
+    let seen = 0;
+    const progress = new Progress(1_000);
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(1_000_000, { storage: fresh('chk') });
+    env
+      .fromSource(FileSource.jsonLines<Ev>(dir), undefined, 'files')
+      .map((e) => {
+        seen++;
+        progress.record();
+        return e;
+      })
+      .keyBy((e) => e.key)
+      .process(sumAtEnd(), 'sums')
+      .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')));
+    const client = await env.executeAsync('eight-files');
+    await progress.reached;
+    await client.triggerSavepoint(fresh('savepoints'));
+    const atSavepoint = seen;
+    await client.result;
+    // The sources read 1,000 records per batch; the savepoint waits for one batch boundary per source and a
+    // synchronous write of its few key groups, so it is durable long before the 40,000 records are through.
+    assert.ok(atSavepoint <= 10_000, `the savepoint completed after ${atSavepoint} of 40,000 records`);
+    assert.equal(seen, 40_000);
+  });
+
   it('rejects a savepoint with state for an operator the job lacks, naming it, unless allowed', async () => {
     const env = StreamExecutionEnvironment.create({ parallelism: 2 });
     const progress = new Progress(1_000);
