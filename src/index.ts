@@ -279,5 +279,6 @@ export {
   IllegalStateError,
   JobExecutionError,
   MalformedRecordError,
+  JobStalledError,
 } from './core/errors.ts';
 export type { FailureLocation } from './core/errors.ts';
