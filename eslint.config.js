@@ -18,6 +18,7 @@ const layers = [
   ['graph'],
   ['runtime'],
   ['execution'],
+  ['web'],
   ['api'],
   ['cli', 'testing'],
 ];
@@ -71,6 +72,13 @@ export default tseslint.config(
         },
       ],
       'boundaries/no-unknown-files': 'error',
+    },
+  },
+  {
+    // The dashboard is plain JavaScript that runs in the browser.
+    files: ['src/web/dashboard/**/*.js'],
+    languageOptions: {
+      globals: { document: 'readonly', fetch: 'readonly', setTimeout: 'readonly', Intl: 'readonly' },
     },
   },
 );

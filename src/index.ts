@@ -246,6 +246,7 @@ export type { StateBackend, KeyedBackendContext } from './state/state-backend.ts
 
 // ── Running jobs, savepoints ─────────────────────────────────────────────────
 export { JobClient } from './execution/job-client.ts';
+export type { JobStatus } from './execution/running-job.ts';
 export { JobCancelledError } from './execution/job-cancelled-error.ts';
 export { CheckpointFailureError } from './execution/checkpoint-coordinator.ts';
 export {
@@ -261,6 +262,24 @@ export type { CheckpointedJobSnapshot } from './runtime/checkpointed-job-snapsho
 // ── Exactly-once sinks ───────────────────────────────────────────────────────
 export { TwoPhaseCommitFileSink } from './connectors/two-phase-commit-file-sink.ts';
 export type { TwoPhaseCommitFileSinkOptions } from './connectors/two-phase-commit-file-sink.ts';
+
+// ── Metrics ──────────────────────────────────────────────────────────────────
+export type {
+  MetricGroup,
+  Counter,
+  Gauge,
+  Histogram,
+  HistogramStatistics,
+  Meter,
+} from './core/metric-group.ts';
+export type { MetricScope } from './metrics/metric-group.ts';
+export { SimpleCounter } from './metrics/counter.ts';
+export { DescriptiveStatisticsHistogram } from './metrics/histogram.ts';
+export { MeterView } from './metrics/meter.ts';
+export { metricKind, metricValue } from './metrics/metric.ts';
+export type { Metric, MetricKind } from './metrics/metric.ts';
+export type { MetricReporter } from './metrics/metric-reporter.ts';
+export type { MetricRegistryOptions } from './metrics/metric-registry.ts';
 
 // ── Custom operators ─────────────────────────────────────────────────────────
 export { AbstractStreamOperator } from './operators/stream-operator.ts';

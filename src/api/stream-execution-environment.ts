@@ -2,17 +2,19 @@
 import { ConnectedStreams } from './connected-streams.ts';
 import type { KeySelector } from '../core/functions.ts';
 import { DataStream } from './data-stream.ts';
-import { ConfigurationError, JobStalledError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/errors.ts';
 import './keyed-stream.ts';
 import { AsyncIterableSource, type AsyncIterableInput } from '../connectors/async-iterable-source.ts';
 import { CollectionSource } from '../connectors/collection-source.ts';
 import type { Source } from '../core/source.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
 import { Transformation } from '../graph/transformation.ts';
-import { JobRuntime } from '../runtime/job-runtime.ts';
 import type { JobSnapshot } from '../runtime/job-snapshot.ts';
-import { watchForStall } from '../runtime/stall-watch.ts';
 import { SourceOperator } from '../operators/source-operator.ts';
+import { MetricRegistry, type MetricRegistryOptions } from '../metrics/metric-registry.ts';
+import { RunningJob } from '../execution/running-job.ts';
+import { environmentDefaults } from './environment-defaults.ts';
+import type { WebUiOptions } from '../web/web-server.ts';
 import { checkParallelism, DEFAULT_MAX_PARALLELISM } from '../state/key-group-range.ts';
 import { SystemClock, type ProcessingTimeClock } from '../core/clock.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
@@ -50,6 +52,11 @@ export interface ExecuteOptions {
    * can exit normally. If the savepoint fails, the job is cancelled (and `execute` rejects).
    */
   savepointOnSigterm?: string;
+  /**
+   * Serve the REST API and the dashboard while the job runs (Flink's web UI), e.g. `{ port: 8081 }`. Binds to
+   * 127.0.0.1 unless `host` is given (then `token` is required). Closed when the job ends.
+   */
+  webUi?: WebUiOptions;
 }
 
 /** Settings of an environment; all optional. */
@@ -73,6 +80,11 @@ export interface EnvironmentOptions {
   watermarkEmission?: WatermarkEmissionMode;
   /** The processing-time clock (default: the system clock). Tests pass a ManualClock. */
   clock?: ProcessingTimeClock;
+  /**
+   * Metrics (default on): `false` turns them off (no sampler, no busy-time clock reads); an object adds reporters
+   * (see `weir/prometheus`) or changes the sampling interval.
+   */
+  metrics?: boolean | MetricRegistryOptions;
 }
 
 /**
@@ -96,7 +108,11 @@ export class StreamExecutionEnvironment {
   private restartStrategy: RestartStrategy | undefined = undefined;
   private stateBackend: StateBackend | undefined = undefined;
 
-  private constructor(options: EnvironmentOptions) {
+  private readonly metricsOptions: boolean | MetricRegistryOptions;
+
+  private constructor(explicit: EnvironmentOptions) {
+    const options = { ...environmentDefaults().environment, ...explicit };
+    this.metricsOptions = options.metrics ?? true;
     this.clock = options.clock ?? new SystemClock();
     if (options.maxParallelism !== undefined) this.setMaxParallelism(options.maxParallelism);
     if (options.parallelism !== undefined) this.setParallelism(options.parallelism);
@@ -305,47 +321,7 @@ export class StreamExecutionEnvironment {
    * pipelines are cleared, so the environment can define and run another job.
    */
   async execute(jobName = 'Weir Job', options: ExecuteOptions = {}): Promise<JobExecutionResult> {
-    if (
-      this.checkpoints !== undefined ||
-      this.restartStrategy !== undefined ||
-      options.savepointPath !== undefined ||
-      options.savepointOnSigterm !== undefined
-    ) {
-      return (await this.executeAsync(jobName, options)).result;
-    }
-    const graph = this.buildGraph();
-    this.sinks.length = 0;
-    const started = Date.now();
-    const runtime = new JobRuntime(graph, {
-      clock: this.clock,
-      ...options,
-      ...(this.stateBackend !== undefined ? { stateBackend: this.stateBackend } : {}),
-    });
-    let failure: unknown = undefined;
-    const unwatch = watchForStall(() =>
-      runtime.fail(
-        new JobStalledError(
-          runtime.describeWaits(),
-          `Job '${jobName}' has nothing left to run but is not finished`,
-        ),
-      ),
-    );
-    try {
-      await runtime.open();
-      await runtime.runSources();
-    } catch (error) {
-      failure = error;
-    } finally {
-      unwatch();
-    }
-    try {
-      await runtime.close();
-    } catch (error) {
-      failure ??= error;
-    }
-    runtime.disposeBackends();
-    if (failure !== undefined) throw failure;
-    return { jobName, netRuntimeMs: Date.now() - started, metrics: runtime.metrics() };
+    return (await this.executeAsync(jobName, options)).result;
   }
 
   /**
@@ -357,7 +333,8 @@ export class StreamExecutionEnvironment {
    * const savepoint = await client.triggerSavepoint('./savepoints');
    * await client.cancel();
    */
-  async executeAsync(jobName = 'Weir Job', options: ExecuteOptions = {}): Promise<JobClient> {
+  async executeAsync(jobName = 'Weir Job', explicit: ExecuteOptions = {}): Promise<JobClient> {
+    const options = { ...environmentDefaults().execute, ...explicit };
     const graph = this.buildGraph();
     this.sinks.length = 0;
     const restoreFrom =
@@ -368,7 +345,18 @@ export class StreamExecutionEnvironment {
       (this.checkpoints !== undefined
         ? RestartStrategies.fixedDelay(3, 1_000)
         : RestartStrategies.noRestart());
+    const metrics = this.metricsOptions;
+    const registry = metrics === false ? undefined : new MetricRegistry(metrics === true ? {} : metrics);
+    const running = new RunningJob(jobName, graph, registry);
+    // Loaded only when asked for, so a job without a web UI never loads the server.
+    const web =
+      options.webUi === undefined
+        ? undefined
+        : await (await import('../web/web-server.ts')).WebServer.start(options.webUi);
+    web?.addJob(running);
+    registry?.start();
     const { control, result } = startFaultTolerantJob({
+      running,
       jobName,
       graph,
       clock: this.clock,
@@ -378,7 +366,11 @@ export class StreamExecutionEnvironment {
       restoreFrom,
       allowNonRestoredState: options.allowNonRestoredState === true,
     });
-    const client = new JobClient(jobName, result, control);
+    const settled = result.finally(async () => {
+      registry?.close();
+      await web?.close();
+    });
+    const client = new JobClient(jobName, settled, control, running, web?.url);
     if (options.savepointOnSigterm !== undefined)
       stopWithSavepointOnSigterm(client, options.savepointOnSigterm);
     return client;

@@ -1,5 +1,6 @@
 // RuntimeContext: what a rich function's open() receives: keyed state handles and where the subtask runs.
 import type { AggregatingState, ListState, MapState, ReducingState, ValueState } from './state.ts';
+import type { MetricGroup } from './metric-group.ts';
 import type {
   AggregatingStateDescriptor,
   ListStateDescriptor,
@@ -24,6 +25,11 @@ export interface RuntimeContext {
   /** Number of parallel subtasks of this operator. */
   readonly parallelism: number;
   readonly maxParallelism: number;
+  /**
+   * This subtask's metric group (Flink's operator scope): register user counters, gauges, histograms and meters
+   * in `open`; they are reported with the runtime's metrics.
+   */
+  getMetricGroup(): MetricGroup;
   getState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T>;
   getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T>;
   getMapState<UK, UV>(descriptor: MapStateDescriptor<UK, UV>): MapState<UK, UV>;

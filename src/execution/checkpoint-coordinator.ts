@@ -10,6 +10,7 @@ import type { CheckpointConfig, CheckpointEvent } from './checkpoint-config.ts';
 import type { BlobRef, CheckpointMetadata, OperatorMetadata } from './checkpoint-metadata.ts';
 import { DataFileBuilder, FileCheckpointStorage, writeSnapshotDirectory } from './checkpoint-storage.ts';
 import type { SubtaskStateSnapshot } from '../runtime/subtask-state-snapshot.ts';
+import { CheckpointStatsTracker } from './checkpoint-stats-tracker.ts';
 
 /** A job failed because more consecutive checkpoints failed than tolerated. */
 export class CheckpointFailureError extends WeirError {}
@@ -22,6 +23,8 @@ interface PendingCheckpoint {
   timer: NodeJS.Timeout | undefined;
   readonly savepointDir: string | undefined;
   readonly done: { resolve(path: string): void; reject(error: unknown): void } | undefined;
+  /** Snapshot bytes per acknowledging subtask (for state-size metrics). */
+  readonly sizes: Map<Subtask, number>;
 }
 
 /** The last completed checkpoint, which incremental checkpoints reference. */
@@ -55,6 +58,8 @@ export class CheckpointCoordinator {
     private readonly config: CheckpointConfig | undefined,
     private readonly jobName: string,
     private readonly log: (line: string) => void = (line) => console.warn(line),
+    /** Receives every checkpoint's progress for metrics and the REST API. */
+    readonly stats: CheckpointStatsTracker = new CheckpointStatsTracker(),
   ) {
     this.storage = config === undefined ? undefined : new FileCheckpointStorage(config.storage);
     this.nextId = (this.storage?.highestCheckpointId() ?? 0) + 1;
@@ -79,6 +84,7 @@ export class CheckpointCoordinator {
     const list = pending.acks.get(subtask.node.uid)!;
     if (list[subtask.index] !== undefined) return;
     list[subtask.index] = snapshot;
+    pending.sizes.set(subtask, snapshotBytes(snapshot));
     if (--pending.remaining === 0) this.complete(pending);
   };
 
@@ -166,8 +172,10 @@ export class CheckpointCoordinator {
       timer: undefined,
       savepointDir,
       done,
+      sizes: new Map(),
     };
     this.pending.set(barrier.id, pending);
+    this.stats.reportPending(barrier.id, kind, barrier.timestamp);
     this.emit({ type: 'triggered', checkpointId: barrier.id, kind, final });
     if (this.config !== undefined) {
       pending.timer = setTimeout(
@@ -269,6 +277,7 @@ export class CheckpointCoordinator {
         return;
       }
       this.consecutiveFailures = 0;
+      this.reportSizes(pending, path, bytesWritten);
       this.emit({
         type: 'completed',
         checkpointId: id,
@@ -292,6 +301,7 @@ export class CheckpointCoordinator {
     this.pending.delete(pending.barrier.id);
     const { id, kind } = pending.barrier;
     this.runtime?.abortCheckpoint(id);
+    this.stats.reportFailed(id, Date.now(), reason);
     this.emit({ type: 'failed', checkpointId: id, kind, reason });
     pending.done?.reject(
       new WeirError(`${kind === 'savepoint' ? 'Savepoint' : 'Checkpoint'} ${id} failed: ${reason}`),
@@ -308,11 +318,35 @@ export class CheckpointCoordinator {
     }
   }
 
+  /** Per-operator sizes and the longest alignment, into the stats and each subtask's state-size gauge. */
+  private reportSizes(pending: PendingCheckpoint, path: string, bytesWritten: number): void {
+    const perOperator: Record<string, number> = {};
+    let alignmentNs = 0;
+    for (const [subtask, bytes] of pending.sizes) {
+      perOperator[subtask.node.uid] = (perOperator[subtask.node.uid] ?? 0) + bytes;
+      if (pending.barrier.kind === 'checkpoint') subtask.checkpointedStateSize = bytes;
+      if (subtask.checkpointAlignmentTime > alignmentNs) alignmentNs = subtask.checkpointAlignmentTime;
+    }
+    this.stats.reportCompleted(pending.barrier.id, Date.now(), path, {
+      total: bytesWritten,
+      perOperator,
+      alignmentMs: alignmentNs / 1e6,
+    });
+  }
+
   private emit(event: CheckpointEvent): void {
     if (event.type === 'failed')
       this.log(`weir: ${event.kind} ${event.checkpointId} of job '${this.jobName}' failed: ${event.reason}`);
     this.config?.listener?.(event);
   }
+}
+
+/** The bytes of a subtask's snapshot: keyed state (changed key groups only) and timers. */
+function snapshotBytes(snapshot: SubtaskStateSnapshot): number {
+  let bytes = 0;
+  for (const group of snapshot.keyedState) bytes += group.bytes?.byteLength ?? 0;
+  for (const group of snapshot.timers) bytes += group.bytes.byteLength;
+  return bytes;
 }
 
 /** Names (up to five) subtasks that have not acknowledged, for the timeout message. */

@@ -12,6 +12,7 @@ import { loadLatestCheckpoint } from './checkpoint-storage.ts';
 import { JobCancelledError } from './job-cancelled-error.ts';
 import type { RestartStrategy } from './restart-strategies.ts';
 import type { StateBackend } from '../state/state-backend.ts';
+import { RunningJob } from './running-job.ts';
 
 /** Everything one fault-tolerant execution needs. */
 export interface FaultTolerantJob {
@@ -25,6 +26,8 @@ export interface FaultTolerantJob {
   readonly allowNonRestoredState: boolean;
   /** Log lines (restarts, fallbacks, failed checkpoints); default stderr. */
   readonly log?: (line: string) => void;
+  /** The execution's status, metrics and history (created here when not given). */
+  readonly running?: RunningJob;
 }
 
 /** The live controls of a running execution (what JobClient calls). */
@@ -43,13 +46,17 @@ export interface JobControl {
 export function startFaultTolerantJob(job: FaultTolerantJob): {
   control: JobControl;
   result: Promise<JobExecutionResult>;
+  running: RunningJob;
 } {
   const log = job.log ?? ((line: string) => console.warn(line));
-  const coordinator = new CheckpointCoordinator(job.checkpoints, job.jobName, log);
+  const running = job.running ?? new RunningJob(job.jobName, job.graph);
+  const coordinator = new CheckpointCoordinator(job.checkpoints, job.jobName, log, running.checkpoints);
   let runtime: JobRuntime | undefined = undefined;
   let cancelled = false;
   /** Set once a stop-with-savepoint completed its savepoint: the job then ends without a final checkpoint. */
   let stopped: string | undefined = undefined;
+  /** Ends the wait before a restart early (the job was cancelled meanwhile). */
+  let endRestartDelay: (() => void) | undefined = undefined;
   const control: JobControl = {
     triggerSavepoint: (dir) => coordinator.triggerSavepoint(dir),
     stopWithSavepoint: async (dir) => {
@@ -69,8 +76,10 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
     cancel: () => {
       cancelled = true;
       runtime?.cancel(new JobCancelledError(job.jobName));
+      endRestartDelay?.();
     },
   };
+  running.control = control;
   const run = async (): Promise<JobExecutionResult> => {
     const started = Date.now();
     let restoreFrom = job.restoreFrom;
@@ -84,8 +93,12 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
         checkpointing: job.checkpoints !== undefined,
         onSubtaskSnapshot: coordinator.onSubtaskSnapshot,
         onCheckpointDeclined: coordinator.onCheckpointDeclined,
+        ...(running.metrics !== undefined ? { metrics: running.metrics } : {}),
       });
       coordinator.attach(runtime);
+      running.runtime = runtime;
+      const restoredId = runtime.restoredCheckpointId;
+      if (restoredId !== undefined) running.checkpoints.reportRestored(restoredId, Date.now(), undefined);
       const current = runtime;
       const unwatch = watchForStall(() => {
         const error = new JobStalledError(
@@ -97,8 +110,9 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
       });
       let failure: unknown = undefined;
       try {
-        if (cancelled) throw new JobCancelledError(job.jobName);
+        if (cancelled || stopped !== undefined) throw new JobCancelledError(job.jobName);
         await runtime.open();
+        running.status = 'RUNNING';
         coordinator.start();
         await runtime.runSources();
         coordinator.stop();
@@ -118,6 +132,7 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
       }
       runtime.disposeBackends();
       if (failure === undefined) {
+        running.end('FINISHED');
         return {
           jobName: job.jobName,
           netRuntimeMs: Date.now() - started,
@@ -125,18 +140,41 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
           ...(stopped !== undefined ? { stoppedWithSavepoint: stopped } : {}),
         };
       }
-      if (cancelled || failure instanceof JobCancelledError) throw new JobCancelledError(job.jobName);
-      if (stopped !== undefined) throw failure;
+      if (cancelled || failure instanceof JobCancelledError) {
+        running.end('CANCELED');
+        throw new JobCancelledError(job.jobName);
+      }
+      const entry = running.recordException(failure, attempt);
+      if (stopped !== undefined) {
+        running.failureCause = entry;
+        running.end('FAILED');
+        throw failure;
+      }
       const delay = job.restartStrategy.nextDelay(Date.now());
-      if (delay === undefined) throw failure;
+      if (delay === undefined) {
+        running.failureCause = entry;
+        running.end('FAILED');
+        throw failure;
+      }
+      running.status = 'RESTARTING';
+      running.numRestarts++;
+      // The next attempt registers fresh subtasks; a finished job keeps its last counts for the REST API.
+      runtime.releaseMetrics();
       const latest =
         job.checkpoints === undefined ? undefined : loadLatestCheckpoint(job.checkpoints.storage, log);
       if (latest !== undefined) restoreFrom = latest.snapshot;
       log(
         `weir: job '${job.jobName}' failed (${(failure as Error)?.message ?? String(failure)}); restart ${attempt} (${job.restartStrategy.description}) in ${delay} ms from ${latest !== undefined ? `checkpoint ${latest.metadata.checkpointId}` : restoreFrom !== undefined ? 'the initial snapshot' : 'the beginning'}`,
       );
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        endRestartDelay = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      endRestartDelay = undefined;
     }
   };
-  return { control, result: run() };
+  return { control, result: run(), running };
 }

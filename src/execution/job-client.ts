@@ -1,6 +1,7 @@
 // JobClient: a handle on a job started with executeAsync: its result, savepoints on request, cancellation.
 import type { JobExecutionResult } from './job-execution-result.ts';
 import type { JobControl } from './fault-tolerant-execution.ts';
+import type { JobStatus, RunningJob } from './running-job.ts';
 
 /**
  * Returned by `env.executeAsync(name)`, as Flink's JobClient.
@@ -17,8 +18,22 @@ export class JobClient {
     /** Resolves when the job finished, rejects when it failed (after restarts) or was cancelled. */
     readonly result: Promise<JobExecutionResult>,
     private readonly control: JobControl,
+    /** @internal The execution's live status, metrics and history. */
+    readonly running: RunningJob,
+    /** The dashboard's address when the job was started with `webUi`. */
+    readonly webUiUrl: string | undefined = undefined,
   ) {
     result.catch(() => {});
+  }
+
+  /** The job's id (32 hex digits, as Flink's JobID): the REST API and the CLI name the job by it. */
+  get jobId(): string {
+    return this.running.id;
+  }
+
+  /** The job's status now (Flink's JobStatus). */
+  getJobStatus(): JobStatus {
+    return this.running.status;
   }
 
   /** Takes a savepoint into a new directory under `dir`; resolves with its path once it is durable. */

@@ -1,6 +1,7 @@
 // RuntimeContextImpl: the RuntimeContext user functions get, backed by the subtask's keyed state backend.
 import { IllegalStateError } from '../core/errors.ts';
 import type { RuntimeContext } from '../core/runtime-context.ts';
+import type { MetricGroup } from '../core/metric-group.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import { voidNamespaceSerializer } from '../state/namespace.ts';
 import type {
@@ -20,7 +21,12 @@ export class RuntimeContextImpl implements RuntimeContext {
     readonly parallelism: number,
     readonly maxParallelism: number,
     private readonly backend: KeyedStateBackend | undefined,
+    private readonly metricGroup: MetricGroup,
   ) {}
+
+  getMetricGroup(): MetricGroup {
+    return this.metricGroup;
+  }
 
   getState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T> {
     return this.keyed(descriptor);

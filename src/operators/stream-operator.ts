@@ -1,5 +1,6 @@
 // The operator contract every transformation compiles to: one or two inputs, an Output, and an OperatorContext.
 import type { RuntimeContext } from '../core/runtime-context.ts';
+import type { MetricGroup } from '../core/metric-group.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { NamespaceSerializer } from '../state/namespace.ts';
 import type { ProcessingTimeClock } from '../core/clock.ts';
@@ -27,6 +28,8 @@ export interface OperatorContext {
     namespaceSerializer: NamespaceSerializer<N>,
     triggerable: Triggerable<K, N>,
   ): InternalTimerService<N>;
+  /** This subtask's metric group (operator scope); operators register their own metrics here in `setup`. */
+  readonly metricGroup: MetricGroup;
   /** The context handed to user functions' `open`. */
   readonly runtimeContext: RuntimeContext;
   /** The checkpoint this run was restored from (undefined on a fresh start). */

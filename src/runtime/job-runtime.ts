@@ -18,6 +18,10 @@ import type { TwoInputStreamOperator, OneInputStreamOperator } from '../operator
 import { Subtask, type JobServices } from './subtask.ts';
 import { InputChannel } from './input-channel.ts';
 import { SubtaskInput } from './subtask-input.ts';
+import type { MetricGroupImpl } from '../metrics/metric-group.ts';
+import type { MetricRegistry } from '../metrics/metric-registry.ts';
+import { BusyTimeTracker } from './busy-time-tracker.ts';
+import { registerSubtaskMetrics } from './subtask-metrics.ts';
 import type { SideOutputTap } from './subtask-output.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { CheckpointedJobSnapshot, CheckpointedOperatorSnapshot } from './checkpointed-job-snapshot.ts';
@@ -36,6 +40,8 @@ export interface JobRuntimeOptions {
   /** Whether a checkpoint coordinator drives this runtime (sinks then commit on checkpoints). */
   readonly checkpointing?: boolean;
   /** Receives each subtask's snapshot when its barrier aligned (the checkpoint coordinator). */
+  /** The job's metric registry and group (metrics on); without it, metrics are off and no clock is read. */
+  readonly metrics?: { readonly registry: MetricRegistry; readonly jobGroup: MetricGroupImpl };
   readonly onSubtaskSnapshot?: (
     subtask: Subtask,
     barrier: CheckpointBarrier,
@@ -89,11 +95,13 @@ export class JobRuntime implements JobServices {
     Subtask,
     'polling' | 'yielding' | 'backpressured' | 'held' | 'stopping' | 'finished'
   >();
+  readonly timing: BusyTimeTracker;
 
   constructor(
     readonly graph: StreamGraph,
     private readonly options: JobRuntimeOptions,
   ) {
+    this.timing = new BusyTimeTracker(options.metrics !== undefined);
     for (const node of graph.nodes) {
       const list: Subtask[] = [];
       for (let i = 0; i < node.parallelism; i++) list.push(new Subtask(node, i, this));
@@ -106,6 +114,23 @@ export class JobRuntime implements JobServices {
       for (const list of this.subtasks.values()) for (const s of list) s.output.sideTap = options.sideTap;
     }
     if (options.restoreFrom !== undefined) this.restore(options.restoreFrom);
+    if (options.metrics !== undefined) {
+      for (const list of this.subtasks.values()) for (const s of list) registerSubtaskMetrics(s);
+      options.metrics.registry.addView(this.timing);
+    }
+  }
+
+  /** Removes this attempt's subtask metrics from the registry (the attempt ended). */
+  releaseMetrics(): void {
+    const metrics = this.options.metrics;
+    if (metrics === undefined) return;
+    metrics.registry.removeView(this.timing);
+    for (const list of this.subtasks.values())
+      for (const s of list) metrics.registry.unregister(s.metricGroup);
+  }
+
+  get metricScope(): JobRuntimeOptions['metrics'] {
+    return this.options.metrics;
   }
 
   get clock(): ProcessingTimeClock {
@@ -588,6 +613,7 @@ export class JobRuntime implements JobServices {
 
   private async driveSource(subtask: Subtask): Promise<void> {
     const operator = subtask.operator as SourceOperator<unknown>;
+    const timing = this.timing;
     try {
       // A source that had finished before the restored checkpoint only re-emits its end of stream.
       while (!subtask.wasRestoredFinished) {
@@ -610,18 +636,24 @@ export class JobRuntime implements JobServices {
           // is released; a barrier that comes due meanwhile goes in on resumption, ahead of the next batch.
           this.sourceStates.set(subtask, 'backpressured');
           this.checkForDeadlock();
-          await subtask.whenDownstreamReleased();
+          await timing.waitBackPressured(subtask.time, subtask.whenDownstreamReleased());
           continue;
         }
         if (subtask.isHeldBack) {
           // Backpressure: an asynchronous operator downstream is at capacity. Polling resumes once it has room;
           // a barrier that comes due meanwhile goes in on resumption, ahead of the next batch.
           this.sourceStates.set(subtask, 'held');
-          await subtask.whenReleased();
+          await timing.waitBackPressured(subtask.time, subtask.whenReleased());
           continue;
         }
         this.sourceStates.set(subtask, 'polling');
-        const polled = operator.pollNext();
+        const started = timing.beginBatch();
+        let polled: PollResult | Promise<PollResult>;
+        try {
+          polled = operator.pollNext();
+        } finally {
+          timing.endBatch(subtask.time, started);
+        }
         const result = typeof polled === 'string' ? polled : await polled;
         if (result === 'end') break;
         this.sourceStates.set(subtask, 'yielding');
@@ -677,7 +709,14 @@ export class JobRuntime implements JobServices {
           throw new ConfigurationError(`Operator '${node.name}' cannot take input ${i + 1}`);
         }
         subtask.inputs.push(
-          new SubtaskInput(subtask, op, slot, node.transformation.keySelectors[i], backendOf(subtask)),
+          new SubtaskInput(
+            subtask,
+            op,
+            slot,
+            node.transformation.keySelectors[i],
+            backendOf(subtask),
+            this.timing,
+          ),
         );
       }
       const channels: InputChannel[] = [];

@@ -1,6 +1,8 @@
 // SubtaskInput: one input of one subtask: sets the key context, calls the operator, and names the record on failure.
 import type { KeySelector } from '../core/functions.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
+import { performance } from 'node:perf_hooks';
+import type { BusyTimeTracker } from './busy-time-tracker.ts';
 import type { Subtask } from './subtask.ts';
 
 /** The record-processing entry points of an operator: one-input, or the first / second of a two-input operator. */
@@ -31,6 +33,8 @@ export class SubtaskInput {
     slot: InputSlot,
     private readonly keySelector: KeySelector<any, unknown> | undefined,
     private readonly backend: KeyedStateBackend | undefined,
+    /** Shared by the job: while it is active (a sampled batch), every hop times itself. */
+    private readonly timing: BusyTimeTracker,
   ) {
     const entry =
       slot === 0 ? operator.processElement : slot === 1 ? operator.processElement1 : operator.processElement2;
@@ -44,6 +48,23 @@ export class SubtaskInput {
       return;
     }
     this.recordsIn++;
+    if (this.timing.active) {
+      this.processTimed(value, timestamp, key, true);
+      return;
+    }
+    this.processKeyedRecord(value, timestamp, key);
+  }
+
+  process(value: unknown, timestamp: number): void {
+    this.recordsIn++;
+    if (this.timing.active) {
+      this.processTimed(value, timestamp, undefined, false);
+      return;
+    }
+    this.processRecord(value, timestamp);
+  }
+
+  private processKeyedRecord(value: unknown, timestamp: number, key: unknown): void {
     try {
       this.backend!.setCurrentKey(key);
       this.entry.call(this.operator, value, timestamp);
@@ -52,8 +73,20 @@ export class SubtaskInput {
     }
   }
 
-  process(value: unknown, timestamp: number): void {
-    this.recordsIn++;
+  /** One record of a sampled batch: its self time and back-pressured time go to this subtask. */
+  private processTimed(value: unknown, timestamp: number, key: unknown, keyed: boolean): void {
+    const timing = this.timing;
+    const outer = timing.beginHop();
+    const start = performance.now();
+    try {
+      if (keyed) this.processKeyedRecord(value, timestamp, key);
+      else this.processRecord(value, timestamp);
+    } finally {
+      timing.endHop(this.subtask.time, outer, start);
+    }
+  }
+
+  private processRecord(value: unknown, timestamp: number): void {
     try {
       if (this.keySelector !== undefined) this.backend!.setCurrentKey(this.keySelector(value));
       this.entry.call(this.operator, value, timestamp);

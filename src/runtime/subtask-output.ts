@@ -2,6 +2,7 @@
 import type { OutputTag } from '../core/output-tag.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { Output } from '../operators/output.ts';
+import { MIN_WATERMARK } from '../core/time-domain.ts';
 import type { RecordRouter } from './record-router.ts';
 
 /** Observes every side-output record of a job (the test harness uses it to expose `sideOutput(tag)`). */
@@ -20,6 +21,10 @@ export class SubtaskOutput<T> implements Output<T> {
   sideTap: SideOutputTap | undefined = undefined;
   /** Counts for metrics: records emitted on the main output. */
   recordsOut = 0;
+  /** The last watermark emitted (Flink's currentOutputWatermark); MIN_WATERMARK before the first. */
+  currentWatermark = MIN_WATERMARK;
+  /** Whether the subtask last declared itself idle (a source without data). */
+  idle = false;
 
   addMain(router: RecordRouter): void {
     this.main.push(router);
@@ -53,10 +58,12 @@ export class SubtaskOutput<T> implements Output<T> {
   }
 
   emitWatermark(watermark: number): void {
+    this.currentWatermark = watermark;
     for (const router of this.all) router.watermark(watermark);
   }
 
   emitWatermarkStatus(idle: boolean): void {
+    this.idle = idle;
     for (const router of this.all) router.status(idle);
   }
 

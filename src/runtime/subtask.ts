@@ -16,6 +16,10 @@ import type { StateBackend } from '../state/state-backend.ts';
 import { BarrierAligner } from './barrier-aligner.ts';
 import type { InputChannel } from './input-channel.ts';
 import type { SubtaskInput } from './subtask-input.ts';
+import { performance } from 'node:perf_hooks';
+import { DISCARDING_METRIC_SINK, MetricGroupImpl } from '../metrics/metric-group.ts';
+import type { MetricRegistry } from '../metrics/metric-registry.ts';
+import type { BusyTimeTracker, SubtaskTime } from './busy-time-tracker.ts';
 
 /** What a subtask needs from the job it runs in. */
 export interface JobServices {
@@ -38,6 +42,11 @@ export interface JobServices {
   onCheckpointDeclined?(subtask: Subtask, checkpointId: number, reason: string): void;
   /** Bytes a subtask's blocked channels may hold while aligning before it declines the checkpoint. */
   readonly maxAlignmentBytes?: number | undefined;
+  /** Times subtasks for busy / back-pressured / idle time (disabled when metrics are off). */
+  readonly timing: BusyTimeTracker;
+  /** The job's metric group and registry, when metrics are on. */
+  readonly metricScope?:
+    { readonly registry: MetricRegistry; readonly jobGroup: MetricGroupImpl } | undefined;
 }
 
 /**
@@ -74,6 +83,12 @@ export class Subtask {
   /** How many downstream operators hold this source subtask back (it polls only at 0). */
   private holds = 0;
   private releaseWaiters: (() => void)[] = [];
+  /** Bytes this subtask contributed to the last completed checkpoint (Flink's per-subtask state size). */
+  checkpointedStateSize = 0;
+  /** This subtask's busy, back-pressured and idle time. */
+  readonly time: SubtaskTime;
+  /** Flink's operator scope: job variables plus operator_id, operator_name and subtask_index. */
+  readonly metricGroup: MetricGroupImpl;
 
   constructor(
     readonly node: StreamNode,
@@ -81,6 +96,8 @@ export class Subtask {
     private readonly job: JobServices,
   ) {
     this.operator = node.transformation.operatorFactory!();
+    this.time = job.timing.track();
+    this.metricGroup = operatorMetricGroup(job, node, index);
     const keyed = node.transformation.isKeyed;
     if (keyed) {
       const range = KeyGroupRange.forSubtask(node.maxParallelism, node.parallelism, index);
@@ -105,6 +122,7 @@ export class Subtask {
       node.parallelism,
       node.maxParallelism,
       this.backend,
+      this.metricGroup,
     );
     this.context = {
       operatorName: node.name,
@@ -115,6 +133,7 @@ export class Subtask {
       clock: job.clock,
       keyedStateBackend: this.backend,
       runtimeContext,
+      metricGroup: this.metricGroup,
       currentWatermark: () => subtask.currentWatermark,
       restoredCheckpointId: job.restoredCheckpointId,
       checkpointingEnabled: job.checkpointingEnabled === true,
@@ -175,7 +194,27 @@ export class Subtask {
 
   processWatermark(channel: number, watermark: number): void {
     const advanced = this.valve.inputWatermark(channel, watermark);
-    if (advanced !== undefined) this.advanceWatermark(advanced);
+    if (advanced === undefined) return;
+    const timing = this.job.timing;
+    if (!timing.enabled) {
+      this.advanceWatermark(advanced);
+      return;
+    }
+    // A watermark may fire many timers: time it exactly, as a root or as a hop of a sampled batch.
+    const root = timing.beginExact();
+    const outer = timing.beginHop();
+    const start = performance.now();
+    try {
+      this.advanceWatermark(advanced);
+    } finally {
+      timing.endHop(this.time, outer, start);
+      if (root) timing.endExact();
+    }
+  }
+
+  /** Flink's checkpointAlignmentTime: nanoseconds the last completed alignment took (0 with one channel). */
+  get checkpointAlignmentTime(): number {
+    return Math.round((this.aligner?.lastAlignmentMs ?? 0) * 1e6);
   }
 
   processWatermarkStatus(channel: number, idle: boolean): void {
@@ -322,10 +361,37 @@ export class Subtask {
 
   /** Runs a processing-time firing; a failure there fails the job instead of escaping into the event loop. */
   private guardTimer(fire: () => void): void {
+    const timing = this.job.timing;
+    const root = timing.beginExact();
+    const outer = root ? timing.beginHop() : 0;
+    const start = root ? performance.now() : 0;
     try {
       fire();
     } catch (error) {
       this.job.fail(this.failure(error, undefined, 'a processing-time timer'));
+    } finally {
+      if (root) {
+        timing.endHop(this.time, outer, start);
+        timing.endExact();
+      }
     }
   }
+}
+
+/** The operator-scope group of one subtask (Flink: `<job_name>.<operator_name>.<subtask_index>`). */
+function operatorMetricGroup(job: JobServices, node: StreamNode, index: number): MetricGroupImpl {
+  const variables = {
+    operator_id: node.uid,
+    operator_name: node.name,
+    subtask_index: String(index),
+  };
+  if (job.metricScope === undefined) {
+    return new MetricGroupImpl(DISCARDING_METRIC_SINK, 'operator', variables, [node.name, String(index)]);
+  }
+  const { registry, jobGroup } = job.metricScope;
+  return registry.createGroup('operator', { ...jobGroup.getAllVariables(), ...variables }, [
+    ...jobGroup.getScopeComponents(),
+    node.name,
+    String(index),
+  ]);
 }

@@ -9,6 +9,7 @@ import type { KeyGroupSnapshot } from '../../src/state/keyed-state-backend.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { MIN_WATERMARK } from '../../src/core/time-domain.ts';
 import { TimerServiceManager } from '../../src/time/timer-service-manager.ts';
+import { DISCARDING_METRIC_SINK, MetricGroupImpl } from '../../src/metrics/metric-group.ts';
 
 /** One emitted element: a record or a watermark. */
 export type HarnessOutput<T> = { value: T; timestamp: number } | { watermark: number };
@@ -55,6 +56,7 @@ export class KeyedOperatorHarness<IN, OUT> {
     this.operator = createOperator();
     this.operator.advanceTimers = (watermark) => this.timers.advanceWatermark(watermark);
     const harness = this;
+    const metricGroup = new MetricGroupImpl(DISCARDING_METRIC_SINK, 'operator', {}, ['window', '0']);
     const context: OperatorContext = {
       operatorName: 'window',
       uid: 'window',
@@ -66,7 +68,8 @@ export class KeyedOperatorHarness<IN, OUT> {
       currentWatermark: () => harness.watermark,
       getInternalTimerService: (name, serializer, triggerable) =>
         harness.timers.getInternalTimerService(name, serializer, triggerable),
-      runtimeContext: new RuntimeContextImpl('window', 0, 1, maxParallelism, this.backend),
+      runtimeContext: new RuntimeContextImpl('window', 0, 1, maxParallelism, this.backend, metricGroup),
+      metricGroup,
       failJob: (error) => {
         throw error;
       },

@@ -4,6 +4,7 @@ import type { Collector } from '../../core/functions.ts';
 import type { OutputTag } from '../../core/output-tag.ts';
 import { closeFunction, instantiateFunction, openFunction } from '../../operators/user-function.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../../operators/stream-operator.ts';
+import { FieldCounter } from '../../metrics/counter.ts';
 import type { InternalValueState } from '../../state/internal-state.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts';
 import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
@@ -119,6 +120,10 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   override open(): void | Promise<void> {
+    this.context.metricGroup.counter(
+      'numLateRecordsDropped',
+      new FieldCounter(() => this.numLateRecordsDropped),
+    );
     const backend = this.context.keyedStateBackend;
     if (backend === undefined) {
       throw new IllegalStateError(

@@ -3,6 +3,7 @@ import { IllegalStateError } from '../../core/errors.ts';
 import type { OutputTag } from '../../core/output-tag.ts';
 import { TimestampedCollector } from '../../operators/timestamped-collector.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../../operators/stream-operator.ts';
+import { FieldCounter } from '../../metrics/counter.ts';
 import type {
   InternalListState,
   InternalMergingState,
@@ -154,6 +155,10 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   }
 
   override open(): void | Promise<void> {
+    this.context.metricGroup.counter(
+      'numLateRecordsDropped',
+      new FieldCounter(() => this.numLateRecordsDropped),
+    );
     const backend = this.context.keyedStateBackend;
     if (backend === undefined) {
       throw new IllegalStateError(

@@ -1,0 +1,29 @@
+// Environment defaults: settings a launcher (the `weir run` command) gives every environment the job creates.
+import type { EnvironmentOptions, ExecuteOptions } from './stream-execution-environment.ts';
+
+/** What a launcher sets: environment options and execute options, applied under what the job sets itself. */
+export interface EnvironmentDefaults {
+  readonly environment?: EnvironmentOptions;
+  readonly execute?: ExecuteOptions;
+}
+
+// Kept on globalThis under a registered symbol: a job file that imports Weir through another path (the package
+// name instead of the launcher's relative path) still sees the launcher's defaults.
+const KEY = Symbol.for('weir.environmentDefaults');
+
+/**
+ * Sets the defaults every environment created from now on starts from (Flink: the CLI's `-p`, `-s`, … reach the
+ * job through its context environment). Settings made in the job's code win over them.
+ *
+ * @example
+ * setEnvironmentDefaults({ environment: { parallelism: 4 }, execute: { webUi: { port: 8081 } } });
+ * await import(jobFile);
+ */
+export function setEnvironmentDefaults(defaults: EnvironmentDefaults | undefined): void {
+  (globalThis as Record<symbol, unknown>)[KEY] = defaults;
+}
+
+/** The defaults in force (empty when none were set). */
+export function environmentDefaults(): EnvironmentDefaults {
+  return ((globalThis as Record<symbol, unknown>)[KEY] as EnvironmentDefaults | undefined) ?? {};
+}

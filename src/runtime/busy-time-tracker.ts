@@ -1,0 +1,162 @@
+// BusyTimeTracker: estimates busy, back-pressured and idle time per subtask from timed samples, at no per-record cost.
+import { performance } from 'node:perf_hooks';
+import type { View } from '../metrics/meter.ts';
+
+/** A subtask's share of the clock, filled by the tracker and read by its metrics. */
+export class SubtaskTime {
+  /** Self time measured in sampled source batches (ms), scaled to all batches on the next tick. */
+  sampledBusyMs = 0;
+  /** Time spent in downstream calls (the consumer had not taken the record yet) in sampled batches (ms). */
+  sampledBackPressuredMs = 0;
+  /** Self time measured exactly: watermarks, processing-time timers, end of input (ms). */
+  exactBusyMs = 0;
+  exactBackPressuredMs = 0;
+  /** Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond and idleTimeMsPerSecond (last tick). */
+  busyTimeMsPerSecond = 0;
+  backPressuredTimeMsPerSecond = 0;
+  idleTimeMsPerSecond = 1000;
+}
+
+/**
+ * Everything in a Weir job runs synchronously on one thread: a source's batch calls each downstream operator in
+ * turn. Timing every hop would double the cost of a cheap operator, so the tracker times **batches**: every source
+ * batch's wall time is summed (two clock reads per batch), and at most one batch per {@link SAMPLE_SPACING_MS} is
+ * a *sampled* batch in which every hop measures its self time (its time minus the time of the hops it called)
+ * and the time it spent inside downstream calls. On each tick the sampled shares are scaled to the batches'
+ * total. Watermarks, processing-time timers and end of input are timed exactly (they are rare).
+ *
+ * Back-pressured time follows from the synchronous handoff: while a consumer processes a record its producer is
+ * blocked, so the time a subtask spends inside downstream calls is the time it was back-pressured. As in Flink,
+ * the bottleneck is the busy subtask downstream of back-pressured ones. Idle is the rest of the second.
+ */
+export class BusyTimeTracker implements View {
+  /** True while a sampled batch or an exactly-timed call runs: every hop times itself. */
+  active = false;
+  private exact = false;
+  /** Time spent in hops called by the current hop (ms). */
+  private child = 0;
+  private batchMs = 0;
+  private sampledMs = 0;
+  private lastSampleStart = Number.NEGATIVE_INFINITY;
+  private lastTick: number | undefined = undefined;
+  private readonly subtasks: SubtaskTime[] = [];
+
+  constructor(
+    /** False when metrics are off: no clock is read at all. */
+    readonly enabled: boolean,
+  ) {}
+
+  /** Registers a subtask's times so ticks update them. */
+  track(): SubtaskTime {
+    const time = new SubtaskTime();
+    this.subtasks.push(time);
+    return time;
+  }
+
+  /** Starts a source batch; returns its start time (0 when disabled). */
+  beginBatch(): number {
+    if (!this.enabled) return 0;
+    const start = performance.now();
+    if (!this.active && start - this.lastSampleStart >= SAMPLE_SPACING_MS) {
+      this.lastSampleStart = start;
+      this.active = true;
+      this.exact = false;
+      this.child = 0;
+      return -start;
+    }
+    return start;
+  }
+
+  /** Ends a source batch started with `beginBatch` (a negative start marks a sampled batch). */
+  endBatch(time: SubtaskTime, start: number): void {
+    if (!this.enabled) return;
+    if (start >= 0) {
+      this.batchMs += performance.now() - start;
+      return;
+    }
+    const elapsed = performance.now() + start;
+    this.batchMs += elapsed;
+    this.sampledMs += elapsed;
+    time.sampledBusyMs += elapsed - this.child;
+    time.sampledBackPressuredMs += this.child;
+    this.active = false;
+  }
+
+  /** Starts one hop inside an active sample; returns the caller's child time, which `endHop` restores. */
+  beginHop(): number {
+    const outer = this.child;
+    this.child = 0;
+    return outer;
+  }
+
+  /** Ends a hop: its self time goes to `time`, its whole time to the caller's child time. */
+  endHop(time: SubtaskTime, outer: number, start: number): void {
+    const elapsed = performance.now() - start;
+    const child = this.child;
+    if (this.exact) {
+      time.exactBusyMs += elapsed - child;
+      time.exactBackPressuredMs += child;
+    } else {
+      time.sampledBusyMs += elapsed - child;
+      time.sampledBackPressuredMs += child;
+    }
+    this.child = outer + elapsed;
+  }
+
+  /** Starts an exactly-timed root (a watermark, a timer) when nothing is being timed; returns whether it did. */
+  beginExact(): boolean {
+    if (!this.enabled || this.active) return false;
+    this.active = true;
+    this.exact = true;
+    this.child = 0;
+    return true;
+  }
+
+  endExact(): void {
+    this.active = false;
+    this.exact = false;
+    this.child = 0;
+  }
+
+  /**
+   * Waits for `released` while a source subtask is held back by a blocked channel or a full asynchronous
+   * operator downstream: that wait is back-pressured time, measured exactly.
+   */
+  async waitBackPressured(time: SubtaskTime, released: Promise<void>): Promise<void> {
+    if (!this.enabled) return released;
+    const start = performance.now();
+    try {
+      await released;
+    } finally {
+      time.exactBackPressuredMs += performance.now() - start;
+    }
+  }
+
+  /** Turns the accumulated samples into per-second figures for every subtask. */
+  sample(nowMs: number): void {
+    const last = this.lastTick;
+    this.lastTick = nowMs;
+    if (last === undefined || nowMs <= last) return;
+    const interval = nowMs - last;
+    const scale = this.sampledMs > 0 ? this.batchMs / this.sampledMs : 0;
+    for (const t of this.subtasks) {
+      const busy = clamp(((t.sampledBusyMs * scale + t.exactBusyMs) * 1000) / interval);
+      const bp = clamp(((t.sampledBackPressuredMs * scale + t.exactBackPressuredMs) * 1000) / interval);
+      t.busyTimeMsPerSecond = busy;
+      t.backPressuredTimeMsPerSecond = Math.min(bp, 1000 - busy);
+      t.idleTimeMsPerSecond = Math.max(0, 1000 - busy - t.backPressuredTimeMsPerSecond);
+      t.sampledBusyMs = t.sampledBackPressuredMs = t.exactBusyMs = t.exactBackPressuredMs = 0;
+    }
+    this.batchMs = this.sampledMs = 0;
+  }
+}
+
+/** At most one sampled batch per this many ms: ~1 % of a saturated second is timed hop by hop. */
+export const SAMPLE_SPACING_MS = 25;
+
+function clamp(ms: number): number {
+  return ms < 0 ? 0 : ms > 1000 ? 1000 : Math.round(ms);
+}
+
+/** A tracker that times nothing, for inputs that only buffer (they never call an operator). */
+export const UNTIMED = new BusyTimeTracker(false);
