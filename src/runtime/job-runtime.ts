@@ -562,11 +562,17 @@ export class JobRuntime implements JobServices {
           if (subtask.isHeldBack) {
             // An asynchronous operator downstream is at capacity: the turn waits for room, keeping the order.
             this.sourceStates.set(subtask, 'held');
-            await subtask.whenReleased();
+            await this.timing.waitBackPressured(subtask.time, subtask.whenReleased());
             continue;
           }
           this.sourceStates.set(subtask, 'polling');
-          const polled = (subtask.operator as SourceOperator<unknown>).pollNext();
+          const started = this.timing.beginBatch();
+          let polled: PollResult | Promise<PollResult>;
+          try {
+            polled = (subtask.operator as SourceOperator<unknown>).pollNext();
+          } finally {
+            this.timing.endBatch(subtask.time, started);
+          }
           result = typeof polled === 'string' ? polled : await polled;
           polledAny = true;
         } catch (error) {
