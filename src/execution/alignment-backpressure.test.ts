@@ -58,6 +58,5 @@ describe('alignment backpressure', () => {
       sink.peakAlignmentBufferedBytes <= 64 * 1_000,
       `${sink.peakAlignmentBufferedBytes} bytes buffered`,
     );
-    assert.ok(sink.maxAlignmentMs >= 5, `the longest alignment took ${sink.maxAlignmentMs} ms`);
   });
 });
