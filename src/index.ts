@@ -109,7 +109,7 @@ export {
 } from './core/state-descriptor.ts';
 export type { StateDescriptorOptions } from './core/state-descriptor.ts';
 export { StateTtlConfig } from './core/state-ttl-config.ts';
-export type { TypeSerializer } from './core/type-serializer.ts';
+export type { TypeSerializer, StateClass } from './core/type-serializer.ts';
 export { DEFAULT_MAX_PARALLELISM } from './state/key-group-range.ts';
 
 // ── Windows ──────────────────────────────────────────────────────────────────

@@ -1,12 +1,23 @@
 // Descriptors name a keyed state and say how to build, fold and serialize it.
 import type { AggregateFunction, ReduceFunction } from './aggregate-function.ts';
 import type { StateTtlConfig } from './state-ttl-config.ts';
-import { structuredCloneSerializer, type TypeSerializer } from './type-serializer.ts';
+import {
+  classSerializer,
+  structuredCloneSerializer,
+  type StateClass,
+  type TypeSerializer,
+} from './type-serializer.ts';
 
 /** Options every descriptor accepts. */
 export interface StateDescriptorOptions<T> {
   /** Serializer for snapshots and durable backends (default: structured clone). */
   serializer?: TypeSerializer<T>;
+  /**
+   * The class of the values (of a ValueState, of a ListState's elements, of a MapState's values): they keep
+   * their class across snapshot and restore. Without it (or a serializer), a snapshot of class instances fails
+   * naming the state and the class, since structured clone would bring them back as plain objects.
+   */
+  type?: StateClass<unknown>;
   /** Expire entries after a processing-time TTL. */
   ttl?: StateTtlConfig;
 }
@@ -31,7 +42,11 @@ export abstract class StateDescriptor<S, V = unknown> {
   ) {
     if (typeof name !== 'string' || name.length === 0)
       throw new TypeError('A state descriptor needs a non-empty name');
-    this.serializer = options.serializer ?? structuredCloneSerializer;
+    if (options.serializer !== undefined && options.type !== undefined)
+      throw new TypeError(`State '${name}': give either a serializer or a type, not both`);
+    this.serializer =
+      options.serializer ??
+      (options.type !== undefined ? classSerializer(options.type) : structuredCloneSerializer);
     this.ttl = options.ttl;
   }
 }

@@ -17,7 +17,7 @@ import { HeapListState } from './heap-list-state.ts';
 import { HeapMapState } from './heap-map-state.ts';
 import { HeapReducingState } from './heap-reducing-state.ts';
 import { HeapValueState } from './heap-value-state.ts';
-import { structuredCloneSerializer } from '../../core/type-serializer.ts';
+import { lostClassOf, structuredCloneSerializer } from '../../core/type-serializer.ts';
 
 /**
  * The key-group snapshot format, shared by every backend (savepoints move between them): `v8.serialize` of an
@@ -319,6 +319,8 @@ export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
       const rawNamespaces = nsSerializer === structuredCloneSerializer;
       const rawValues = valueSerializer === structuredCloneSerializer;
       const ttl = state.descriptor.ttl !== undefined;
+      // One value per state shows whether it holds class instances (a state holds one type).
+      let checkedClass = false;
       const builders: (StateColumnsBuilder | undefined)[] = new Array(this.maxParallelism);
       const touched: number[] = [];
       for (const [nsKey, inner] of state.table.byNamespace) {
@@ -339,6 +341,11 @@ export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
             touched.push(kg);
           }
           const value = state.unwrap(stored);
+          if (rawValues && !checkedClass) {
+            checkedClass = value !== undefined;
+            const lost = lostClassOf(value);
+            if (lost !== undefined) throw lostClassError(name, this.operatorName, lost);
+          }
           builder.add(
             token,
             ns,
@@ -396,4 +403,11 @@ export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
     this.states.clear();
     this.pendingRestore.clear();
   }
+}
+
+/** A snapshot would turn class instances in state into plain objects: fail, saying how to keep the class. */
+function lostClassError(state: string, operator: string, className: string): IllegalStateError {
+  return new IllegalStateError(
+    `State '${state}' of operator '${operator}' holds instances of class ${className}, which a snapshot would restore as plain objects; declare the class on the descriptor (new ValueStateDescriptor('${state}', { type: ${className} })) or give it a serializer`,
+  );
 }
