@@ -2,6 +2,8 @@
 import { IllegalStateError } from '../core/errors.ts';
 import { HeapBroadcastState } from './heap-broadcast-state.ts';
 import type { MapStateDescriptor } from '../core/state-descriptor.ts';
+import { declaredClassOf, lostClassOf, structuredCloneSerializer } from '../core/type-serializer.ts';
+import { lostClassError } from './lost-class-error.ts';
 
 /** What a subtask's broadcast states snapshot to: each state's map, serialized by its descriptor's serializer. */
 export interface BroadcastStateSnapshot {
@@ -42,7 +44,13 @@ export class BroadcastStateStore {
   snapshot(): BroadcastStateSnapshot {
     const broadcastStates: Record<string, Uint8Array> = {};
     for (const [name, state] of this.states) {
-      broadcastStates[name] = this.descriptors.get(name)!.serializer.serialize(state.map);
+      const serializer = this.descriptors.get(name)!.serializer;
+      const declared = declaredClassOf(serializer);
+      if (serializer === structuredCloneSerializer || declared !== undefined) {
+        const lost = lostClassOf(state.map, declared);
+        if (lost !== undefined) throw lostClassError(name, this.operatorName, lost);
+      }
+      broadcastStates[name] = serializer.serialize(state.map);
     }
     return { broadcastStates };
   }

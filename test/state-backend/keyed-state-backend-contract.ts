@@ -224,6 +224,58 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
       c.dispose();
     });
 
+    it('class instances keep their class with a descriptor type; without one the snapshot fails naming the class', () => {
+      class Ride {
+        constructor(
+          readonly start: number,
+          readonly end: number,
+        ) {}
+        duration(): number {
+          return this.end - this.start;
+        }
+      }
+      const b = open();
+      const typed = b.getOrCreateKeyedState(
+        new ValueStateDescriptor<Ride>('typed', { type: Ride }),
+        voidNamespaceSerializer,
+      );
+      const list = b.getOrCreateKeyedState(
+        new ListStateDescriptor<Ride>('list', { type: Ride }),
+        voidNamespaceSerializer,
+      );
+      b.setCurrentKey('a');
+      typed.update(new Ride(10, 25));
+      list.add(new Ride(0, 3));
+      list.add(new Ride(5, 9));
+      const c = open();
+      c.restore(b.snapshot());
+      const typedBack = c.getOrCreateKeyedState(
+        new ValueStateDescriptor<Ride>('typed', { type: Ride }),
+        voidNamespaceSerializer,
+      );
+      const listBack = c.getOrCreateKeyedState(
+        new ListStateDescriptor<Ride>('list', { type: Ride }),
+        voidNamespaceSerializer,
+      );
+      c.setCurrentKey('a');
+      assert.equal(typedBack.value()!.duration(), 15);
+      assert.deepEqual(
+        [...listBack.get()].map((r) => r.duration()),
+        [3, 4],
+      );
+      const untyped = b.getOrCreateKeyedState(
+        new ValueStateDescriptor<Ride>('untyped'),
+        voidNamespaceSerializer,
+      );
+      untyped.update(new Ride(1, 2));
+      assert.throws(
+        () => b.snapshot(),
+        /State 'untyped' of operator '.*' holds instances of class Ride, which a snapshot would restore as plain objects/,
+      );
+      b.dispose();
+      c.dispose();
+    });
+
     it('TTL boundary: an entry written at 1000 with a 100 ms TTL is live at 1099 and expired at exactly 1100', () => {
       let now = 1_000;
       const ttl = StateTtlConfig.newBuilder(100).build();

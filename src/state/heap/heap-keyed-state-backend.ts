@@ -17,7 +17,13 @@ import { HeapListState } from './heap-list-state.ts';
 import { HeapMapState } from './heap-map-state.ts';
 import { HeapReducingState } from './heap-reducing-state.ts';
 import { HeapValueState } from './heap-value-state.ts';
-import { lostClassOf, structuredCloneSerializer } from '../../core/type-serializer.ts';
+import {
+  declaredClassOf,
+  isEmptySample,
+  lostClassOf,
+  structuredCloneSerializer,
+} from '../../core/type-serializer.ts';
+import { lostClassError } from '../lost-class-error.ts';
 
 /**
  * The key-group snapshot format, shared by every backend (savepoints move between them): `v8.serialize` of an
@@ -319,8 +325,10 @@ export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
       const rawNamespaces = nsSerializer === structuredCloneSerializer;
       const rawValues = valueSerializer === structuredCloneSerializer;
       const ttl = state.descriptor.ttl !== undefined;
-      // One value per state shows whether it holds class instances (a state holds one type).
-      let checkedClass = false;
+      // One value per state shows whether it holds class instances structured clone would lose (a state holds
+      // one type): the value itself under the default serializer, fields of the declared class under `type`.
+      const declared = declaredClassOf(valueSerializer);
+      let checkedClass = !rawValues && declared === undefined;
       const builders: (StateColumnsBuilder | undefined)[] = new Array(this.maxParallelism);
       const touched: number[] = [];
       for (const [nsKey, inner] of state.table.byNamespace) {
@@ -341,9 +349,9 @@ export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
             touched.push(kg);
           }
           const value = state.unwrap(stored);
-          if (rawValues && !checkedClass) {
-            checkedClass = value !== undefined;
-            const lost = lostClassOf(value);
+          if (!checkedClass) {
+            checkedClass = !isEmptySample(value);
+            const lost = lostClassOf(value, declared);
             if (lost !== undefined) throw lostClassError(name, this.operatorName, lost);
           }
           builder.add(
@@ -403,11 +411,4 @@ export class HeapKeyedStateBackend implements KeyedStateBackend, HeapStateHost {
     this.states.clear();
     this.pendingRestore.clear();
   }
-}
-
-/** A snapshot would turn class instances in state into plain objects: fail, saying how to keep the class. */
-function lostClassError(state: string, operator: string, className: string): IllegalStateError {
-  return new IllegalStateError(
-    `State '${state}' of operator '${operator}' holds instances of class ${className}, which a snapshot would restore as plain objects; declare the class on the descriptor (new ValueStateDescriptor('${state}', { type: ${className} })) or give it a serializer`,
-  );
 }

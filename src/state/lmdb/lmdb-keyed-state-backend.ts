@@ -90,6 +90,10 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
   private persisted: Set<number> | undefined = undefined;
   private disposed = false;
 
+  get operatorName(): string | undefined {
+    return this.options.operatorName;
+  }
+
   constructor(private readonly options: LmdbKeyedStateBackendOptions) {
     this.maxParallelism = options.maxParallelism;
     this.keyGroupRange = options.keyGroupRange;

@@ -2,7 +2,13 @@
 import type { AbstractHeapState, TtlValue } from '../heap/abstract-heap-state.ts';
 import { StateTable } from '../heap/state-table.ts';
 import { keyGroupFor, type NormalizedKey } from '../key-hash.ts';
-import { structuredCloneSerializer } from '../../core/type-serializer.ts';
+import {
+  declaredClassOf,
+  isEmptySample,
+  lostClassOf,
+  structuredCloneSerializer,
+} from '../../core/type-serializer.ts';
+import { lostClassError } from '../lost-class-error.ts';
 import {
   decodeEntryValue,
   encodeEntryKey,
@@ -23,6 +29,8 @@ export interface LmdbTableHost {
   getCurrentKeyGroup(): number;
   /** Counts cached entries, so the backend knows when to flush and evict. */
   cached(delta: number): void;
+  /** The operator's name, for errors. */
+  readonly operatorName: string | undefined;
 }
 
 /** Marks an entry known to be absent in LMDB (or deleted in the cache), so a miss costs one read, not many. */
@@ -90,6 +98,8 @@ export class NamespaceView<V> extends Map<NormalizedKey, V> {
 export class LmdbStateTable<V> extends StateTable<V> {
   private views = new Map<string | number, NamespaceView<V>>();
   state!: AbstractHeapState<any, any>;
+  /** Whether one written value showed that the serializer keeps its classes (a state holds one type). */
+  private classChecked = false;
 
   constructor(
     readonly host: LmdbTableHost,
@@ -159,6 +169,7 @@ export class LmdbStateTable<V> extends StateTable<V> {
         }
         const lastAccess = ttl ? (stored as TtlValue<unknown>).lastAccess : -1;
         const value = state.unwrap(stored as V) as unknown;
+        if (!this.classChecked) this.checkClass(value);
         const kind = typeof value;
         if (direct && kind === 'string')
           put(dbKey, encodeEntryValue(lastAccess, view.nsBytes!, VALUE_STRING, value as string));
@@ -172,6 +183,20 @@ export class LmdbStateTable<V> extends StateTable<V> {
       }
       view.dirty.clear();
     }
+  }
+
+  /** Fails before class instances would be written as plain objects (see lostClassOf). */
+  private checkClass(value: unknown): void {
+    const serializer = this.state.descriptor.serializer;
+    const declared = declaredClassOf(serializer);
+    if (serializer !== structuredCloneSerializer && declared === undefined) {
+      this.classChecked = true;
+      return;
+    }
+    this.classChecked = !isEmptySample(value);
+    const lost = lostClassOf(value, declared);
+    if (lost !== undefined)
+      throw lostClassError(this.state.descriptor.name, this.host.operatorName ?? 'operator', lost);
   }
 
   /** Drops every cached value (after a flush): LMDB is the truth again. */
