@@ -1,4 +1,5 @@
 // AllWindowedStream: `stream.windowAll(assigner)` — windows over a whole (non-keyed) stream, in one subtask.
+import { rejectAsyncFunction } from '../core/async-function-guard.ts';
 import type { DataStream } from './data-stream.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { KeyedStream } from './keyed-stream.ts';
@@ -120,6 +121,7 @@ export class AllWindowedStream<T, W extends Window> {
   apply<R>(fn: AllWindowFunction<T, R, W>): DataStream<R> {
     if (typeof fn !== 'function')
       throw new ConfigurationError('apply() needs a function (window, elements, out) => void');
+    rejectAsyncFunction(fn, 'apply()', 'Window');
     return single(this.windowed.apply((_key, window, elements, out) => fn(window, elements, out)));
   }
 }
@@ -151,6 +153,7 @@ function keyless<IN, OUT, W extends Window>(
   fn: ProcessAllWindowFunction<IN, OUT, W>,
 ): ProcessWindowFunction<IN, OUT, number, W> {
   checkProcess(fn);
+  rejectAsyncFunction(fn, 'process()', 'Window', ['process', 'clear']);
   return {
     open: fn.open?.bind(fn),
     close: fn.close?.bind(fn),

@@ -1,4 +1,5 @@
 // ConnectedStreams: two streams processed together by one two-input operator, sharing state when keyed.
+import { notPromise, rejectAsyncFunction, rejectPromiseResult } from '../core/async-function-guard.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type {
   Collector,
@@ -85,14 +86,24 @@ export class ConnectedStreams<IN1, IN2, K = never> {
         'process() on connected streams needs processElement1 and processElement2',
       );
     }
+    rejectAsyncFunction(f, 'process()', name, ['processElement1', 'processElement2', 'onTimer']);
     return this.transform<OUT>(name, () => new CoProcessOperator<IN1, IN2, OUT>(f));
   }
 
   /** Maps each side with its own function into one output type. */
   map<OUT>(fn: CoMapFunction<IN1, IN2, OUT>, name = 'CoMap'): DataStream<OUT> {
+    if (
+      fn === null ||
+      typeof fn !== 'object' ||
+      typeof fn.map1 !== 'function' ||
+      typeof fn.map2 !== 'function'
+    ) {
+      throw new ConfigurationError('map() on connected streams needs an object with map1 and map2');
+    }
+    rejectAsyncFunction(fn, 'map()', name, ['map1', 'map2']);
     const coProcess: CoProcessFunction<IN1, IN2, OUT> = {
-      processElement1: (v, _ctx, out) => out.collect(fn.map1(v)),
-      processElement2: (v, _ctx, out) => out.collect(fn.map2(v)),
+      processElement1: (v, _ctx, out) => out.collect(notPromise(fn.map1(v), 'map1()')),
+      processElement2: (v, _ctx, out) => out.collect(notPromise(fn.map2(v), 'map2()')),
     };
     return this.transform<OUT>(name, () => new CoProcessOperator<IN1, IN2, OUT>(coProcess));
   }
@@ -116,6 +127,7 @@ export class ConnectedStreams<IN1, IN2, K = never> {
         'flatMap() on connected streams needs an object with flatMap1 and flatMap2',
       );
     }
+    rejectAsyncFunction(fn, 'flatMap()', name, ['flatMap1', 'flatMap2']);
     // A CoProcessFunction whose methods delegate to the CoFlatMapFunction: the operator copies it per subtask,
     // and the delegate copies the user's function so its fields are per subtask too.
     const coProcess: CoProcessFunction<IN1, IN2, OUT> & { target: CoFlatMapFunction<IN1, IN2, OUT> } = {
@@ -128,10 +140,10 @@ export class ConnectedStreams<IN1, IN2, K = never> {
         return this.target.close?.();
       },
       processElement1(v, _ctx, out) {
-        this.target.flatMap1(v, out);
+        rejectPromiseResult(this.target.flatMap1(v, out), 'flatMap1()');
       },
       processElement2(v, _ctx, out) {
-        this.target.flatMap2(v, out);
+        rejectPromiseResult(this.target.flatMap2(v, out), 'flatMap2()');
       },
     };
     return this.transform<OUT>(name, () => new CoProcessOperator<IN1, IN2, OUT>(coProcess));

@@ -1,4 +1,5 @@
 // DataStream: a stream of records of one type, and the transformations that make new streams from it.
+import { rejectAsyncFunction } from '../core/async-function-guard.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type {
   FilterFunction,
@@ -55,21 +56,27 @@ export class DataStream<T> {
     readonly transformation: Transformation,
   ) {}
 
-  /** Transforms each record with `fn`. */
-  map<R>(fn: MapFunction<T, R>, name = 'Map'): DataStream<R> {
+  /**
+   * Transforms each record with `fn`. `fn` runs synchronously: a function returning a Promise is refused by the
+   * compiler and at run time; call asynchronous code with {@link AsyncDataStream.orderedWait}.
+   */
+  map<R>(fn: MapFunction<T, R> & NotAsync<R>, name = 'Map'): DataStream<R> {
     requireFunction(fn, 'map');
+    rejectAsyncFunction(fn, 'map()', name);
     return this.transform<R>(name, () => new StreamMap(fn));
   }
 
   /** Keeps the records for which `fn` returns true. */
   filter(fn: FilterFunction<T>, name = 'Filter'): DataStream<T> {
     requireFunction(fn, 'filter');
+    rejectAsyncFunction(fn, 'filter()', name);
     return this.transform<T>(name, () => new StreamFilter(fn));
   }
 
   /** Emits zero or more records per input record through `out.collect`. */
   flatMap<R>(fn: FlatMapFunction<T, R>, name = 'Flat Map'): DataStream<R> {
     requireFunction(fn, 'flatMap');
+    rejectAsyncFunction(fn, 'flatMap()', name);
     return this.transform<R>(name, () => new StreamFlatMap(fn));
   }
 
@@ -81,6 +88,7 @@ export class DataStream<T> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
       throw new ConfigurationError(`process() needs an object with a processElement method`);
     }
+    rejectAsyncFunction(fn, 'process()', name, ['processElement', 'onTimer']);
     return this.transform<R>(name, () => new ProcessOperator(fn));
   }
 
@@ -90,6 +98,7 @@ export class DataStream<T> {
    */
   keyBy<K>(selector: KeySelector<T, K>): KeyedStream<T, K> {
     requireFunction(selector, 'keyBy');
+    rejectAsyncFunction(selector, 'keyBy()', 'Hash');
     return DataStream.keyedStreamFactory!(this, selector) as KeyedStream<T, K>;
   }
 
@@ -277,6 +286,16 @@ export class DataStream<T> {
     return new DataStream<T>(this.environment, t);
   }
 }
+
+/**
+ * Makes the compiler refuse a map function that returns a Promise, with the advice as the missing property's name.
+ */
+type NotAsync<R> =
+  R extends PromiseLike<unknown>
+    ? {
+        'map() cannot take a function that returns a Promise: use AsyncDataStream.orderedWait or unorderedWait': never;
+      }
+    : unknown;
 
 /** The key type of a keyed stream, `never` for any other stream. */
 type KeyOf<S> = S extends { readonly keySelector: KeySelector<any, infer K> } ? K : never;

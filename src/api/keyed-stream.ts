@@ -1,4 +1,5 @@
 // KeyedStream: a stream partitioned by key, on which state and timers are scoped to the current key.
+import { rejectAsyncFunction } from '../core/async-function-guard.ts';
 import { DataStream } from './data-stream.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { FunctionObject, KeyedProcessFunction, KeySelector } from '../core/functions.ts';
@@ -41,12 +42,14 @@ export class KeyedStream<T, K> extends DataStream<T> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
       throw new ConfigurationError(`process() needs an object with a processElement method`);
     }
+    rejectAsyncFunction(fn, 'process()', name, ['processElement', 'onTimer']);
     return this.transform<R>(name, () => new KeyedProcessOperator(fn));
   }
 
   /** A rolling reduce: emits the reduced value of the record's key after every record. */
   reduce(fn: ReduceFunction<T>, name = 'Keyed Reduce'): DataStream<T> {
     if (typeof fn !== 'function') throw new ConfigurationError('reduce() needs a function');
+    rejectAsyncFunction(fn, 'reduce()', name);
     return this.transform<T>(name, () => new StreamGroupedReduce(fn));
   }
 

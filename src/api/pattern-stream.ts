@@ -1,4 +1,5 @@
 // PatternStream: a stream with a pattern applied — choose the time domain, late-data output, and what to emit per match.
+import { notPromise, rejectAsyncFunction, rejectPromiseResult } from '../core/async-function-guard.ts';
 import type { DataStream } from './data-stream.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { Collector } from '../core/functions.ts';
@@ -69,6 +70,7 @@ export class PatternStream<T, M> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processMatch !== 'function') {
       throw new ConfigurationError('process() needs an object with a processMatch method');
     }
+    rejectAsyncFunction(fn, 'process()', name, ['processMatch', 'processTimedOutMatch']);
     const compiled = compilePattern(this.pattern);
     const { comparator, lateDataOutputTag, processingTime } = this.options;
     const factory = () =>
@@ -102,14 +104,19 @@ export class PatternStream<T, M> {
   ): DataStream<OUT> {
     if (typeof first === 'function') {
       const select = first;
-      return this.process<OUT>({ processMatch: (m, _ctx, out) => out.collect(select(m)) });
+      rejectAsyncFunction(select, 'select()', 'CepOperator');
+      return this.process<OUT>({
+        processMatch: (m, _ctx, out) => out.collect(notPromise(select(m), 'select function')),
+      });
     }
     const tag = first;
     requireFunctions(timeoutFn, selectFn, 'select');
+    rejectAsyncFunction(selectFn, 'select()', 'CepOperator');
+    rejectAsyncFunction(timeoutFn, 'select()', 'CepOperator');
     return this.process<OUT>({
-      processMatch: (m, _ctx, out) => out.collect(selectFn!(m)),
+      processMatch: (m, _ctx, out) => out.collect(notPromise(selectFn!(m), 'select function')),
       processTimedOutMatch: (m: Partial<M>, ctx: PatternProcessContext) =>
-        ctx.output(tag, timeoutFn!(m, ctx.timestamp())),
+        ctx.output(tag, notPromise(timeoutFn!(m, ctx.timestamp()), 'timeout function')),
     });
   }
 
@@ -128,10 +135,15 @@ export class PatternStream<T, M> {
   ): DataStream<OUT> {
     if (typeof first === 'function') {
       const flat = first;
-      return this.process<OUT>({ processMatch: (m, _ctx, out) => flat(m, out) });
+      rejectAsyncFunction(flat, 'flatSelect()', 'CepOperator');
+      return this.process<OUT>({
+        processMatch: (m, _ctx, out) => rejectPromiseResult(flat(m, out), 'flatSelect function'),
+      });
     }
     const tag = first;
     requireFunctions(timeoutFn, flatSelectFn, 'flatSelect');
+    rejectAsyncFunction(flatSelectFn, 'flatSelect()', 'CepOperator');
+    rejectAsyncFunction(timeoutFn, 'flatSelect()', 'CepOperator');
     return this.process<OUT>({
       processMatch: (m, _ctx, out) => flatSelectFn!(m, out),
       processTimedOutMatch: (m: Partial<M>, ctx: PatternProcessContext) =>

@@ -1,4 +1,5 @@
 // WindowedStream: `keyedStream.window(assigner)` — configure trigger, evictor, lateness, then apply a window function.
+import { rejectAsyncFunction } from '../core/async-function-guard.ts';
 import type { DataStream } from './data-stream.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { KeyedStream } from './keyed-stream.ts';
@@ -110,6 +111,7 @@ export class WindowedStream<T, K, W extends Window> {
   reduce<R>(fn: ReduceFunction<T>, process: ProcessWindowFunction<T, R, K, W>): DataStream<R>;
   reduce<R>(fn: ReduceFunction<T>, process?: ProcessWindowFunction<T, R, K, W>): DataStream<R | T> {
     if (typeof fn !== 'function') throw new ConfigurationError('reduce() needs a function (a, b) => reduced');
+    this.rejectAsync('reduce', fn, process);
     const single: InternalWindowFunction<T, R | T, K, W> =
       process === undefined
         ? passThrough<T, K, W>()
@@ -134,6 +136,7 @@ export class WindowedStream<T, K, W extends Window> {
     process?: ProcessWindowFunction<V, R, K, W>,
   ): DataStream<V | R> {
     checkAggregate(fn);
+    this.rejectAsync('aggregate', fn, process);
     const single: InternalWindowFunction<V, V | R, K, W> =
       process === undefined
         ? passThrough<V, K, W>()
@@ -176,7 +179,8 @@ export class WindowedStream<T, K, W extends Window> {
 
   /** Evaluates each window with all its elements. */
   process<R>(fn: ProcessWindowFunction<T, R, K, W>): DataStream<R> {
-    const internal = new IterableProcessWindowFunction(checkProcess(fn));
+    this.rejectAsync('process', checkProcess(fn));
+    const internal = new IterableProcessWindowFunction(fn);
     return this.build(
       'process',
       this.windowEvictor ? evictingState<T>() : new ListStateDescriptor<T>('window-contents'),
@@ -188,6 +192,7 @@ export class WindowedStream<T, K, W extends Window> {
   apply<R>(fn: WindowFunction<T, R, K, W>): DataStream<R> {
     if (typeof fn !== 'function')
       throw new ConfigurationError('apply() needs a function (key, window, elements, out) => void');
+    this.rejectAsync('apply', fn);
     const internal = new IterableWindowFunction(fn);
     return this.build(
       'apply',
@@ -200,10 +205,20 @@ export class WindowedStream<T, K, W extends Window> {
   reduceApply<R>(reduce: ReduceFunction<T>, fn: WindowFunction<T, R, K, W>): DataStream<R> {
     if (typeof reduce !== 'function' || typeof fn !== 'function')
       throw new ConfigurationError('reduceApply() needs two functions');
+    this.rejectAsync('reduce', reduce, fn);
     const single = new SingleValueWindowFunction(fn);
     if (this.windowEvictor !== undefined)
       return this.build('reduce', evictingState<T>(), new ReduceApplyWindowFunction(reduce, single));
     return this.build('reduce', new ReducingStateDescriptor<T>('window-contents', reduce), single);
+  }
+
+  /** Refuses async window functions at definition, naming the window operator they would run in. */
+  private rejectAsync(kind: string, ...fns: unknown[]): void {
+    for (const fn of fns) rejectAsyncFunction(fn, `${kind}()`, this.operatorName(kind), WINDOW_METHODS);
+  }
+
+  private operatorName(kind: string): string {
+    return `${this.windowEvictor ? 'EvictingWindow' : 'Window'}(${String(this.assigner)}, ${String(this.windowTrigger)}${this.windowEvictor ? `, ${String(this.windowEvictor)}` : ''}, ${kind})`;
   }
 
   private build<ACC, R>(
@@ -220,8 +235,10 @@ export class WindowedStream<T, K, W extends Window> {
       lateDataOutputTag: this.lateDataOutputTag,
       evictor: this.windowEvictor,
     };
-    const name = `${this.windowEvictor ? 'EvictingWindow' : 'Window'}(${String(this.assigner)}, ${String(this.windowTrigger)}${this.windowEvictor ? `, ${String(this.windowEvictor)}` : ''}, ${kind})`;
-    return this.input.transform<R>(name, () => new WindowOperator<K, T, ACC, R, W>(config));
+    return this.input.transform<R>(
+      this.operatorName(kind),
+      () => new WindowOperator<K, T, ACC, R, W>(config),
+    );
   }
 }
 
@@ -242,6 +259,9 @@ export function countWindow<T, K>(
   if (slide === undefined) return windowed.trigger(PurgingTrigger.of(CountTrigger.of<GlobalWindow>(size)));
   return windowed.evictor(CountEvictor.of<GlobalWindow>(size)).trigger(CountTrigger.of<GlobalWindow>(slide));
 }
+
+/** The methods of window and aggregate functions the window operator calls per element or window. */
+const WINDOW_METHODS = ['process', 'clear', 'createAccumulator', 'add', 'getResult', 'merge'];
 
 /** @internal Shared with AllWindowedStream. */
 export function checkTrigger(assigner: WindowAssigner<any, any>, trigger: Trigger<any, any>): void {

@@ -1,4 +1,5 @@
 // CoBroadcastOperator: runs a (Keyed)BroadcastProcessFunction over a stream and a broadcast stream.
+import { rejectPromiseResult } from '../core/async-function-guard.ts';
 import { IllegalStateError } from '../core/errors.ts';
 import type {
   BroadcastProcessFunction,
@@ -79,7 +80,7 @@ export class CoBroadcastOperator<IN1, IN2, OUT>
   processElement1(value: IN1, timestamp: number): void {
     this.collector.timestamp = timestamp;
     this.readOnlyCtx.currentTimestamp = timestamp;
-    this.fn.processElement(value, this.readOnlyCtx, this.collector);
+    rejectPromiseResult(this.fn.processElement(value, this.readOnlyCtx, this.collector), 'processElement()');
   }
 
   processElement2(value: IN2, timestamp: number): void {
@@ -87,7 +88,10 @@ export class CoBroadcastOperator<IN1, IN2, OUT>
     this.context.keyedStateBackend?.clearCurrentKey();
     this.collector.timestamp = timestamp;
     this.broadcastCtx.currentTimestamp = timestamp;
-    this.fn.processBroadcastElement(value, this.broadcastCtx, this.collector);
+    rejectPromiseResult(
+      this.fn.processBroadcastElement(value, this.broadcastCtx, this.collector),
+      'processBroadcastElement()',
+    );
   }
 
   onEventTime(timer: InternalTimer<unknown, VoidNamespace>): void {
@@ -118,7 +122,7 @@ export class CoBroadcastOperator<IN1, IN2, OUT>
     if (fn.onTimer === undefined) return;
     this.readOnlyCtx.currentTimestamp = timestamp;
     this.readOnlyCtx.currentTimeDomain = domain;
-    fn.onTimer(timestamp, this.readOnlyCtx, this.collector);
+    rejectPromiseResult(fn.onTimer(timestamp, this.readOnlyCtx, this.collector), 'onTimer()');
     this.readOnlyCtx.currentTimeDomain = 'EVENT_TIME';
   }
 }

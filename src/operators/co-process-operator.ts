@@ -1,4 +1,5 @@
 // CoProcessOperator / KeyedCoProcessOperator: run a (Keyed)CoProcessFunction over two connected inputs.
+import { rejectPromiseResult } from '../core/async-function-guard.ts';
 import type { CoProcessFunction, KeyedCoProcessFunction } from '../core/functions.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../state/namespace.ts';
 import type { InternalTimer, Triggerable } from '../time/internal-timer-service.ts';
@@ -43,13 +44,13 @@ export class CoProcessOperator<IN1, IN2, OUT>
   processElement1(value: IN1, timestamp: number): void {
     this.collector.timestamp = timestamp;
     this.ctx.currentTimestamp = timestamp;
-    this.fn.processElement1(value, this.ctx, this.collector);
+    rejectPromiseResult(this.fn.processElement1(value, this.ctx, this.collector), 'processElement1()');
   }
 
   processElement2(value: IN2, timestamp: number): void {
     this.collector.timestamp = timestamp;
     this.ctx.currentTimestamp = timestamp;
-    this.fn.processElement2(value, this.ctx, this.collector);
+    rejectPromiseResult(this.fn.processElement2(value, this.ctx, this.collector), 'processElement2()');
   }
 
   onEventTime(timer: InternalTimer<unknown, VoidNamespace>): void {
@@ -66,7 +67,7 @@ export class CoProcessOperator<IN1, IN2, OUT>
     if (this.fn.onTimer === undefined) return;
     this.ctx.currentTimestamp = timestamp;
     this.ctx.currentTimeDomain = domain;
-    this.fn.onTimer(timestamp, this.ctx, this.collector);
+    rejectPromiseResult(this.fn.onTimer(timestamp, this.ctx, this.collector), 'onTimer()');
     this.ctx.currentTimeDomain = 'EVENT_TIME';
   }
 

@@ -1,4 +1,5 @@
 // IntervalJoinOperator: joins two keyed inputs on `left.ts + lower <= right.ts <= left.ts + upper`, in event time.
+import { rejectPromiseResult } from '../core/async-function-guard.ts';
 import { IllegalStateError } from '../core/errors.ts';
 import type { OutputTag } from '../core/output-tag.ts';
 import type { ProcessJoinContext, ProcessJoinFunction } from '../core/join-functions.ts';
@@ -152,7 +153,7 @@ export class IntervalJoinOperator<K, IN1, IN2, OUT>
     ctx.rightTimestamp = rightTs;
     ctx.resultTimestamp = leftTs > rightTs ? leftTs : rightTs;
     this.collector.timestamp = ctx.resultTimestamp;
-    this.fn.processElement(left, right, ctx, this.collector);
+    rejectPromiseResult(this.fn.processElement(left, right, ctx, this.collector), 'processElement()');
   }
 
   private isLate(timestamp: number): boolean {

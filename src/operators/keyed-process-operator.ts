@@ -1,4 +1,5 @@
 // KeyedProcessOperator: runs a KeyedProcessFunction with keyed state and key-bound timers.
+import { rejectPromiseResult } from '../core/async-function-guard.ts';
 import type { KeyedProcessFunction } from '../core/functions.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../state/namespace.ts';
 import type { InternalTimer, Triggerable } from '../time/internal-timer-service.ts';
@@ -40,7 +41,7 @@ export class KeyedProcessOperator<K, IN, OUT>
   processElement(value: IN, timestamp: number): void {
     this.collector.timestamp = timestamp;
     this.ctx.currentTimestamp = timestamp;
-    this.fn.processElement(value, this.ctx, this.collector);
+    rejectPromiseResult(this.fn.processElement(value, this.ctx, this.collector), 'processElement()');
   }
 
   onEventTime(timer: InternalTimer<K, VoidNamespace>): void {
@@ -62,7 +63,7 @@ export class KeyedProcessOperator<K, IN, OUT>
     // main-output records from a processing-time timer carry none (the collector's timestamp is erased).
     this.ctx.currentTimestamp = timer.timestamp;
     this.ctx.currentTimeDomain = domain;
-    this.fn.onTimer(timer.timestamp, this.ctx, this.collector);
+    rejectPromiseResult(this.fn.onTimer(timer.timestamp, this.ctx, this.collector), 'onTimer()');
     this.ctx.currentTimeDomain = 'EVENT_TIME';
   }
 

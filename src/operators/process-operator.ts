@@ -1,4 +1,5 @@
 // ProcessOperator: runs a ProcessFunction on a stream that is not keyed (no keyed state, no timers).
+import { rejectPromiseResult } from '../core/async-function-guard.ts';
 import type { ProcessFunction } from '../core/functions.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from './stream-operator.ts';
 import { ProcessContextImpl } from './process-context-impl.ts';
@@ -28,7 +29,7 @@ export class ProcessOperator<IN, OUT>
   processElement(value: IN, timestamp: number): void {
     this.collector.timestamp = timestamp;
     this.ctx.currentTimestamp = timestamp;
-    this.fn.processElement(value, this.ctx, this.collector);
+    rejectPromiseResult(this.fn.processElement(value, this.ctx, this.collector), 'processElement()');
   }
 
   override close(): void | Promise<void> {

@@ -1,4 +1,5 @@
 // SinkOperator: hands records to a sink's writer; flushes it when the job closes.
+import { rejectAsyncFunction, rejectPromiseResult } from '../core/async-function-guard.ts';
 import type { Sink, SinkWriter } from '../core/sink.ts';
 import { hasTimestamp } from '../core/time-domain.ts';
 import {
@@ -31,10 +32,12 @@ export class SinkOperator<T>
       setBackpressure: (blocked) => this.context.setBackpressure(blocked),
       failJob: (error, activity) => this.context.failJob(error, undefined, activity),
     });
+    // Sinks that write through Promises are AsyncSinks; an async write() would lose its failures and backpressure.
+    rejectAsyncFunction(this.writer, 'sinkTo()', this.context.operatorName, ['write']);
   }
 
   processElement(value: T, timestamp: number): void {
-    this.writer.write(value, hasTimestamp(timestamp) ? timestamp : undefined);
+    rejectPromiseResult(this.writer.write(value, hasTimestamp(timestamp) ? timestamp : undefined), 'write()');
   }
 
   override processWatermark(watermark: number): void {

@@ -1,4 +1,5 @@
 // StreamFilter: keeps the records a FilterFunction accepts.
+import { rejectPromiseResult } from '../core/async-function-guard.ts';
 import type { FilterFunction } from '../core/functions.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from './stream-operator.ts';
 
@@ -7,6 +8,9 @@ export class StreamFilter<T> extends AbstractStreamOperator<T> implements OneInp
     super();
   }
   processElement(value: T, timestamp: number): void {
-    if (this.fn(value)) this.output.collect(value, timestamp);
+    const keep = this.fn(value);
+    // A Promise is truthy: without this check an async filter would silently keep every record.
+    if (keep !== true && keep !== false) rejectPromiseResult(keep, 'filter()');
+    if (keep) this.output.collect(value, timestamp);
   }
 }

@@ -1,4 +1,5 @@
 // StreamFlatMap: applies a FlatMapFunction, which emits any number of records through a reused collector.
+import { rejectPromiseResult } from '../core/async-function-guard.ts';
 import type { FlatMapFunction } from '../core/functions.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from './stream-operator.ts';
 import { TimestampedCollector } from './timestamped-collector.ts';
@@ -16,6 +17,6 @@ export class StreamFlatMap<IN, OUT>
   }
   processElement(value: IN, timestamp: number): void {
     this.collector.timestamp = timestamp;
-    this.fn(value, this.collector);
+    rejectPromiseResult(this.fn(value, this.collector), 'flatMap()');
   }
 }

@@ -1,4 +1,5 @@
 // StreamGroupedReduce: a rolling reduce on a keyed stream, emitting the updated value per record.
+import { notPromise } from '../core/async-function-guard.ts';
 import type { ReduceFunction } from '../core/aggregate-function.ts';
 import { ValueStateDescriptor } from '../core/state-descriptor.ts';
 import type { ValueState } from '../core/state.ts';
@@ -18,7 +19,7 @@ export class StreamGroupedReduce<T>
   }
   processElement(value: T, timestamp: number): void {
     const current = this.state.value();
-    const next = current === undefined ? value : this.fn(current, value);
+    const next = current === undefined ? value : notPromise(this.fn(current, value), 'reduce()');
     this.state.update(next);
     this.output.collect(next, timestamp);
   }

@@ -1,4 +1,5 @@
 // StreamMap: applies a MapFunction to each record, keeping its timestamp.
+import { notPromise } from '../core/async-function-guard.ts';
 import type { MapFunction } from '../core/functions.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from './stream-operator.ts';
 
@@ -10,6 +11,6 @@ export class StreamMap<IN, OUT>
     super();
   }
   processElement(value: IN, timestamp: number): void {
-    this.output.collect(this.fn(value), timestamp);
+    this.output.collect(notPromise(this.fn(value), 'map()'), timestamp);
   }
 }

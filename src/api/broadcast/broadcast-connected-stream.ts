@@ -1,4 +1,5 @@
 // BroadcastConnectedStream: `stream.connect(broadcastStream)`, processed by a (Keyed)BroadcastProcessFunction.
+import { rejectAsyncFunction } from '../../core/async-function-guard.ts';
 import { DataStream } from '../data-stream.ts';
 import { ConfigurationError } from '../../core/errors.ts';
 import type { FunctionObject, KeySelector } from '../../core/functions.ts';
@@ -52,6 +53,7 @@ export class BroadcastConnectedStream<IN1, IN2, K = never> {
         `Operator '${name}': timers need a keyed stream; use stream.keyBy(...).connect(broadcastStream)`,
       );
     }
+    rejectAsyncFunction(f, 'process()', name, ['processElement', 'processBroadcastElement', 'onTimer']);
     const descriptors = this.broadcastStream.broadcastStateDescriptors;
     const broadcastInput = this.broadcastStream.input.broadcast();
     const t = new Transformation('operator', name, [

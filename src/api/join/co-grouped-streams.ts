@@ -1,4 +1,5 @@
 // CoGroupedStreams: `a.coGroup(b).where(k1).equalTo(k2).window(assigner).apply(fn)`, a windowed co-group.
+import { rejectAsyncFunction } from '../../core/async-function-guard.ts';
 import type { DataStream } from '../data-stream.ts';
 import { ConfigurationError } from '../../core/errors.ts';
 import type { Collector, KeySelector } from '../../core/functions.ts';
@@ -104,6 +105,7 @@ export class CoGroupWithWindow<T1, T2, K, W extends Window> {
     if (typeof fn !== 'function') {
       throw new ConfigurationError('apply() needs a CoGroupFunction (first, second, out) => void');
     }
+    rejectAsyncFunction(fn, 'apply()', name);
     const key1 = this.key1;
     const key2 = this.key2;
     const one = this.first.map((value): TaggedUnion<T1, T2> => ({ input: 1, value }), `${name} Input 1`);

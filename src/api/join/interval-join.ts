@@ -1,4 +1,5 @@
 // IntervalJoin: `keyedA.intervalJoin(keyedB).between(lower, upper).process(fn)`, a keyed event-time interval join.
+import { rejectAsyncFunction } from '../../core/async-function-guard.ts';
 import { DataStream } from '../data-stream.ts';
 import { ConfigurationError } from '../../core/errors.ts';
 import type { Collector, FunctionObject } from '../../core/functions.ts';
@@ -119,6 +120,7 @@ export class IntervalJoined<T1, T2, K> {
         'process() on an interval join needs a ProcessJoinFunction: { processElement(left, right, ctx, out) }',
       );
     }
+    rejectAsyncFunction(fn, 'process()', name, ['processElement']);
     const config = {
       lowerBound: this.lowerBound,
       upperBound: this.upperBound,

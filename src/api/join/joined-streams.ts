@@ -1,4 +1,5 @@
 // JoinedStreams: `a.join(b).where(k1).equalTo(k2).window(assigner).apply(fn)`, an inner join per key and window.
+import { notPromise, rejectAsyncFunction, rejectPromiseResult } from '../../core/async-function-guard.ts';
 import type { DataStream } from '../data-stream.ts';
 import { ConfigurationError } from '../../core/errors.ts';
 import type { Collector, KeySelector } from '../../core/functions.ts';
@@ -98,15 +99,17 @@ export class JoinWithWindow<T1, T2, K, W extends Window> {
         'apply() needs a JoinFunction (first, second) => result or a FlatJoinFunction (first, second, out) => void',
       );
     }
+    rejectAsyncFunction(fn, 'apply()', name);
     if (fn.length >= 3) {
       const flat = fn as FlatJoinFunction<T1, T2, R>;
       return this.coGroup.apply<R>((firsts, seconds, out: Collector<R>) => {
-        for (const a of firsts) for (const b of seconds) flat(a, b, out);
+        for (const a of firsts)
+          for (const b of seconds) rejectPromiseResult(flat(a, b, out), 'join function');
       }, name);
     }
     const join = fn as JoinFunction<T1, T2, R>;
     return this.coGroup.apply<R>((firsts, seconds, out: Collector<R>) => {
-      for (const a of firsts) for (const b of seconds) out.collect(join(a, b));
+      for (const a of firsts) for (const b of seconds) out.collect(notPromise(join(a, b), 'join function'));
     }, name);
   }
 }

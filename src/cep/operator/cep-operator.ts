@@ -1,4 +1,5 @@
 // CepOperator: runs a pattern's NFA per key over a stream, in event time (watermark-ordered) or processing time.
+import { rejectPromiseResult } from '../../core/async-function-guard.ts';
 import { IllegalStateError } from '../../core/errors.ts';
 import type { Collector } from '../../core/functions.ts';
 import type { OutputTag } from '../../core/output-tag.ts';
@@ -369,7 +370,8 @@ export class CepOperator<IN, KEY, OUT>
 
   private processMatchedSequences(matches: readonly Match<IN>[], timestamp: number): void {
     this.setTimestamp(timestamp);
-    for (const m of matches) this.fn.processMatch(m, this.matchContext, this.collector);
+    for (const m of matches)
+      rejectPromiseResult(this.fn.processMatch(m, this.matchContext, this.collector), 'processMatch()');
   }
 
   private processTimedOutSequences(timedOut: readonly TimedOutMatch<IN>[]): void {
@@ -379,7 +381,7 @@ export class CepOperator<IN, KEY, OUT>
     };
     for (const t of timedOut) {
       this.setTimestamp(t.timestamp);
-      handler.processTimedOutMatch(t.match, this.matchContext);
+      rejectPromiseResult(handler.processTimedOutMatch(t.match, this.matchContext), 'processTimedOutMatch()');
     }
   }
 

@@ -1,4 +1,5 @@
 // InternalWindowFunction: the one shape the window operator calls, and adapters from every user window function.
+import { rejectPromiseResult } from '../../core/async-function-guard.ts';
 import type { Collector } from '../../core/functions.ts';
 import type { RuntimeContext } from '../../core/runtime-context.ts';
 import { closeFunction, openFunction } from '../../operators/user-function.ts';
@@ -52,7 +53,7 @@ export class SingleValueProcessWindowFunction<IN, OUT, K, W extends Window> impl
     return closeFunction(this.fn);
   }
   process(key: K, _window: W, context: ProcessWindowContext<W>, input: IN, out: Collector<OUT>): void {
-    this.fn.process(key, context, [input], out);
+    rejectPromiseResult(this.fn.process(key, context, [input], out), 'process()');
   }
   clear(_window: W, context: ProcessWindowContext<W>): void {
     this.fn.clear?.(context);
@@ -80,7 +81,7 @@ export class IterableProcessWindowFunction<IN, OUT, K, W extends Window> impleme
     input: readonly IN[],
     out: Collector<OUT>,
   ): void {
-    this.fn.process(key, context, input, out);
+    rejectPromiseResult(this.fn.process(key, context, input, out), 'process()');
   }
   clear(_window: W, context: ProcessWindowContext<W>): void {
     this.fn.clear?.(context);
@@ -108,7 +109,7 @@ export class IterableWindowFunction<IN, OUT, K, W extends Window> implements Int
     input: readonly IN[],
     out: Collector<OUT>,
   ): void {
-    this.fn(key, window, input, out);
+    rejectPromiseResult(this.fn(key, window, input, out), 'apply()');
   }
   clear(): void {}
 }
@@ -128,7 +129,7 @@ export class SingleValueWindowFunction<IN, OUT, K, W extends Window> implements 
     return closeFunction(this.fn);
   }
   process(key: K, window: W, _context: ProcessWindowContext<W>, input: IN, out: Collector<OUT>): void {
-    this.fn(key, window, [input], out);
+    rejectPromiseResult(this.fn(key, window, [input], out), 'apply()');
   }
   clear(): void {}
 }
