@@ -111,12 +111,10 @@ describe('async user functions are refused when the job is defined', () => {
     const other = env.fromElements('a');
     assert.throws(
       () =>
-        numbers
-          .connect(other)
-          .map({
-            map1: untyped<(n: number) => number>(async (n: number) => n),
-            map2: (s: string) => s.length,
-          }),
+        numbers.connect(other).map({
+          map1: untyped<(n: number) => number>(async (n: number) => n),
+          map2: (s: string) => s.length,
+        }),
       definitionError('CoMap', 'map() was given a function whose map1() is async.'),
     );
     assert.throws(
