@@ -8,6 +8,7 @@ import {
   StreamExecutionEnvironment,
   WatermarkStrategy,
   type DataStream,
+  type Source,
 } from '../src/index.ts';
 import { TestHarness } from '../src/testing/index.ts';
 import { TumblingEventTimeWindows } from '../src/windowing/assigners/tumbling-event-time-windows.ts';
@@ -170,6 +171,44 @@ describe('watermarks', () => {
       .sinkTo(sink);
     await env.execute('final watermark');
     assert.deepEqual(sink.values.sort(), ['x@1000005', 'x@1000009', 'y@1000007']);
+  });
+
+  it('a source whose splits all finished (so it went idle) still ends with the final watermark', async () => {
+    // Each subtask reads two splits through split outputs and releases both before its input ends: with no split
+    // left it declares itself idle, and the final watermark must still reach the window (Flink: emitting a
+    // watermark makes an idle output active again).
+    const source: Source<Ev> = {
+      boundedness: 'bounded',
+      createReader: () => ({
+        pollNext(output) {
+          const a = output.createOutputForSplit!('a');
+          const b = output.createOutputForSplit!('b');
+          a.collect({ id: 'a', ts: 100 });
+          b.collect({ id: 'b', ts: 200 });
+          a.collect({ id: 'a', ts: 2_500 });
+          output.releaseOutputForSplit!('a');
+          output.releaseOutputForSplit!('b');
+          return 'end';
+        },
+      }),
+    };
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const sink = new CollectSink<string>();
+    env
+      .fromSource(
+        source,
+        WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts),
+      )
+      .keyBy((e) => e.id)
+      .window(TumblingEventTimeWindows.of(1_000))
+      .process({
+        process(key, context, elements, out) {
+          out.collect(`${key}@${context.window.start}:${[...elements].length}`);
+        },
+      })
+      .sinkTo(sink);
+    await env.execute('idle source ends');
+    assert.deepEqual(sink.values.sort(), ['a@0:2', 'a@2000:2', 'b@0:2']);
   });
 
   it('strategies infer their element type from the stream or source they are given to', async () => {

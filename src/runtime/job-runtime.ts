@@ -607,7 +607,13 @@ export class JobRuntime implements JobServices {
       const operator = subtask.operator as SourceOperator<unknown>;
       if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
       if (!subtask.wasRestoredFinished) operator.finishWatermarks();
-      if (operator.bounded) subtask.output.emitWatermark(MAX_WATERMARK);
+      if (operator.bounded) {
+        // A source whose splits have all finished declared itself idle, and idle channels are left out of the
+        // downstream minimum: it becomes active again for its final watermark (Flink's WatermarkToDataOutput marks
+        // an idle output active before emitting a watermark).
+        if (subtask.output.idle) subtask.output.emitWatermarkStatus(false);
+        subtask.output.emitWatermark(MAX_WATERMARK);
+      }
       this.sourceStates.set(subtask, 'finished');
       subtask.finish();
       this.checkForDeadlock();
