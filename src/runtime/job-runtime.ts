@@ -540,7 +540,12 @@ export class JobRuntime implements JobServices {
           if (subtask.pendingBarriers.length > 0) injectBarriers(subtask);
           if (this.stopRequest !== undefined) {
             const request = this.stopRequest;
-            this.sourceStates.set(subtask, 'stopping');
+            // The whole group waits for the savepoint, which needs the barrier of every subtask: each one that
+            // has not had its turn yet injects its barriers now.
+            for (const s of active) {
+              if (s.pendingBarriers.length > 0) injectBarriers(s);
+              this.sourceStates.set(s, 'stopping');
+            }
             if (await request) {
               // Stopped with a savepoint: every subtask of this group stops here, without end of input.
               for (const s of active) {

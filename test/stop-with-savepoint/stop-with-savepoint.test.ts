@@ -47,6 +47,27 @@ describe('stop-with-savepoint', () => {
     assert.deepEqual(await resume(path, position + 1_000), expectedCounts(position + 1_000));
   });
 
+  it('stops bounded parallel sources, driven in turn, once every subtask has put in its barrier', async () => {
+    // Regression: the first source subtask to see the stop waited for the savepoint before the others had their
+    // turn to inject its barrier, so the savepoint could only time out.
+    const total = 300_000;
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const sink = new CollectSink<Count>();
+    buildCountingJob(env, total, sink);
+    const client = await env.executeAsync('counting');
+    while (sink.values.length < 1_000) await new Promise((resolve) => setImmediate(resolve));
+    const path = await client.stopWithSavepoint(join(dir, 'parallel'));
+    assert.equal((await client.result).stoppedWithSavepoint, path);
+    const before = sink.values.length;
+    assert.ok(before < total, `stopped part-way: ${before}`);
+    const resumed = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const rest = new CollectSink<Count>();
+    buildCountingJob(resumed, total, rest);
+    await resumed.execute('resumed', { savepointPath: path });
+    assert.equal(before + rest.values.length, total);
+    assert.deepEqual(lastCounts(rest.values), expectedCounts(total));
+  });
+
   it('on SIGTERM, a job run with savepointOnSigterm stops with a savepoint and the process exits normally', async () => {
     const child = fileURLToPath(new URL('./sigterm-child.ts', import.meta.url));
     const proc = spawn(process.execPath, ['--import', 'tsx', child, join(dir, 'sigterm')], {
