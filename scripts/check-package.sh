@@ -91,5 +91,15 @@ expected="$(node -p "require('$root/package.json').version")"
 [ "$(./node_modules/.bin/weir --version)" = "$expected" ] || { echo "weir --version did not print $expected" >&2; exit 1; }
 ./node_modules/.bin/weir --help >/dev/null
 if ./node_modules/.bin/weir --bogus >/dev/null 2>&1; then echo 'weir --bogus did not fail' >&2; exit 1; fi
+# `weir run` runs a JavaScript job file that imports the installed package, passing it its arguments.
+cat > job.mjs <<'JS'
+import { StreamExecutionEnvironment } from 'weir';
+const env = StreamExecutionEnvironment.create();
+env.fromElements(1, 2, 3).map((n) => n * Number(process.argv[2])).print();
+await env.execute('packaged');
+JS
+printed="$(./node_modules/.bin/weir run job.mjs 10 2>run.err)"
+[ "$printed" = $'10\n20\n30' ] || { echo "weir run printed: $printed" >&2; cat run.err >&2; exit 1; }
+grep -q "^Job 'packaged' ([0-9a-f]*) finished in [0-9]* ms$" run.err || { cat run.err >&2; exit 1; }
 echo "cli ok (node $(node --version))"
 

@@ -46,7 +46,11 @@ describe('fault-tolerance example', () => {
     assert.equal(new Set(lines.map((l) => l.user)).size, 50);
     const printed: string[] = [];
     assert.equal(
-      runWeirCli(['savepoint', 'inspect', join(dir, 'checkpoints')], (l) => printed.push(l)),
+      await runWeirCli(['savepoint', 'inspect', join(dir, 'checkpoints')], {
+        out: (l) => printed.push(l),
+        err: (l) => printed.push(l),
+        terminal: { write: () => true },
+      }),
       0,
     );
     assert.match(

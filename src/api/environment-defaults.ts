@@ -1,10 +1,13 @@
 // Environment defaults: settings a launcher (the `weir run` command) gives every environment the job creates.
+import type { JobClient } from '../execution/job-client.ts';
 import type { EnvironmentOptions, ExecuteOptions } from './stream-execution-environment.ts';
 
 /** What a launcher sets: environment options and execute options, applied under what the job sets itself. */
 export interface EnvironmentDefaults {
   readonly environment?: EnvironmentOptions;
   readonly execute?: ExecuteOptions;
+  /** Called with every job an environment starts (the launcher follows its progress and prints its end). */
+  readonly onJobStart?: (client: JobClient) => void;
 }
 
 // Kept on globalThis under a registered symbol: a job file that imports Weir through another path (the package

@@ -85,6 +85,11 @@ export interface EnvironmentOptions {
    * (see `weir/prometheus`) or changes the sampling interval.
    */
   metrics?: boolean | MetricRegistryOptions;
+  /**
+   * Checkpointing, as {@link StreamExecutionEnvironment.enableCheckpointing} (`weir run --checkpoint-dir` sets it
+   * for every job it runs; a job's own `enableCheckpointing` call wins).
+   */
+  checkpointing?: CheckpointingOptions & { readonly intervalMs: number };
 }
 
 /**
@@ -121,6 +126,8 @@ export class StreamExecutionEnvironment {
     if (options.autoWatermarkRecords !== undefined)
       this.setAutoWatermarkRecords(options.autoWatermarkRecords);
     if (options.watermarkEmission !== undefined) this.setWatermarkEmission(options.watermarkEmission);
+    if (options.checkpointing !== undefined)
+      this.enableCheckpointing(options.checkpointing.intervalMs, options.checkpointing);
   }
 
   static create(options: EnvironmentOptions = {}): StreamExecutionEnvironment {
@@ -334,7 +341,8 @@ export class StreamExecutionEnvironment {
    * await client.cancel();
    */
   async executeAsync(jobName = 'Weir Job', explicit: ExecuteOptions = {}): Promise<JobClient> {
-    const options = { ...environmentDefaults().execute, ...explicit };
+    const defaults = environmentDefaults();
+    const options = { ...defaults.execute, ...explicit };
     const graph = this.buildGraph();
     this.sinks.length = 0;
     const restoreFrom =
@@ -373,6 +381,7 @@ export class StreamExecutionEnvironment {
     const client = new JobClient(jobName, settled, control, running, web?.url);
     if (options.savepointOnSigterm !== undefined)
       stopWithSavepointOnSigterm(client, options.savepointOnSigterm);
+    defaults.onJobStart?.(client);
     return client;
   }
 }

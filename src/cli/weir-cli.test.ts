@@ -1,49 +1,101 @@
-// The weir command line's argument handling: help, version, unknown options and commands.
+// The weir command line's argument handling: help, version, unknown options and commands, exit codes.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { runWeirCli } from './weir-cli.ts';
 
-function run(...argv: string[]): { code: number; lines: string[] } {
-  const lines: string[] = [];
-  const code = runWeirCli(argv, (line) => lines.push(line));
-  return { code, lines };
+async function run(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runWeirCli(argv, {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    terminal: { write: () => true },
+  });
+  return { code, out, err };
 }
 
 describe('weir command line', () => {
-  it('prints the usage and exits 0 on --help and -h', () => {
+  it('prints the usage and exits 0 on --help and -h', async () => {
     for (const flag of ['--help', '-h']) {
-      const { code, lines } = run(flag);
+      const { code, out } = await run(flag);
       assert.equal(code, 0);
-      assert.match(lines[0]!, /^usage:/);
-      assert.match(lines[0]!, /weir savepoint inspect <path>/);
+      assert.match(out[0]!, /^usage:/);
+      for (const verb of [
+        'run',
+        'list',
+        'savepoint <job> <dir>',
+        'stop <job>',
+        'cancel <job>',
+        'savepoint inspect',
+      ]) {
+        assert.match(out[0]!, new RegExp(`weir ${verb}`));
+      }
     }
   });
 
-  it('prints the package version on --version and -v', () => {
+  it('prints the package version on --version and -v', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-    assert.deepEqual(run('--version'), { code: 0, lines: [version] });
-    assert.deepEqual(run('-v'), { code: 0, lines: [version] });
+    assert.deepEqual(await run('--version'), { code: 0, out: [version], err: [] });
+    assert.deepEqual(await run('-v'), { code: 0, out: [version], err: [] });
   });
 
-  it('fails with exit code 2 naming an unknown option', () => {
-    const { code, lines } = run('savepoint', 'inspect', '--bogus', 'x');
+  it('fails with exit code 2 naming an unknown option', async () => {
+    const { code, err } = await run('savepoint', 'inspect', '--bogus', 'x');
     assert.equal(code, 2);
-    assert.match(lines[0]!, /^weir: Unknown option '--bogus'/);
-    assert.match(lines[1]!, /^usage:/);
+    assert.match(err[0]!, /^weir: Unknown option '--bogus'/);
+    assert.match(err[1]!, /^usage:/);
   });
 
-  it('fails with exit code 2 on a missing or unknown command', () => {
-    assert.equal(run().code, 2);
-    assert.equal(run().lines[0], 'weir: no command given');
-    const unknown = run('savepoint', 'list');
+  it('fails with exit code 2 on a missing or unknown command', async () => {
+    assert.equal((await run()).code, 2);
+    assert.equal((await run()).err[0], 'weir: no command given');
+    const unknown = await run('deploy', 'x');
     assert.equal(unknown.code, 2);
-    assert.equal(unknown.lines[0], "weir: unknown command 'savepoint list'");
+    assert.equal(unknown.err[0], "weir: unknown command 'deploy x'");
   });
 
-  it('fails with exit code 1 when the path holds no checkpoint', () => {
-    const { code, lines } = run('savepoint', 'inspect', '/nonexistent/weir-cli-test');
+  it('fails with exit code 2 on bad run and stop arguments', async () => {
+    assert.deepEqual((await run('run')).err[0], 'weir: weir run needs a job file');
+    assert.deepEqual(
+      (await run('run', '--parallelism', 'two', 'job.ts')).err[0],
+      "weir: --parallelism must be an integer >= 1, got 'two'",
+    );
+    assert.deepEqual(
+      (await run('run', '--web-ui-token', 's3cret', 'job.ts')).err[0],
+      'weir: --web-ui-host and --web-ui-token need --web-ui PORT',
+    );
+    assert.deepEqual((await run('stop', 'orders')).err[0], 'weir: weir stop needs --savepoint <dir>');
+    assert.deepEqual(
+      (await run('savepoint', 'orders')).err[0],
+      'weir: weir savepoint needs a job id or name and a directory',
+    );
+    for (const argv of [['run'], ['stop', 'orders'], ['savepoint', 'orders']]) {
+      assert.equal((await run(...argv)).code, 2);
+    }
+  });
+
+  it('fails with exit code 1 naming the address when no REST API answers', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    server.close();
+    await once(server, 'close');
+    const { code, err } = await run('list', '--address', `http://127.0.0.1:${port}`);
     assert.equal(code, 1);
-    assert.deepEqual(lines, ['weir: no usable checkpoint or savepoint at /nonexistent/weir-cli-test']);
+    assert.equal(
+      err[0],
+      `weir: Cannot reach the REST API at http://127.0.0.1:${port} (ECONNREFUSED): is a job running with --web-ui?`,
+    );
+  });
+
+  it('fails with exit code 1 when the path holds no checkpoint', async () => {
+    const { code, err } = await run('savepoint', 'inspect', '/nonexistent/weir-cli-test');
+    assert.equal(code, 1);
+    assert.deepEqual(err, ['weir: no usable checkpoint or savepoint at /nonexistent/weir-cli-test']);
   });
 });

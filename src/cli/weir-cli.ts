@@ -1,20 +1,49 @@
 #!/usr/bin/env node
-// The `weir` command line: inspects savepoints and checkpoints (`weir savepoint inspect <path>`).
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+// The `weir` command line: runs job files and talks to running jobs through their REST API (Flink's CLI verbs).
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import {
-  loadLatestCheckpoint,
-  loadSnapshotDirectory,
-  type LoadedCheckpoint,
-} from '../execution/checkpoint-storage.ts';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { RestClient } from './rest-client.ts';
+import { runJobFile, type RunSettings } from './run-command.ts';
+import { inspectSavepoint } from './savepoint-inspect.ts';
 
 const USAGE = `usage:
+  weir run [options] <job.ts|job.js> [job arguments...]
+                                  run a job file (a module that builds a job and calls env.execute()); the
+                                  options are the defaults of every environment it creates (its code wins)
+      -p, --parallelism N         default parallelism
+      --checkpoint-dir D          checkpoint into D (every --checkpoint-interval ms, default 10000)
+      -s, --from-savepoint P      start from a savepoint, a chk-<id> directory or a checkpoint directory
+      -n, --allow-non-restored-state
+                                  ignore state of operators the job no longer has
+      --web-ui PORT               serve the REST API and the dashboard on PORT (0: any free port)
+      --web-ui-host H             bind to H (default 127.0.0.1; any other address needs --web-ui-token)
+      --web-ui-token T            the token savepoint, stop and cancel requests must carry
+  weir list                       list the jobs of a REST endpoint
+  weir savepoint <job> <dir>      take a savepoint of a running job under <dir>
+  weir stop <job> --savepoint D   stop a running job with a savepoint under D (-p D, --savepoint-dir D)
+  weir cancel <job>               cancel a running job
+      <job> is a job id or a job name; these four talk to the REST API given by
+      -a, --address URL           (default $WEIR_ADDRESS or http://127.0.0.1:8081)
+      --token T                   (default $WEIR_TOKEN) sent as Authorization: Bearer T
   weir savepoint inspect <path>   summarise a savepoint, a chk-<id> directory, or a checkpoint storage directory
                                   (its newest usable checkpoint); verifies every checksum
   weir --help, -h                 print this help
-  weir --version, -v              print the version of weir`;
+  weir --version, -v              print the version of weir
+exit codes: 0 success; 1 the job failed or was cancelled, or the command failed; 2 bad usage`;
+
+/** Where the command writes: `out` for results, `err` for status and errors, `terminal` for a progress line. */
+export interface CliOutput {
+  out(line: string): void;
+  err(line: string): void;
+  readonly terminal: { write(text: string): unknown; isTTY?: boolean };
+}
+
+const STANDARD_OUTPUT: CliOutput = {
+  out: (line) => void process.stdout.write(`${line}\n`),
+  err: (line) => void process.stderr.write(`${line}\n`),
+  terminal: process.stderr,
+};
 
 /** The package's version, read from its package.json (two levels up from both src/cli and dist/cli). */
 function version(): string {
@@ -24,88 +53,198 @@ function version(): string {
   return manifest.version;
 }
 
-/**
- * Runs the CLI with `argv` (without node and script); returns the exit code. Output goes to `print`.
- *
- * @example
- * runWeirCli(['savepoint', 'inspect', './savepoints/savepoint-12-a1b2c3']);
- */
-export function runWeirCli(
-  argv: readonly string[],
-  print: (line: string) => void = (l) => console.log(l),
-): number {
-  let parsed;
+/** A usage error: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+const REST_OPTIONS = {
+  address: { type: 'string', short: 'a' },
+  token: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+const RUN_OPTIONS = {
+  parallelism: { type: 'string', short: 'p' },
+  'checkpoint-dir': { type: 'string' },
+  'checkpoint-interval': { type: 'string' },
+  'from-savepoint': { type: 'string', short: 's' },
+  'allow-non-restored-state': { type: 'boolean', short: 'n' },
+  'web-ui': { type: 'string' },
+  'web-ui-host': { type: 'string' },
+  'web-ui-token': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
-      allowPositionals: true,
-      strict: true,
-    });
+    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
-    // An unknown option or a value given to a flag: say which, then how to call the tool.
-    print(`weir: ${(error as Error).message}`);
-    print(USAGE);
-    return 2;
+    throw new UsageError((error as Error).message);
   }
-  if (parsed.values.help === true) {
-    print(USAGE);
-    return 0;
-  }
-  if (parsed.values.version === true) {
-    print(version());
-    return 0;
-  }
-  const [group, command, path, ...rest] = parsed.positionals;
-  if (group !== 'savepoint' || command !== 'inspect' || path === undefined || rest.length > 0) {
-    print(
-      parsed.positionals.length === 0
-        ? 'weir: no command given'
-        : `weir: unknown command '${parsed.positionals.join(' ')}'`,
-    );
-    print(USAGE);
-    return 2;
-  }
-  let loaded: LoadedCheckpoint | undefined;
-  try {
-    loaded =
-      existsSync(join(path, '_metadata')) || path.endsWith('_metadata')
-        ? loadSnapshotDirectory(path)
-        : loadLatestCheckpoint(path, print);
-  } catch (error) {
-    print(`weir: ${(error as Error).message}`);
-    return 1;
-  }
-  if (loaded === undefined) {
-    print(`weir: no usable checkpoint or savepoint at ${path}`);
-    return 1;
-  }
-  for (const line of describe(loaded)) print(line);
-  return 0;
 }
 
-/** A human summary: what the snapshot is, then one line per operator. */
-export function describe(loaded: LoadedCheckpoint): string[] {
-  const { metadata, snapshot } = loaded;
-  const lines = [
-    `${metadata.kind} ${metadata.checkpointId} of job '${metadata.jobName}', taken ${new Date(metadata.timestamp).toISOString()}`,
-    `path: ${loaded.path}`,
-    `data files: ${Object.keys(metadata.dataFiles).length}, checksums verified`,
-    'operators (uid: parallelism, key groups, keyed state bytes, timer bytes, operator state, finished subtasks):',
-  ];
-  for (const [uid, op] of Object.entries(snapshot.operators)) {
-    const keyed = op.keyedState.reduce((n, g) => n + g.bytes.byteLength, 0);
-    const timers = op.timers.reduce((n, g) => n + g.bytes.byteLength, 0);
-    const opState = op.operatorState.filter((s) => s !== undefined).length;
-    const finished = op.finished.filter(Boolean).length;
-    lines.push(
-      `  ${uid}: p=${op.parallelism}, ${op.keyedState.length} key groups, ${keyed} B keyed, ${timers} B timers, ${opState} with operator state, ${finished}/${op.parallelism} finished`,
+function integer(name: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new UsageError(`--${name} must be an integer >= ${min}, got '${text}'`);
+  return n;
+}
+
+/**
+ * Splits `weir run`'s arguments at the job file: options before it are Weir's, everything after it the job's
+ * (as `flink run [OPTIONS] <jar> <arguments>`).
+ */
+function runSettings(args: readonly string[]): RunSettings {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) {
+    const name = args[i]!.replace(/^-+/, '').split('=')[0]!;
+    const option = Object.entries(RUN_OPTIONS).find(
+      ([long, o]) => long === name || ('short' in o && o.short === name),
+    );
+    i += option !== undefined && option[1].type === 'string' && !args[i]!.includes('=') ? 2 : 1;
+  }
+  const { values, positionals } = parse(args.slice(0, i), RUN_OPTIONS);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const jobFile = args[i];
+  if (jobFile === undefined) throw new UsageError('weir run needs a job file');
+  const port = integer('web-ui', values['web-ui'], 0);
+  if (port === undefined && (values['web-ui-host'] !== undefined || values['web-ui-token'] !== undefined)) {
+    throw new UsageError('--web-ui-host and --web-ui-token need --web-ui PORT');
+  }
+  return {
+    jobFile,
+    jobArgs: args.slice(i + 1),
+    parallelism: integer('parallelism', values.parallelism, 1),
+    checkpointDir: values['checkpoint-dir'],
+    checkpointIntervalMs: integer('checkpoint-interval', values['checkpoint-interval'], 1) ?? 10_000,
+    fromSavepoint: values['from-savepoint'],
+    allowNonRestoredState: values['allow-non-restored-state'] === true,
+    webUi:
+      port === undefined
+        ? undefined
+        : {
+            port,
+            ...(values['web-ui-host'] !== undefined ? { host: values['web-ui-host'] } : {}),
+            ...(values['web-ui-token'] !== undefined ? { token: values['web-ui-token'] } : {}),
+          },
+  };
+}
+
+function restClient(values: { address?: string; token?: string }): RestClient {
+  return new RestClient(
+    values.address ?? process.env.WEIR_ADDRESS ?? 'http://127.0.0.1:8081',
+    values.token ?? process.env.WEIR_TOKEN,
+  );
+}
+
+function oneJob(positionals: string[], verb: string, more = 0): string {
+  if (positionals.length !== 1 + more) {
+    throw new UsageError(
+      `weir ${verb} needs ${more === 0 ? 'a job id or name' : 'a job id or name and a directory'}`,
     );
   }
-  return lines;
+  return positionals[0]!;
+}
+
+async function command(verb: string, args: readonly string[], output: CliOutput): Promise<number> {
+  switch (verb) {
+    case 'run':
+      return runJobFile(runSettings(args), { line: output.err, terminal: output.terminal });
+    case 'list': {
+      const { values, positionals } = parse(args, REST_OPTIONS);
+      if (positionals.length > 0)
+        throw new UsageError(`weir list takes no arguments, got '${positionals[0]}'`);
+      const jobs = await restClient(values).jobs();
+      if (jobs.length === 0) output.out('No jobs.');
+      for (const job of jobs) {
+        output.out(`${new Date(job['start-time']).toISOString()} : ${job.jid} : ${job.name} (${job.state})`);
+      }
+      return 0;
+    }
+    case 'savepoint': {
+      if (args[0] === 'inspect') {
+        const { positionals } = parse(args.slice(1), {});
+        if (positionals.length !== 1) throw new UsageError('weir savepoint inspect needs one path');
+        return inspectSavepoint(positionals[0]!, output.out, output.err);
+      }
+      const { values, positionals } = parse(args, REST_OPTIONS);
+      const job = oneJob(positionals, 'savepoint', 1);
+      const client = restClient(values);
+      const jid = await client.resolve(job);
+      output.err(`Triggering savepoint for job ${jid}.`);
+      const path = await client.savepoint(jid, positionals[1]!, false);
+      output.out(`Savepoint completed. Path: ${path}`);
+      return 0;
+    }
+    case 'stop': {
+      const { values, positionals } = parse(args, {
+        ...REST_OPTIONS,
+        savepoint: { type: 'string', short: 'p' },
+        'savepoint-dir': { type: 'string' },
+      });
+      const job = oneJob(positionals, 'stop');
+      const dir = values.savepoint ?? values['savepoint-dir'];
+      if (dir === undefined) throw new UsageError('weir stop needs --savepoint <dir>');
+      const client = restClient(values);
+      const jid = await client.resolve(job);
+      output.err(`Suspending job ${jid} with a savepoint.`);
+      const path = await client.savepoint(jid, dir, true);
+      output.out(`Savepoint completed. Path: ${path}`);
+      return 0;
+    }
+    case 'cancel': {
+      const { values, positionals } = parse(args, REST_OPTIONS);
+      const client = restClient(values);
+      const jid = await client.resolve(oneJob(positionals, 'cancel'));
+      await client.cancel(jid);
+      output.out(`Cancelled job ${jid}.`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command '${[verb, ...args].join(' ')}'`);
+  }
+}
+
+/**
+ * Runs the CLI with `argv` (without node and script); resolves with the exit code.
+ *
+ * @example
+ * process.exitCode = await runWeirCli(['stop', 'orders', '--savepoint', './savepoints']);
+ */
+export async function runWeirCli(
+  argv: readonly string[],
+  output: CliOutput = STANDARD_OUTPUT,
+): Promise<number> {
+  const verb = argv[0];
+  try {
+    if (verb === undefined || verb.startsWith('-')) {
+      const { values, positionals } = parse(argv, {
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      });
+      if (values.help === true) {
+        output.out(USAGE);
+        return 0;
+      }
+      if (values.version === true) {
+        output.out(version());
+        return 0;
+      }
+      throw new UsageError(
+        positionals.length === 0 ? 'no command given' : `unknown command '${positionals.join(' ')}'`,
+      );
+    }
+    return await command(verb, argv.slice(1), output);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      output.err(`weir: ${error.message}`);
+      output.err(USAGE);
+      return 2;
+    }
+    output.err(`weir: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
 }
 
 const invokedDirectly =
   process.argv[1] !== undefined &&
   realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
-if (invokedDirectly) process.exitCode = runWeirCli(process.argv.slice(2));
+if (invokedDirectly) process.exitCode = await runWeirCli(process.argv.slice(2));

@@ -1,0 +1,56 @@
+// JobProgress: the live line `weir run` keeps on a terminal while a job runs (records read, rate, status).
+import type { JobClient } from '../execution/job-client.ts';
+
+/** Records the job's sources emitted so far, over every subtask of the current attempt. */
+export function sourceRecords(client: JobClient): number {
+  const runtime = client.running.runtime;
+  if (runtime === undefined) return 0;
+  let n = 0;
+  for (const [node, subtasks] of runtime.subtasks) {
+    if (node.transformation.kind !== 'source') continue;
+    for (const s of subtasks) n += s.output.recordsOut;
+  }
+  return n;
+}
+
+/**
+ * Rewrites one status line on a terminal every `intervalMs`: the job's status, records its sources emitted and
+ * their rate over the last interval. Writes nothing when `out` is not a terminal (piped output stays clean). Its
+ * timer never keeps the process alive.
+ */
+export class JobProgress {
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private last = { at: 0, records: 0 };
+  private width = 0;
+
+  constructor(
+    private readonly client: JobClient,
+    private readonly out: { write(text: string): unknown; isTTY?: boolean },
+    private readonly intervalMs = 1_000,
+  ) {}
+
+  start(): void {
+    if (this.out.isTTY !== true) return;
+    this.last = { at: Date.now(), records: sourceRecords(this.client) };
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the updates and clears the line. */
+  stop(): void {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.out.write(`\r${' '.repeat(this.width)}\r`);
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    const records = sourceRecords(this.client);
+    const rate = ((records - this.last.records) * 1000) / Math.max(1, now - this.last.at);
+    this.last = { at: now, records };
+    const line = `${this.client.jobName}: ${this.client.getJobStatus()}, ${records.toLocaleString('en')} records read, ${Math.round(rate).toLocaleString('en')}/s`;
+    this.out.write(`\r${line.padEnd(this.width)}`);
+    this.width = line.length;
+  }
+}
