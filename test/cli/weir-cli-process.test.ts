@@ -79,7 +79,8 @@ describe('weir command line against a running job', () => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-cli-'));
     dirs.push(dir);
     const checkpoints = join(dir, 'checkpoints');
-    // 30,000 numbers at 3,000 per second: running for 10 s unless stopped.
+    // 30,000 numbers at 300 per second: running for 100 s unless stopped (each weir command below starts a
+    // process, which takes seconds on a busy machine).
     const run = weir(
       'run',
       '--parallelism',
@@ -92,7 +93,7 @@ describe('weir command line against a running job', () => {
       '0',
       JOB,
       String(COUNT),
-      '3000',
+      '300',
     );
     const { jid, address } = await started(run);
     assert.match(address, /^http:\/\/127\.0\.0\.1:\d+\/$/);
