@@ -2,13 +2,15 @@
 //   weir run [options] test/cli/counting-job.ts <count> <records per second, 0: unlimited>
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
+import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 
 const [count, rate] = process.argv.slice(2).map(Number);
 const env = StreamExecutionEnvironment.create();
 env
   .fromSource(
     GeneratorSource.of(count!, (n) => n, rate! > 0 ? { ratePerSecond: rate!, batchSize: 10 } : {}),
-    undefined,
+    // Watermarks (every 100 numbers) also make print() flush its buffered lines as the job goes.
+    WatermarkStrategy.forMonotonousTimestamps<number>().withTimestampAssigner((n) => n),
     'numbers',
   )
   .uid('numbers')
