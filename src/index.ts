@@ -3,8 +3,12 @@
 // ── Environment and streams ──────────────────────────────────────────────────
 export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
 export type { EnvironmentOptions, ExecuteOptions } from './api/stream-execution-environment.ts';
+export type { WebUiOptions } from './web/web-server.ts';
+export type { RecordDisplay } from './web/job-views.ts';
 export type { JobExecutionResult } from './execution/job-execution-result.ts';
+export type { OperatorMetrics } from './runtime/job-runtime.ts';
 export { DataStream, DataStreamSink } from './api/data-stream.ts';
+export type { KeyOf, ElementOf, ConnectedKey } from './api/data-stream.ts';
 export { KeyedStream } from './api/keyed-stream.ts';
 export { ConnectedStreams } from './api/connected-streams.ts';
 export type { CoMapFunction, CoFlatMapFunction } from './api/connected-streams.ts';
@@ -72,6 +76,7 @@ export type {
   FieldOf,
   NumericField,
   ComparableField,
+  TupleIndexOf,
 } from './api/aggregation/aggregation-field.ts';
 
 // ── Side outputs ─────────────────────────────────────────────────────────────
@@ -107,8 +112,10 @@ export {
   ReducingStateDescriptor,
   AggregatingStateDescriptor,
 } from './core/state-descriptor.ts';
-export type { StateDescriptorOptions } from './core/state-descriptor.ts';
-export { StateTtlConfig } from './core/state-ttl-config.ts';
+export type { StateDescriptorOptions, StateKind } from './core/state-descriptor.ts';
+export { StateTtlConfig, StateTtlConfigBuilder } from './core/state-ttl-config.ts';
+export type { TtlUpdateType } from './core/state-ttl-config.ts';
+export type { NamespaceSerializer } from './state/namespace.ts';
 export type { TypeSerializer, StateClass } from './core/type-serializer.ts';
 export { DEFAULT_MAX_PARALLELISM } from './state/key-group-range.ts';
 
@@ -181,8 +188,14 @@ export type {
 // ── Complex event processing ─────────────────────────────────────────────────
 // Patterns
 export { Pattern, GroupPattern } from './cep/pattern/pattern.ts';
-export type { PatternMatch, QuantifierOptions, SubtypeSelector } from './cep/pattern/pattern.ts';
-export type { ConditionContext, IterativeCondition } from './cep/pattern/conditions.ts';
+export type {
+  PatternMatch,
+  QuantifierOptions,
+  SubtypeSelector,
+  NoStages,
+  Simplify,
+} from './cep/pattern/pattern.ts';
+export type { Condition, ConditionContext, IterativeCondition } from './cep/pattern/conditions.ts';
 export { WithinType } from './cep/pattern/within-type.ts';
 export { Quantifier, Times } from './cep/pattern/quantifier.ts';
 export type { ConsumingStrategy, QuantifierProperty } from './cep/pattern/quantifier.ts';
@@ -203,7 +216,14 @@ export type {
 export type { EventComparator } from './cep/operator/cep-operator.ts';
 
 // ── Sources and sinks ────────────────────────────────────────────────────────
-export type { Source, SourceReader, SourceReaderContext, ReaderOutput, PollResult } from './core/source.ts';
+export type {
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  ReaderOutput,
+  SplitOutput,
+  PollResult,
+} from './core/source.ts';
 export type { Sink, SinkWriter, SinkWriterContext } from './core/sink.ts';
 export { CollectionSource } from './connectors/collection-source.ts';
 export { AsyncIterableSource } from './connectors/async-iterable-source.ts';
@@ -225,6 +245,7 @@ export type {
 export type { JsonLinesDecoding } from './connectors/json-lines-format.ts';
 export type { CsvDecoding } from './connectors/csv-format.ts';
 export type { MalformedRecord } from './connectors/malformed-record.ts';
+export type { FileOffset } from './connectors/file-format.ts';
 export { FileSink } from './connectors/file-sink.ts';
 export { AsyncSink } from './connectors/async-sink.ts';
 export type { AsyncSinkOptions } from './connectors/async-sink.ts';
@@ -242,7 +263,7 @@ export type { RestartStrategy, ExponentialDelayOptions } from './execution/resta
 
 // ── State backends ───────────────────────────────────────────────────────────
 export { StateBackends, HeapStateBackend } from './state/state-backend.ts';
-export type { StateBackend, KeyedBackendContext } from './state/state-backend.ts';
+export type { StateBackend } from './state/state-backend.ts';
 
 // ── Running jobs, savepoints ─────────────────────────────────────────────────
 export { JobClient } from './execution/job-client.ts';
@@ -256,8 +277,11 @@ export {
 } from './execution/checkpoint-storage.ts';
 export type { LoadedCheckpoint } from './execution/checkpoint-storage.ts';
 export { CorruptCheckpointError } from './execution/checkpoint-metadata.ts';
-export type { CheckpointMetadata } from './execution/checkpoint-metadata.ts';
-export type { CheckpointedJobSnapshot } from './runtime/checkpointed-job-snapshot.ts';
+export type { CheckpointMetadata, OperatorMetadata, BlobRef } from './execution/checkpoint-metadata.ts';
+export type {
+  CheckpointedJobSnapshot,
+  CheckpointedOperatorSnapshot,
+} from './runtime/checkpointed-job-snapshot.ts';
 
 // ── Exactly-once sinks ───────────────────────────────────────────────────────
 export { TwoPhaseCommitFileSink } from './connectors/two-phase-commit-file-sink.ts';
@@ -276,6 +300,7 @@ export type { MetricScope } from './metrics/metric-group.ts';
 export { SimpleCounter } from './metrics/counter.ts';
 export { DescriptiveStatisticsHistogram } from './metrics/histogram.ts';
 export { MeterView } from './metrics/meter.ts';
+export type { View } from './metrics/meter.ts';
 export { metricKind, metricValue } from './metrics/metric.ts';
 export type { Metric, MetricKind } from './metrics/metric.ts';
 export type { MetricReporter } from './metrics/metric-reporter.ts';
@@ -287,9 +312,12 @@ export type {
   OneInputStreamOperator,
   TwoInputStreamOperator,
   OperatorContext,
+  SnapshotContext,
 } from './operators/stream-operator.ts';
 export type { Output } from './operators/output.ts';
+export type { InternalTimer, InternalTimerService, Triggerable } from './time/internal-timer-service.ts';
 export type { JobSnapshot, OperatorSnapshot } from './runtime/job-snapshot.ts';
+export type { KeyGroupSnapshot } from './state/keyed-state-backend.ts';
 
 // ── Errors ───────────────────────────────────────────────────────────────────
 export {

@@ -47,14 +47,23 @@ import { JoinedStreams } from './join/joined-streams.ts';
  *   .print();
  */
 export class DataStream<T> {
-  /** Set by keyed-stream.ts, which cannot be imported here without a module cycle (KeyedStream extends DataStream). */
+  /**
+   * Set by keyed-stream.ts, which cannot be imported here without a module cycle (KeyedStream extends DataStream).
+   * @internal
+   */
   static keyedStreamFactory:
     ((input: DataStream<any>, selector: KeySelector<any, any>) => KeyedStream<any, any>) | undefined;
 
-  constructor(
-    readonly environment: StreamExecutionEnvironment,
-    readonly transformation: Transformation,
-  ) {}
+  /** The environment the stream belongs to. */
+  readonly environment: StreamExecutionEnvironment;
+  /** @internal The job-graph node that produces this stream. */
+  readonly transformation: Transformation;
+
+  /** @internal Streams are made by the environment and by the methods of other streams. */
+  constructor(environment: StreamExecutionEnvironment, transformation: Transformation) {
+    this.environment = environment;
+    this.transformation = transformation;
+  }
 
   /**
    * Transforms each record with `fn`. `fn` runs synchronously: a function returning a Promise is refused by the
@@ -280,6 +289,7 @@ export class DataStream<T> {
     return this;
   }
 
+  /** @internal */
   protected partition(partitioning: Partitioning): DataStream<T> {
     const t = new Transformation('partition', partitioning.kind, [this.transformation]);
     t.partitioning = partitioning;
@@ -298,16 +308,26 @@ type NotAsync<R> =
     : unknown;
 
 /** The key type of a keyed stream, `never` for any other stream. */
-type KeyOf<S> = S extends { readonly keySelector: KeySelector<any, infer K> } ? K : never;
+export type KeyOf<S> = S extends { readonly keySelector: KeySelector<any, infer K> } ? K : never;
 /** The element type of a stream. */
-type ElementOf<S> = S extends DataStream<infer X> ? X : never;
+export type ElementOf<S> = S extends DataStream<infer X> ? X : never;
 /** The key of `a.connect(b)`: `a`'s key when both streams are keyed, otherwise none. */
-type ConnectedKey<A, B> = [KeyOf<A>] extends [never] ? never : [KeyOf<B>] extends [never] ? never : KeyOf<A>;
+export type ConnectedKey<A, B> = [KeyOf<A>] extends [never]
+  ? never
+  : [KeyOf<B>] extends [never]
+    ? never
+    : KeyOf<A>;
 
 /** The end of a stream written to a sink; names the sink operator. */
 export class DataStreamSink<T> {
   declare readonly __type?: T;
-  constructor(readonly transformation: Transformation) {}
+  /** @internal The sink's job-graph node. */
+  readonly transformation: Transformation;
+
+  /** @internal Made by `DataStream.sinkTo`. */
+  constructor(transformation: Transformation) {
+    this.transformation = transformation;
+  }
 
   name(name: string): this {
     this.transformation.name = name;

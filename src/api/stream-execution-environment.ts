@@ -308,7 +308,7 @@ export class StreamExecutionEnvironment {
     return new ConnectedStreams(a, b);
   }
 
-  /** Builds the physical plan without running it (validates the job). */
+  /** @internal Builds the physical plan without running it (validates the job). */
   buildGraph(extraSinks: readonly Transformation[] = []): StreamGraph {
     const sinks = [...this.sinks, ...extraSinks];
     if (sinks.length === 0) {

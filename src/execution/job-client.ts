@@ -13,6 +13,7 @@ import type { JobStatus, RunningJob } from './running-job.ts';
  * await client.result.catch(() => {}); // rejects with JobCancelledError
  */
 export class JobClient {
+  /** @internal Made by `executeAsync`. */
   constructor(
     readonly jobName: string,
     /** Resolves when the job finished, rejects when it failed (after restarts) or was cancelled. */

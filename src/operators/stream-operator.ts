@@ -15,7 +15,7 @@ export interface OperatorContext {
   readonly parallelism: number;
   readonly maxParallelism: number;
   readonly clock: ProcessingTimeClock;
-  /** The keyed state of this subtask; undefined when the operator is not keyed. */
+  /** @internal The keyed state of this subtask; undefined when the operator is not keyed. */
   readonly keyedStateBackend: KeyedStateBackend | undefined;
   /** The combined watermark of this operator's inputs. */
   currentWatermark(): number;

@@ -3,7 +3,7 @@ import { HeapKeyedStateBackend } from './heap/heap-keyed-state-backend.ts';
 import type { KeyGroupRange } from './key-group-range.ts';
 import type { KeyedStateBackend } from './keyed-state-backend.ts';
 
-/** Where a keyed operator subtask runs; what a backend needs to create its state. */
+/** Where a keyed operator subtask runs; what a backend needs to create its state. @internal */
 export interface KeyedBackendContext {
   readonly operatorName: string;
   readonly uid: string;
@@ -23,14 +23,16 @@ export interface KeyedBackendContext {
  */
 export interface StateBackend {
   readonly name: string;
+  /** @internal The runtime calls it once per keyed operator subtask. */
   createKeyedStateBackend(context: KeyedBackendContext): KeyedStateBackend;
-  /** Called before each attempt of a job (a restart gets fresh working storage). */
+  /** @internal Called before each attempt of a job (a restart gets fresh working storage). */
   newRun?(): void;
 }
 
 /** Keeps state as live objects on the heap (the default; fastest while state fits in memory). */
 export class HeapStateBackend implements StateBackend {
   readonly name = 'heap';
+  /** @internal */
   createKeyedStateBackend(context: KeyedBackendContext): KeyedStateBackend {
     return new HeapKeyedStateBackend(
       context.maxParallelism,

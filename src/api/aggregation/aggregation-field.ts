@@ -24,7 +24,7 @@ export type FieldOf<T, V> = T extends readonly unknown[]
     ? { [K in keyof T]: T[K] extends V ? K : never }[keyof T] & (string | number)
     : never;
 
-type TupleIndexOf<T extends readonly unknown[], V> = {
+export type TupleIndexOf<T extends readonly unknown[], V> = {
   [I in keyof T]: T[I] extends V ? (I extends `${infer N extends number}` ? N : never) : never;
 }[number];
 

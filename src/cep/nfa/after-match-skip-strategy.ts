@@ -8,6 +8,7 @@ import { removeIf, type JavaPriorityQueue } from './java-priority-queue.ts';
 import { compareEventIds, eventIdEquals, eventIdToString, type EventId } from './shared-buffer/event-id.ts';
 import type { EventIdMatch, SharedBufferAccessor } from './shared-buffer/shared-buffer-accessor.ts';
 
+/** The strategies, by Flink's names. */
 type Kind = 'NO_SKIP' | 'SKIP_TO_NEXT' | 'SKIP_PAST_LAST_EVENT' | 'SKIP_TO_FIRST' | 'SKIP_TO_LAST';
 
 /**
@@ -29,6 +30,7 @@ type Kind = 'NO_SKIP' | 'SKIP_TO_NEXT' | 'SKIP_PAST_LAST_EVENT' | 'SKIP_TO_FIRST
  */
 export class AfterMatchSkipStrategy {
   private constructor(
+    /** @internal */
     readonly kind: Kind,
     private readonly patternName: string | undefined,
     readonly shouldThrowException: boolean,
@@ -73,6 +75,7 @@ export class AfterMatchSkipStrategy {
   /**
    * Discards (and releases in the shared buffer) the matches of `queue` that the found match `matchedResult`
    * prunes.
+   * @internal The NFA calls it.
    */
   prune(
     queue: JavaPriorityQueue<ComputationState>,

@@ -19,3 +19,17 @@ export type { KafkaProducerRecord, KafkaRecordSerializationSchema } from './kafk
 
 // Client
 export { KafkaError, type KafkaProperties } from './kafka-client.ts';
+
+// The contracts and types of weir that this entry's signatures name (the same declarations as weir's own exports).
+export type {
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  ReaderOutput,
+  SplitOutput,
+  PollResult,
+} from '../../core/source.ts';
+export type { ProcessingTimeClock, ScheduledCallback } from '../../core/clock.ts';
+export type { Sink, SinkWriter, SinkWriterContext } from '../../core/sink.ts';
+export type { OutputTag } from '../../core/output-tag.ts';
+export type { WeirError } from '../../core/errors.ts';

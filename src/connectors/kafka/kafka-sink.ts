@@ -47,7 +47,7 @@ export class KafkaSink<T> implements Sink<T> {
   readonly redistributesState: boolean;
 
   /** @internal Use {@link KafkaSink.builder}. */
-  constructor(readonly config: KafkaSinkConfig<T>) {
+  constructor(/** @internal */ readonly config: KafkaSinkConfig<T>) {
     this.redistributesState = config.deliveryGuarantee === DeliveryGuarantee.AT_LEAST_ONCE;
   }
 

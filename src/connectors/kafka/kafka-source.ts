@@ -64,7 +64,7 @@ export class KafkaSource<T> implements Source<T> {
   readonly positionDistribution = 'union' as const;
 
   /** @internal Use {@link KafkaSource.builder}. */
-  constructor(readonly config: KafkaSourceConfig<T>) {
+  constructor(/** @internal */ readonly config: KafkaSourceConfig<T>) {
     this.boundedness = config.stoppingOffsets === undefined ? 'unbounded' : 'bounded';
   }
 

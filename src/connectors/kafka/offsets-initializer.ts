@@ -21,7 +21,7 @@ const LOOKUP_TIMEOUT_MS = 30_000;
  * KafkaSource.builder<string>().setBounded(OffsetsInitializer.latest());
  */
 export abstract class OffsetsInitializer {
-  /** The offsets of `partitions`, by split id (`topic-partition`). */
+  /** @internal The offsets of `partitions`, by split id (`topic-partition`). */
   abstract resolve(
     partitions: readonly TopicPartition[],
     consumer: ClientConsumer,

@@ -30,6 +30,7 @@ export class LmdbStateBackend implements StateBackend {
 
   constructor(private readonly options: LmdbStateBackendOptions) {}
 
+  /** @internal */
   createKeyedStateBackend(context: KeyedBackendContext): KeyedStateBackend {
     const dir = join(this.runDirectory(), `${context.uid.replace(/[^\w.-]/g, '_')}-${context.subtaskIndex}`);
     return new LmdbKeyedStateBackend({
@@ -42,7 +43,10 @@ export class LmdbStateBackend implements StateBackend {
     });
   }
 
-  /** Starts a new run directory (the runtime calls this per job attempt, so a restart never reuses stale files). */
+  /**
+   * Starts a new run directory (the runtime calls this per job attempt, so a restart never reuses stale files).
+   * @internal
+   */
   newRun(): void {
     this.runDir = undefined;
   }
