@@ -8,7 +8,7 @@ export type { RecordDisplay } from './web/job-views.ts';
 export type { JobExecutionResult } from './execution/job-execution-result.ts';
 export type { OperatorMetrics } from './runtime/job-runtime.ts';
 export { DataStream, DataStreamSink } from './api/data-stream.ts';
-export type { KeyOf, ElementOf, ConnectedKey } from './api/data-stream.ts';
+export type { KeyOf, ElementOf, ConnectedKey, NotAsync } from './api/data-stream.ts';
 export { KeyedStream } from './api/keyed-stream.ts';
 export { ConnectedStreams } from './api/connected-streams.ts';
 export type { CoMapFunction, CoFlatMapFunction } from './api/connected-streams.ts';

@@ -300,7 +300,7 @@ export class DataStream<T> {
 /**
  * Makes the compiler refuse a map function that returns a Promise, with the advice as the missing property's name.
  */
-type NotAsync<R> =
+export type NotAsync<R> =
   R extends PromiseLike<unknown>
     ? {
         'map() cannot take a function that returns a Promise: use AsyncDataStream.orderedWait or unorderedWait': never;
