@@ -53,7 +53,3 @@ export function deweyEquals(a: DeweyNumber, b: DeweyNumber): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
-
-export function deweyToString(version: DeweyNumber): string {
-  return version.join('.');
-}

@@ -1,27 +1,27 @@
 // The LMDB keyed state backend: keyed state on disk (larger than memory), snapshotted incrementally by key group.
 import { rmSync } from 'node:fs';
-import { deserialize, serialize } from 'node:v8';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { IllegalStateError } from '../../core/errors.ts';
 import type { IncrementalKeyGroupSnapshot, IncrementalSnapshotBackend } from '../incremental-snapshot.ts';
 import type { AbstractHeapState } from '../heap/abstract-heap-state.ts';
 import {
   columnNamespaces,
+  decodeKeyGroup,
+  encodeKeyGroup,
   StateColumnsBuilder,
-  toColumns,
   unpacked,
-  type LegacyStateEntries,
   type PendingColumns,
   type StateColumns,
-} from '../heap/heap-keyed-state-backend.ts';
+} from '../key-group-format.ts';
+import { KeyContext } from '../key-context.ts';
 import { HeapAggregatingState } from '../heap/heap-aggregating-state.ts';
 import { HeapListState } from '../heap/heap-list-state.ts';
 import { HeapMapState } from '../heap/heap-map-state.ts';
 import { HeapReducingState } from '../heap/heap-reducing-state.ts';
 import { HeapValueState } from '../heap/heap-value-state.ts';
-import { noCurrentKey, type InternalStateFor, type KeyGroupSnapshot } from '../keyed-state-backend.ts';
+import type { InternalStateFor, KeyGroupSnapshot } from '../keyed-state-backend.ts';
 import type { KeyGroupRange } from '../key-group-range.ts';
-import { denormalizeKey, keyGroupFor, normalizeKey, type NormalizedKey } from '../key-hash.ts';
+import { denormalizeKey, keyGroupFor, type NormalizedKey } from '../key-hash.ts';
 import type { NamespaceSerializer } from '../namespace.ts';
 import type { StateDescriptor } from '../../core/state-descriptor.ts';
 import { structuredCloneSerializer } from '../../core/type-serializer.ts';
@@ -66,15 +66,10 @@ export interface LmdbKeyedStateBackendOptions {
  * untouched since the last completed checkpoint are reported unchanged and the checkpoint references their
  * earlier bytes instead of copying them.
  */
-export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTableHost {
-  readonly maxParallelism: number;
+export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnapshotBackend, LmdbTableHost {
   readonly keyGroupRange: KeyGroupRange;
   private readonly root: RootDatabase;
   private readonly db: Database<Buffer, Buffer>;
-  private currentKey: unknown = undefined;
-  private currentNormalized: NormalizedKey = 0;
-  private keyless = false;
-  private currentKeyGroup = -1;
   private readonly states = new Map<string, AbstractHeapState<any, any>>();
   private readonly stateIds = new Map<string, number>();
   private readonly stateNames: string[] = [];
@@ -90,12 +85,8 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
   private persisted: Set<number> | undefined = undefined;
   private disposed = false;
 
-  get operatorName(): string | undefined {
-    return this.options.operatorName;
-  }
-
   constructor(private readonly options: LmdbKeyedStateBackendOptions) {
-    this.maxParallelism = options.maxParallelism;
+    super(options.maxParallelism, options.operatorName);
     this.keyGroupRange = options.keyGroupRange;
     this.cacheLimit = options.cacheEntries ?? 100_000;
     this.dirty = new Uint8Array(this.keyGroupRange.size);
@@ -104,40 +95,15 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
     this.db = this.root.openDB({ name: 'state', keyEncoding: 'binary', encoding: 'binary' });
   }
 
-  setCurrentKey(key: unknown): void {
-    this.currentKey = key;
-    this.currentNormalized = normalizeKey(key);
-    this.currentKeyGroup = -1;
-    this.keyless = false;
+  /** Sets the current key; between records is where the write-back cache is flushed when it is over its bound. */
+  override setCurrentKey(key: unknown): void {
+    super.setCurrentKey(key);
     if (this.cachedEntries > this.cacheLimit) this.flush(true);
   }
 
-  setCurrentNormalizedKey(normalized: NormalizedKey, key: unknown): void {
-    this.currentKey = key;
-    this.currentNormalized = normalized;
-    this.currentKeyGroup = -1;
-    this.keyless = false;
+  override setCurrentNormalizedKey(normalized: NormalizedKey, key: unknown): void {
+    super.setCurrentNormalizedKey(normalized, key);
     if (this.cachedEntries > this.cacheLimit) this.flush(true);
-  }
-
-  getCurrentKey(): unknown {
-    return this.currentKey;
-  }
-
-  clearCurrentKey(): void {
-    this.currentKey = undefined;
-    this.keyless = true;
-  }
-
-  currentNormalizedKey(): NormalizedKey {
-    if (this.keyless) throw noCurrentKey(this.options.operatorName);
-    return this.currentNormalized;
-  }
-
-  getCurrentKeyGroup(): number {
-    if (this.currentKeyGroup < 0)
-      this.currentKeyGroup = keyGroupFor(this.currentNormalized, this.maxParallelism);
-    return this.currentKeyGroup;
   }
 
   now(): number {
@@ -265,8 +231,7 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
         this.restoreRaw(bytes);
         continue;
       }
-      for (const stored of deserialize(bytes) as (StateColumns | LegacyStateEntries)[]) {
-        const columns = toColumns(stored);
+      for (const columns of decodeKeyGroup(keyGroup, bytes)) {
         const name = columns.name;
         if (this.states.has(name) || columns.nsKeys !== undefined) this.write(name, columns);
         else {
@@ -460,6 +425,6 @@ export class LmdbKeyedStateBackend implements IncrementalSnapshotBackend, LmdbTa
     for (const pending of this.pendingRestore.values())
       for (const p of pending) if (p.keyGroup === kg) out.push(p.columns);
     if (out.length === 0) return undefined;
-    return new Uint8Array(serialize(out));
+    return encodeKeyGroup(out);
   }
 }
