@@ -37,6 +37,10 @@ import { JobClient } from '../execution/job-client.ts';
 import type { JobExecutionResult } from '../execution/job-execution-result.ts';
 import { RestartStrategies, type RestartStrategy } from '../execution/restart-strategies.ts';
 import type { StateBackend } from '../state/state-backend.ts';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { runWorkerSlot, workerSlotData } from '../execution/workers/worker-slot.ts';
+import type { WorkerSettings } from '../execution/workers/threaded-job-runtime.ts';
 
 /** Options of `execute` / `executeAsync`. */
 export interface ExecuteOptions {
@@ -81,6 +85,20 @@ export interface EnvironmentOptions {
   /** The processing-time clock (default: the system clock). Tests pass a ManualClock. */
   clock?: ProcessingTimeClock;
   /**
+   * Worker threads the job's subtasks run on (default 1: everything on this thread). With 2 or more, slot i (subtask
+   * i of every operator) runs on worker `i % workers`, so a job at parallelism p uses up to p cores; `'auto'` is one
+   * worker per core, capped by the job's parallelism. Each worker imports the job's module again (see
+   * {@link EnvironmentOptions.jobModule}) and its `execute()` runs that worker's share: build and execute the job at
+   * the module's top level. See docs/architecture.md, "Worker mode".
+   */
+  workers?: number | 'auto';
+  /**
+   * Worker mode: the module that builds and executes the job, imported by every worker (default: the process's
+   * main module, `process.argv[1]`). Pass `import.meta.url` when the job is defined in a module other than the
+   * entry point.
+   */
+  jobModule?: string | URL;
+  /**
    * Metrics (default on): `false` turns them off (no sampler, no busy-time clock reads); an object adds reporters
    * (see `weir/prometheus`) or changes the sampling interval.
    */
@@ -114,6 +132,8 @@ export class StreamExecutionEnvironment {
   private stateBackend: StateBackend | undefined = undefined;
 
   private readonly metricsOptions: boolean | MetricRegistryOptions;
+  private workers: number | 'auto' = 1;
+  private jobModule: string | undefined = undefined;
 
   private constructor(explicit: EnvironmentOptions) {
     const options = { ...environmentDefaults().environment, ...explicit };
@@ -128,6 +148,44 @@ export class StreamExecutionEnvironment {
     if (options.watermarkEmission !== undefined) this.setWatermarkEmission(options.watermarkEmission);
     if (options.checkpointing !== undefined)
       this.enableCheckpointing(options.checkpointing.intervalMs, options.checkpointing);
+    if (options.workers !== undefined) this.setWorkers(options.workers);
+    if (options.jobModule !== undefined) this.jobModule = String(options.jobModule);
+  }
+
+  /**
+   * Worker threads to run the job's subtasks on: 1 (default) runs everything on this thread, `'auto'` one per core
+   * capped by the parallelism. See {@link EnvironmentOptions.workers}.
+   *
+   * @example
+   * StreamExecutionEnvironment.create({ parallelism: 2 }).setWorkers(2);
+   */
+  setWorkers(workers: number | 'auto'): this {
+    if (workers !== 'auto' && !(Number.isInteger(workers) && workers >= 0)) {
+      throw new ConfigurationError(`workers must be a whole number >= 0 or 'auto', got ${String(workers)}`);
+    }
+    this.workers = workers;
+    return this;
+  }
+
+  /** Whether this code runs in a worker thread of a job in worker mode (its `execute()` runs the worker's share). */
+  static isJobWorker(): boolean {
+    return workerSlotData() !== undefined;
+  }
+
+  /** The worker threads a job of `graph` runs on, or undefined to run on this thread. */
+  private workerSettings(graph: StreamGraph, jobName: string): WorkerSettings | undefined {
+    const requested = this.workers === 'auto' ? availableParallelism() : this.workers;
+    const widest = Math.max(...graph.nodes.map((n) => n.parallelism));
+    const workers = Math.min(requested, widest);
+    if (workers < 2) return undefined;
+    const main = process.argv[1];
+    const jobModule = this.jobModule ?? (main !== undefined ? pathToFileURL(main).href : undefined);
+    if (jobModule === undefined) {
+      throw new ConfigurationError(
+        `Job '${jobName}' runs on ${workers} workers, but this process has no main module for them to load: set the environment's jobModule to the module that builds and executes the job`,
+      );
+    }
+    return { workers, jobModule, jobName };
   }
 
   static create(options: EnvironmentOptions = {}): StreamExecutionEnvironment {
@@ -345,6 +403,11 @@ export class StreamExecutionEnvironment {
     const options = { ...defaults.execute, ...explicit };
     const graph = this.buildGraph();
     this.sinks.length = 0;
+    if (workerSlotData() !== undefined) {
+      // A worker of a job in worker mode: run this worker's share; the main thread owns the job's life cycle.
+      return runWorkerSlot({ jobName, graph, clock: this.clock, stateBackend: this.stateBackend });
+    }
+    const threads = this.workerSettings(graph, jobName);
     const restoreFrom =
       options.restoreFrom ??
       (options.savepointPath !== undefined ? loadSavepoint(options.savepointPath) : undefined);
@@ -373,6 +436,7 @@ export class StreamExecutionEnvironment {
       stateBackend: this.stateBackend,
       restoreFrom,
       allowNonRestoredState: options.allowNonRestoredState === true,
+      ...(threads !== undefined ? { threads } : {}),
     });
     const settled = result.finally(async () => {
       registry?.close();

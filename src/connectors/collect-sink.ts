@@ -18,6 +18,8 @@ export interface CollectedRecord<T> {
  */
 export class CollectSink<T> implements Sink<T> {
   readonly records: CollectedRecord<T>[] = [];
+  /** The records live in this object: in worker mode its subtasks run on the main thread, where it was created. */
+  readonly runsOnMainThread = true;
 
   get values(): T[] {
     return this.records.map((r) => r.value);

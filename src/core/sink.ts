@@ -57,4 +57,10 @@ export interface Sink<T> {
    * Otherwise a writer gets the state of the old subtask with its own index.
    */
   readonly redistributesState?: boolean;
+  /**
+   * In worker mode (`workers` > 1), whether this sink's subtasks run on the main thread instead of in the worker
+   * of their slot: for a sink that keeps what it receives in the memory of the thread that created it (as
+   * CollectSink), so the job's code on the main thread can read it. Its records cross threads to get there.
+   */
+  readonly runsOnMainThread?: boolean;
 }

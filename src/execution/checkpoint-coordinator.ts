@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { WeirError } from '../core/errors.ts';
-import type { JobRuntime } from '../runtime/job-runtime.ts';
-import type { Subtask } from '../runtime/subtask.ts';
+import type { JobAttempt, SubtaskRef } from '../runtime/job-attempt.ts';
 import type { CheckpointBarrier } from '../runtime/checkpoint-barrier.ts';
 import type { CheckpointConfig, CheckpointEvent } from './checkpoint-config.ts';
 import type { BlobRef, CheckpointMetadata, OperatorMetadata } from './checkpoint-metadata.ts';
@@ -24,7 +23,7 @@ interface PendingCheckpoint {
   readonly savepointDir: string | undefined;
   readonly done: { resolve(path: string): void; reject(error: unknown): void } | undefined;
   /** Snapshot bytes per acknowledging subtask (for state-size metrics). */
-  readonly sizes: Map<Subtask, number>;
+  readonly sizes: Map<SubtaskRef, number>;
 }
 
 /** The last completed checkpoint, which incremental checkpoints reference. */
@@ -35,14 +34,14 @@ interface CompletedCheckpoint {
 }
 
 /**
- * Flink's CheckpointCoordinator for one job. Per attempt it is attached to a JobRuntime; it triggers a checkpoint
+ * Flink's CheckpointCoordinator for one job. Per attempt it is attached to a JobAttempt; it triggers a checkpoint
  * every interval (when fewer than `maxConcurrent` are in flight), gathers every subtask's snapshot, and once all
  * arrived writes the checkpoint durably, then tells the runtime it completed (sinks commit, incremental backends
  * rebase). Writes are serialised, so checkpoints complete in id order. Failures (timeout, write error) are
  * reported; more than `tolerableFailures` in a row fail the job.
  */
 export class CheckpointCoordinator {
-  private runtime: JobRuntime | undefined = undefined;
+  private runtime: JobAttempt | undefined = undefined;
   private readonly storage: FileCheckpointStorage | undefined;
   private nextId: number;
   private readonly pending = new Map<number, PendingCheckpoint>();
@@ -52,7 +51,7 @@ export class CheckpointCoordinator {
   private writing = 0;
   private periodic: NodeJS.Timeout | undefined = undefined;
   private consecutiveFailures = 0;
-  private readonly totalSubtasks = new Map<JobRuntime, number>();
+  private readonly totalSubtasks = new Map<JobAttempt, number>();
 
   constructor(
     private readonly config: CheckpointConfig | undefined,
@@ -66,7 +65,7 @@ export class CheckpointCoordinator {
   }
 
   /** Binds the coordinator to a new attempt. Incremental bases do not survive a restart (backends are new). */
-  attach(runtime: JobRuntime): void {
+  attach(runtime: JobAttempt): void {
     this.runtime = runtime;
     this.lastCompleted = undefined;
     const restored = runtime.restoredCheckpointId;
@@ -75,7 +74,7 @@ export class CheckpointCoordinator {
 
   /** Receives one subtask's snapshot (the runtime's `onSubtaskSnapshot`). */
   readonly onSubtaskSnapshot = (
-    subtask: Subtask,
+    subtask: SubtaskRef,
     barrier: CheckpointBarrier,
     snapshot: SubtaskStateSnapshot,
   ): void => {
@@ -89,7 +88,7 @@ export class CheckpointCoordinator {
   };
 
   /** A subtask gave up aligning checkpoint `checkpointId` (the runtime's `onCheckpointDeclined`): fail it now. */
-  readonly onCheckpointDeclined = (_subtask: Subtask, checkpointId: number, reason: string): void => {
+  readonly onCheckpointDeclined = (_subtask: SubtaskRef, checkpointId: number, reason: string): void => {
     const pending = this.pending.get(checkpointId);
     if (pending !== undefined) this.fail(pending, `declined by ${reason}`, true);
   };

@@ -2,7 +2,9 @@
 import type { JobExecutionResult } from './job-execution-result.ts';
 import type { StreamGraph } from '../graph/stream-graph.ts';
 import { JobStalledError, WeirError } from '../core/errors.ts';
-import { JobRuntime } from '../runtime/job-runtime.ts';
+import { JobRuntime, type JobRuntimeOptions } from '../runtime/job-runtime.ts';
+import type { JobAttempt } from '../runtime/job-attempt.ts';
+import { ThreadedJobRuntime, type WorkerSettings } from './workers/threaded-job-runtime.ts';
 import { watchForStall } from '../runtime/stall-watch.ts';
 import type { JobSnapshot } from '../runtime/job-snapshot.ts';
 import type { ProcessingTimeClock } from '../core/clock.ts';
@@ -28,6 +30,8 @@ export interface FaultTolerantJob {
   readonly log?: (line: string) => void;
   /** The execution's status, metrics and history (created here when not given). */
   readonly running?: RunningJob;
+  /** Worker mode: each attempt runs on these worker threads (otherwise on this thread). */
+  readonly threads?: WorkerSettings;
 }
 
 /** The live controls of a running execution (what JobClient calls). */
@@ -51,7 +55,7 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
   const log = job.log ?? ((line: string) => console.warn(line));
   const running = job.running ?? new RunningJob(job.jobName, job.graph);
   const coordinator = new CheckpointCoordinator(job.checkpoints, job.jobName, log, running.checkpoints);
-  let runtime: JobRuntime | undefined = undefined;
+  let runtime: JobAttempt | undefined = undefined;
   let cancelled = false;
   /** Set once a stop-with-savepoint completed its savepoint: the job then ends without a final checkpoint. */
   let stopped: string | undefined = undefined;
@@ -85,7 +89,7 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
     let restoreFrom = job.restoreFrom;
     for (let attempt = 1; ; attempt++) {
       job.stateBackend?.newRun?.();
-      runtime = new JobRuntime(job.graph, {
+      const options: JobRuntimeOptions = {
         clock: job.clock,
         ...(restoreFrom !== undefined ? { restoreFrom } : {}),
         allowNonRestoredState: job.allowNonRestoredState,
@@ -94,9 +98,12 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
         onSubtaskSnapshot: coordinator.onSubtaskSnapshot,
         onCheckpointDeclined: coordinator.onCheckpointDeclined,
         ...(running.metrics !== undefined ? { metrics: running.metrics } : {}),
-      });
+      };
+      const threaded =
+        job.threads !== undefined ? new ThreadedJobRuntime(job.graph, options, job.threads) : undefined;
+      runtime = threaded ?? new JobRuntime(job.graph, options);
       coordinator.attach(runtime);
-      running.runtime = runtime;
+      running.runtime = threaded?.local ?? (runtime as JobRuntime);
       const restoredId = runtime.restoredCheckpointId;
       if (restoredId !== undefined) running.checkpoints.reportRestored(restoredId, Date.now(), undefined);
       const current = runtime;

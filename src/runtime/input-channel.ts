@@ -1,6 +1,8 @@
 // InputChannel: one producer subtask's channel into one input of a consumer subtask; buffers while blocked.
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import { estimateSize } from './estimate-size.ts';
+import type { StreamNode } from '../graph/stream-graph.ts';
+import type { ChannelWriter } from './record-router.ts';
 import type { Subtask } from './subtask.ts';
 import type { SubtaskInput } from './subtask-input.ts';
 
@@ -21,6 +23,17 @@ export interface ChannelBufferListener {
   buffered(channel: InputChannel, bytes: number): void;
 }
 
+/** The producing subtask of a channel: a local {@link Subtask}, or the node and index of one on another thread. */
+export interface ProducerRef {
+  readonly node: StreamNode;
+  readonly index: number;
+}
+
+/** Told when a channel fed from another thread is released after alignment (its withheld credits may go back). */
+export interface RemoteChannelHooks {
+  released(): void;
+}
+
 /**
  * The consumer's end of one exchange between a producer subtask and a consumer input (Flink's InputChannel). Every
  * record, watermark, idleness change, end-of-input and barrier from that producer passes here, in order.
@@ -34,7 +47,7 @@ export interface ChannelBufferListener {
  *
  * Unblocked, each call is one branch and a direct call into the consumer: no allocation on the record path.
  */
-export class InputChannel {
+export class InputChannel implements ChannelWriter {
   blocked = false;
   /** The producer ended this channel (its end-of-input reached the consumer). */
   ended = false;
@@ -47,14 +60,16 @@ export class InputChannel {
   /** Source subtasks whose records can reach this channel: they are held back while it is blocked. */
   sources: readonly Subtask[] = [];
   listener: ChannelBufferListener | undefined = undefined;
+  /** Set when the producer runs on another thread: the exchange returns credits only while unblocked. */
+  remote: RemoteChannelHooks | undefined = undefined;
 
   constructor(
     /** The consumer's input this channel feeds. */
     readonly input: SubtaskInput,
     /** This channel's index among the consumer subtask's channels (all inputs numbered in order). */
     readonly index: number,
-    /** The producing subtask (for messages and backpressure). */
-    readonly producer: Subtask,
+    /** The producing subtask (for messages and backpressure), local or on another thread. */
+    readonly producer: ProducerRef,
   ) {}
 
   get consumer(): Subtask {
@@ -151,6 +166,7 @@ export class InputChannel {
       this.events = events.slice(this.head);
       this.head = 0;
     }
+    if (!this.blocked) this.remote?.released();
   }
 
   /** Names this channel in messages: its index and producer, e.g. "channel 2 ('file' 1/1)". */

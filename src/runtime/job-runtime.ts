@@ -28,6 +28,10 @@ import type { CheckpointedJobSnapshot, CheckpointedOperatorSnapshot } from './ch
 import { supportsIncrementalSnapshots } from '../state/incremental-snapshot.ts';
 import type { StateBackend } from '../state/state-backend.ts';
 import { takeSubtaskSnapshot, type SubtaskStateSnapshot } from './subtask-state-snapshot.ts';
+import type { SubtaskPlacement } from './slot-placement.ts';
+import type { JobAttempt, SubtaskRef } from './job-attempt.ts';
+import type { ChannelWriter } from './record-router.ts';
+import type { OutboundChannel } from './outbound-channel.ts';
 
 export interface JobRuntimeOptions {
   readonly clock: ProcessingTimeClock;
@@ -43,14 +47,19 @@ export interface JobRuntimeOptions {
   /** The job's metric registry and group (metrics on); without it, metrics are off and no clock is read. */
   readonly metrics?: { readonly registry: MetricRegistry; readonly jobGroup: MetricGroupImpl };
   readonly onSubtaskSnapshot?: (
-    subtask: Subtask,
+    subtask: SubtaskRef,
     barrier: CheckpointBarrier,
     snapshot: SubtaskStateSnapshot,
   ) => void;
   /** Hears a subtask give up aligning a checkpoint (the checkpoint coordinator fails that checkpoint). */
-  readonly onCheckpointDeclined?: (subtask: Subtask, checkpointId: number, reason: string) => void;
+  readonly onCheckpointDeclined?: (subtask: SubtaskRef, checkpointId: number, reason: string) => void;
   /** Bytes a subtask's blocked channels may hold while aligning before it declines the checkpoint. */
   readonly maxAlignmentBytes?: number;
+  /**
+   * Worker mode: this runtime runs only the subtasks placed on its thread, and reaches the others through the
+   * placement's exchange. Without it, every subtask runs here.
+   */
+  readonly placement?: SubtaskPlacement;
 }
 
 /** Per-operator counts reported when a job ends. */
@@ -77,8 +86,13 @@ export interface OperatorMetrics {
  * (a record, a timer, an async source) is recorded once; sources stop at their next batch and `runSources`
  * rejects with it.
  */
-export class JobRuntime implements JobServices {
+export class JobRuntime implements JobServices, JobAttempt {
+  /** The subtasks that run on this thread, per node (all of them without a placement). */
   readonly subtasks = new Map<StreamNode, Subtask[]>();
+  /** Per node, the subtask at each index when it runs on this thread. */
+  private readonly byIndex = new Map<StreamNode, (Subtask | undefined)[]>();
+  /** Channels to consumers on other threads, per producing subtask. */
+  private readonly outboundOf = new Map<Subtask, OutboundChannel[]>();
   /** Each consumer subtask's input channels by input edge, while wiring. */
   private readonly channelsByEdge = new Map<Subtask, Map<StreamEdge, InputChannel[]>>();
   private failure: unknown = undefined;
@@ -96,16 +110,27 @@ export class JobRuntime implements JobServices {
     'polling' | 'yielding' | 'backpressured' | 'held' | 'stopping' | 'finished'
   >();
   readonly timing: BusyTimeTracker;
+  /** Subtasks of this thread that have finished, and who waits for all of them. */
+  private finishedSubtasks = 0;
+  private allFinishedWaiters: (() => void)[] = [];
 
   constructor(
     readonly graph: StreamGraph,
     private readonly options: JobRuntimeOptions,
   ) {
     this.timing = new BusyTimeTracker(options.metrics !== undefined);
+    const placement = options.placement;
     for (const node of graph.nodes) {
       const list: Subtask[] = [];
-      for (let i = 0; i < node.parallelism; i++) list.push(new Subtask(node, i, this));
+      const byIndex: (Subtask | undefined)[] = [];
+      for (let i = 0; i < node.parallelism; i++) {
+        const local = placement === undefined || placement.hostOf(node, i) === placement.host;
+        const subtask = local ? new Subtask(node, i, this) : undefined;
+        if (subtask !== undefined) list.push(subtask);
+        byIndex.push(subtask);
+      }
       this.subtasks.set(node, list);
+      this.byIndex.set(node, byIndex);
     }
     for (const node of graph.nodes) this.wireInputs(node);
     for (const node of graph.nodes) this.wireOutputs(node);
@@ -151,6 +176,7 @@ export class JobRuntime implements JobServices {
 
   /** Snapshots a subtask whose barrier aligned and hands the snapshot to the coordinator. */
   onBarrierAligned(subtask: Subtask, barrier: CheckpointBarrier): void {
+    if (barrier.id > subtask.lastCheckpointId) subtask.lastCheckpointId = barrier.id;
     const listener = this.options.onSubtaskSnapshot;
     if (listener === undefined) return;
     let snapshot: SubtaskStateSnapshot;
@@ -184,8 +210,11 @@ export class JobRuntime implements JobServices {
     for (const node of this.graph.nodes) {
       const isSource = node.transformation.kind === 'source';
       for (const subtask of this.subtasksOf(node)) {
-        if (subtask.isFinished) this.onBarrierAligned(subtask, barrier);
-        else if (isSource) subtask.pendingBarriers.push(barrier);
+        // In worker mode the barrier may have reached this subtask from another thread, and it may have finished
+        // since: it was snapshotted for this checkpoint already, and must not be again (a sink would stage twice).
+        if (subtask.isFinished) {
+          if (subtask.lastCheckpointId < barrier.id) this.onBarrierAligned(subtask, barrier);
+        } else if (isSource) subtask.pendingBarriers.push(barrier);
       }
     }
   }
@@ -268,6 +297,31 @@ export class JobRuntime implements JobServices {
 
   subtasksOf(node: StreamNode): Subtask[] {
     return this.subtasks.get(node)!;
+  }
+
+  /** Called by a subtask once its input ended (see {@link whenAllFinished}). */
+  subtaskFinished(): void {
+    if (++this.finishedSubtasks < this.localSubtaskCount) return;
+    const waiters = this.allFinishedWaiters;
+    this.allFinishedWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves once every subtask on this thread has finished (worker mode: the thread's share of the job is done). */
+  whenAllFinished(): Promise<void> {
+    if (this.finishedSubtasks >= this.localSubtaskCount) return Promise.resolve();
+    return new Promise((resolve) => this.allFinishedWaiters.push(resolve));
+  }
+
+  private get localSubtaskCount(): number {
+    let n = 0;
+    for (const list of this.subtasks.values()) n += list.length;
+    return n;
+  }
+
+  /** Hears the job's failure (once), e.g. to report it to another thread. */
+  onFailure(listener: (error: unknown) => void): void {
+    this.failureListeners.push(listener);
   }
 
   fail(error: unknown): void {
@@ -479,7 +533,8 @@ export class JobRuntime implements JobServices {
       // At another parallelism that is only known when every old subtask had finished.
       const allFinished = finished !== undefined && finished.length > 0 && finished.every(Boolean);
       if (!allFinished) this.checkSourceRescale(node, op);
-      this.subtasksOf(node).forEach((subtask, i) => {
+      this.subtasksOf(node).forEach((subtask) => {
+        const i = subtask.index;
         subtask.backend?.restore(op.keyedState);
         subtask.timers?.restore(op.timers);
         if (subtask.operator.replicatesOperatorState) {
@@ -690,7 +745,8 @@ export class JobRuntime implements JobServices {
    * record or barrier will arrive), so waiting would hang the job with nothing scheduled.
    */
   private checkForDeadlock(): void {
-    if (this.failed) return;
+    // In worker mode a barrier or a credit from another thread may release any source here: no local deadlock.
+    if (this.failed || this.options.placement !== undefined) return;
     let held = false;
     for (const [source, state] of this.sourceStates) {
       if (state === 'finished') continue;
@@ -738,14 +794,20 @@ export class JobRuntime implements JobServices {
       }
       const channels: InputChannel[] = [];
       const byEdge = new Map<StreamEdge, InputChannel[]>();
+      const placement = this.options.placement;
       for (const edge of node.inputs) {
         const input = subtask.inputs[edge.inputIndex]!;
-        const producers = this.subtasksOf(edge.source);
-        const list =
-          edge.partitioning.kind === 'forward'
-            ? [new InputChannel(input, channels.length, producers[subtask.index]!)]
-            : producers.map((producer, p) => new InputChannel(input, channels.length + p, producer));
-        channels.push(...list);
+        const producers = this.byIndex.get(edge.source)!;
+        const indexes = edge.partitioning.kind === 'forward' ? [subtask.index] : producers.map((_, p) => p);
+        const list = indexes.map((p) => {
+          const producer = producers[p] ?? { node: edge.source, index: p };
+          const channel = new InputChannel(input, channels.length, producer);
+          channels.push(channel);
+          if (placement !== undefined && producers[p] === undefined) {
+            placement.exchange.openInbound(edge, p, subtask.index, placement.hostOf(edge.source, p), channel);
+          }
+          return channel;
+        });
         byEdge.set(edge, list);
       }
       this.channelsByEdge.set(subtask, byEdge);
@@ -756,41 +818,79 @@ export class JobRuntime implements JobServices {
   private wireOutputs(node: StreamNode): void {
     const producers = this.subtasksOf(node);
     for (const edge of node.outputs) {
-      const consumers = this.subtasksOf(edge.target);
-      producers.forEach((producer, index) => {
+      const consumers = this.byIndex.get(edge.target)!;
+      for (const producer of producers) {
+        const index = producer.index;
+        const target = (c: number): ChannelWriter => {
+          const consumer = consumers[c];
+          if (consumer !== undefined) {
+            const channels = this.channelsByEdge.get(consumer)!.get(edge)!;
+            return channels[edge.partitioning.kind === 'forward' ? 0 : index]!;
+          }
+          const placement = this.options.placement!;
+          const channel = placement.exchange.openOutbound(edge, index, c, placement.hostOf(edge.target, c));
+          let list = this.outboundOf.get(producer);
+          if (list === undefined) this.outboundOf.set(producer, (list = []));
+          list.push(channel);
+          return channel;
+        };
         const router =
           edge.partitioning.kind === 'forward'
-            ? new ForwardRouter(this.channelsByEdge.get(consumers[index]!)!.get(edge)![0]!)
+            ? new ForwardRouter(target(index))
             : this.router(
                 edge,
-                consumers.map((c) => this.channelsByEdge.get(c)!.get(edge)![index]!),
+                consumers.map((_, c) => target(c)),
                 index,
               );
         if (edge.sideTag !== undefined) producer.output.addSide(edge.sideTag.id, router);
         else producer.output.addMain(router);
-      });
+      }
     }
   }
 
   /** Tells every channel which source subtasks feed it, so a blocked channel can hold those sources back. */
   private wireBackpressure(): void {
     const sourcesOf = new Map<Subtask, Set<Subtask>>();
+    const remoteOf = new Map<Subtask, Set<InputChannel>>();
+    const local = (channel: InputChannel): Subtask | undefined =>
+      this.byIndex.get(channel.producer.node)![channel.producer.index];
     const visit = (subtask: Subtask): Set<Subtask> => {
       let set = sourcesOf.get(subtask);
       if (set !== undefined) return set;
       set = new Set();
+      const remote = new Set<InputChannel>();
       if (subtask.node.transformation.kind === 'source') set.add(subtask);
-      for (const channel of subtask.channels) for (const s of visit(channel.producer)) set.add(s);
+      for (const channel of subtask.channels) {
+        const producer = local(channel);
+        if (producer === undefined) {
+          remote.add(channel);
+          continue;
+        }
+        for (const s of visit(producer)) set.add(s);
+        for (const c of remoteOf.get(producer)!) remote.add(c);
+      }
       sourcesOf.set(subtask, set);
+      remoteOf.set(subtask, remote);
       return set;
     };
     for (const list of this.subtasks.values()) {
-      for (const subtask of list)
-        for (const channel of subtask.channels) channel.sources = [...visit(channel.producer)];
+      for (const subtask of list) {
+        for (const channel of subtask.channels) {
+          const producer = local(channel);
+          channel.sources = producer === undefined ? [] : [...visit(producer)];
+        }
+      }
+    }
+    // An outbound channel out of credit holds back what feeds it on this thread: sources, and remote channels.
+    for (const [producer, channels] of this.outboundOf) {
+      const sources = [...visit(producer)];
+      const feeders = [...remoteOf.get(producer)!];
+      for (const channel of channels)
+        this.options.placement!.exchange.wireCongestion(channel, sources, feeders);
     }
   }
 
-  private router(edge: StreamEdge, targets: InputChannel[], index: number): RecordRouter {
+  private router(edge: StreamEdge, targets: ChannelWriter[], index: number): RecordRouter {
     const p = edge.partitioning;
     switch (p.kind) {
       case 'hash':

@@ -2,24 +2,37 @@
 import type { KeySelector } from '../core/functions.ts';
 import { keyGroupFor, normalizeKey } from '../state/key-hash.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
-import type { InputChannel } from './input-channel.ts';
+
+/**
+ * What a router writes into: the consumer's {@link ChannelWriter} when both subtasks share a thread, or an
+ * `OutboundChannel` that batches the events for a consumer on another thread. Each call is synchronous.
+ */
+export interface ChannelWriter {
+  process(value: unknown, timestamp: number): void;
+  /** A record whose key the hash exchange already extracted with `selector` (a local consumer reuses it). */
+  processKeyed(value: unknown, timestamp: number, key: unknown, selector: (value: any) => unknown): void;
+  watermark(watermark: number): void;
+  status(idle: boolean): void;
+  endOfInput(): void;
+  barrier(barrier: CheckpointBarrier): void;
+}
 
 /**
  * Delivers a producer subtask's output along one edge, into the consumer subtasks' input channels of this
- * producer. Every call is synchronous: with all subtasks on one event loop an exchange is a direct call. The
- * consumer decides what happens at its end (process now, or buffer while a checkpoint barrier aligns); the router
+ * producer. Every call is synchronous: between subtasks on one thread an exchange is a direct call; towards another
+ * thread it appends to a batch (see OutboundChannel). The consumer decides what happens at its end (process now, or buffer while a checkpoint barrier aligns); the router
  * never changes for it.
  */
 export abstract class RecordRouter {
   constructor(
     /** This producer's channel into each consumer subtask on this edge, by consumer subtask index. */
-    protected readonly targets: readonly InputChannel[],
+    protected readonly targets: readonly ChannelWriter[],
   ) {}
 
   abstract route(value: unknown, timestamp: number): void;
 
   /** The channels this producer is connected to (forward: one; otherwise all). */
-  protected connected(): readonly InputChannel[] {
+  protected connected(): readonly ChannelWriter[] {
     return this.targets;
   }
 
@@ -43,8 +56,8 @@ export abstract class RecordRouter {
 
 /** Subtask i → subtask i: the chained case. Its one channel is the only target. */
 export class ForwardRouter extends RecordRouter {
-  private readonly target: InputChannel;
-  constructor(target: InputChannel) {
+  private readonly target: ChannelWriter;
+  constructor(target: ChannelWriter) {
     super([target]);
     this.target = target;
   }
@@ -56,7 +69,7 @@ export class ForwardRouter extends RecordRouter {
 /** By key group: the key selects a key group, the key group a subtask (`floor(kg * p / maxP)`). */
 export class HashRouter extends RecordRouter {
   constructor(
-    targets: readonly InputChannel[],
+    targets: readonly ChannelWriter[],
     private readonly keySelector: KeySelector<any, unknown>,
     private readonly maxParallelism: number,
   ) {
@@ -78,7 +91,7 @@ export class HashRouter extends RecordRouter {
 /** Round-robin, starting at the producer's own index so runs are deterministic. */
 export class RebalanceRouter extends RecordRouter {
   private next: number;
-  constructor(targets: readonly InputChannel[], producerIndex: number) {
+  constructor(targets: readonly ChannelWriter[], producerIndex: number) {
     super(targets);
     this.next = producerIndex % targets.length;
   }

@@ -42,6 +42,8 @@ export interface JobServices {
   onCheckpointDeclined?(subtask: Subtask, checkpointId: number, reason: string): void;
   /** Bytes a subtask's blocked channels may hold while aligning before it declines the checkpoint. */
   readonly maxAlignmentBytes?: number | undefined;
+  /** Told when a subtask's input has ended (its end of input was handled). */
+  subtaskFinished?(): void;
   /** Times subtasks for busy / back-pressured / idle time (disabled when metrics are off). */
   readonly timing: BusyTimeTracker;
   /** The job's metric group and registry, when metrics are on. */
@@ -77,6 +79,8 @@ export class Subtask {
   private resumeSource: (() => void) | undefined = undefined;
   /** Restored from a checkpoint taken after this subtask finished: it only passes end-of-stream signals on. */
   private restoredFinished = false;
+  /** The newest checkpoint this subtask was snapshotted for (0: none yet). */
+  lastCheckpointId = 0;
   /** Barriers a source subtask injects at its next batch boundary (set by the checkpoint coordinator). */
   readonly pendingBarriers: CheckpointBarrier[] = [];
   currentWatermark = MIN_WATERMARK;
@@ -286,6 +290,7 @@ export class Subtask {
   finish(): void {
     if (this.ended) return;
     this.ended = true;
+    this.job.subtaskFinished?.();
     if (this.restoredFinished) {
       this.output.endOfInput();
       return;

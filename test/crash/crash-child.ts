@@ -5,8 +5,9 @@ import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
 import { buildCrashJob } from './crash-job.ts';
 
-const [outDir, checkpointDir, stateDir, count, rate, backend, cep] = process.argv.slice(2);
-const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+const [outDir, checkpointDir, stateDir, count, rate, backend, cep, workers] = process.argv.slice(2);
+// With a workers argument of 2, every worker thread imports this module again and runs its slot of the job.
+const env = StreamExecutionEnvironment.create({ parallelism: 2, workers: Number(workers ?? 1) });
 env.enableCheckpointing(40, { storage: checkpointDir!, retained: 2 });
 env.setRestartStrategy(RestartStrategies.noRestart());
 if (backend === 'lmdb') env.setStateBackend(new LmdbStateBackend({ path: stateDir! }));

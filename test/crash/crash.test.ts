@@ -1,64 +1,19 @@
 // The proof of exactly-once: SIGKILL the crash job at 20+ seeded random moments; committed output equals a clean run's.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { buildCrashJob, committedLines, OUTPUTS } from './crash-job.ts';
+import { random, runChild } from './run-crash-child.ts';
 
 const COUNT = 40_000;
 const RATE = 5_000;
 const KILLS = 20;
 const SEED = 20_240_601;
-const child = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'weir-crash-'));
 after(() => rmSync(root, { recursive: true, force: true }));
-
-/** mulberry32: a tiny seeded generator, so the kill schedule is the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * Runs the child once. With `killAfterMs`, SIGKILLs it that long after it reports running (it then resumes from
- * its latest checkpoint on the next run). Resolves with whether it finished the job.
- */
-function runChild(
-  args: string[],
-  killAfterMs: number | undefined,
-): Promise<{ finished: boolean; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', child, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
-    proc.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (killAfterMs !== undefined && timer === undefined && stdout.includes('RUNNING')) {
-        timer = setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
-      }
-    });
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on('error', reject);
-    proc.on('exit', (code, signal) => {
-      if (timer !== undefined) clearTimeout(timer);
-      if (signal === 'SIGKILL') resolve({ finished: false, stderr });
-      else if (code === 0 && stdout.includes('DONE')) resolve({ finished: true, stderr });
-      else reject(new Error(`crash child exited with ${code}: ${stderr}`));
-    });
-  });
-}
 
 describe('crash test: exactly-once under SIGKILL', () => {
   it(

@@ -1,0 +1,404 @@
+// ThreadedJobRuntime: one attempt of a job across worker threads, driven from the main thread.
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { WeirError } from '../../core/errors.ts';
+import type { StreamGraph, StreamNode } from '../../graph/stream-graph.ts';
+import type { CheckpointBarrier } from '../../runtime/checkpoint-barrier.ts';
+import type { JobAttempt, SubtaskRef } from '../../runtime/job-attempt.ts';
+import { JobRuntime, type JobRuntimeOptions, type OperatorMetrics } from '../../runtime/job-runtime.ts';
+import { MAIN_THREAD, slotHost } from '../../runtime/slot-placement.ts';
+import { ThreadExchange } from '../../runtime/thread-exchange.ts';
+import { spawnWorker } from './spawn-worker.ts';
+import {
+  deserializeError,
+  graphFingerprint,
+  serializeError,
+  type FromWorker,
+  type ToWorker,
+  type WorkerSlotData,
+} from './worker-messages.ts';
+
+/** How a job runs across threads. */
+export interface WorkerSettings {
+  /** Worker threads (2 or more). */
+  readonly workers: number;
+  /** The module each worker imports to build the job (a file URL). */
+  readonly jobModule: string;
+  readonly jobName: string;
+}
+
+/** One worker thread of the attempt and what the main thread knows of it. */
+interface WorkerState {
+  readonly host: number;
+  readonly worker: Worker;
+  ready: boolean;
+  sourcesDone: boolean;
+  finished: boolean;
+  exited: boolean;
+  closing: boolean;
+  metrics: OperatorMetrics[] | undefined;
+  closeError: Error | undefined;
+  closed: (() => void) | undefined;
+}
+
+const ENTRY = new URL(`./worker-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+
+/**
+ * The main thread's side of worker mode. It spawns one worker per slot group (`workers`), each of which imports the
+ * job module again and runs the subtasks of its slots (see slot-placement.ts); it runs the subtasks pinned to the
+ * main thread itself (sinks that keep their records here). Ports between every pair of threads carry the
+ * exchanges; the workers' control ports carry the life cycle and the checkpoints: the coordinator on this thread
+ * triggers a checkpoint in every worker, receives one acknowledgement per subtask with its snapshot, and tells the
+ * workers when it is durable. A worker that fails, throws or exits fails the attempt, and every worker is
+ * terminated when the attempt ends, so a restart starts fresh workers from the latest checkpoint.
+ */
+export class ThreadedJobRuntime implements JobAttempt {
+  /** The main thread's share (pinned sinks); its exchange reaches the workers. */
+  readonly local: JobRuntime;
+  private readonly exchange: ThreadExchange;
+  private readonly workers: WorkerState[] = [];
+  private failed = false;
+  private failure: unknown = undefined;
+  private readonly failureListeners: ((error: unknown) => void)[] = [];
+  private progress: (() => void) | undefined = undefined;
+  private stopped = false;
+  private readonly refs = new Map<string, SubtaskRef>();
+  private readonly completions = new Map<
+    number,
+    { remaining: number; done: () => void; fail: (e: unknown) => void }
+  >();
+  private closedMetrics: OperatorMetrics[][] = [];
+
+  constructor(
+    readonly graph: StreamGraph,
+    private readonly options: JobRuntimeOptions,
+    private readonly settings: WorkerSettings,
+  ) {
+    const count = settings.workers;
+    const hosts = [MAIN_THREAD];
+    for (let h = 1; h <= count; h++) hosts.push(h);
+    const ports = new Map<number, Map<number, MessagePort>>(hosts.map((h) => [h, new Map()]));
+    for (let a = 0; a < hosts.length; a++) {
+      for (let b = a + 1; b < hosts.length; b++) {
+        const { port1, port2 } = new MessageChannel();
+        ports.get(hosts[a]!)!.set(hosts[b]!, port1);
+        ports.get(hosts[b]!)!.set(hosts[a]!, port2);
+      }
+    }
+    this.exchange = new ThreadExchange(graph, ports.get(MAIN_THREAD)!, (error) => this.fail(error));
+    this.local = new JobRuntime(graph, {
+      ...options,
+      placement: {
+        host: MAIN_THREAD,
+        hostOf: (node, i) => slotHost(node, i, count),
+        exchange: this.exchange,
+      },
+    });
+    this.local.onFailure((error) => this.fail(error));
+    const fingerprint = graphFingerprint(graph);
+    for (let host = 1; host <= count; host++) {
+      const own = ports.get(host)!;
+      const slot: WorkerSlotData = {
+        jobModule: settings.jobModule,
+        jobName: settings.jobName,
+        fingerprint,
+        host,
+        workers: count,
+        ports: Object.fromEntries(own),
+        restoreFrom: options.restoreFrom,
+        allowNonRestoredState: options.allowNonRestoredState === true,
+        checkpointing: options.checkpointing === true,
+        maxAlignmentBytes: options.maxAlignmentBytes,
+      };
+      const worker = spawnWorker(ENTRY, {
+        workerData: { weirSlot: slot },
+        transferList: [...own.values()],
+        // The job module sees the process's arguments, as on the main thread.
+        argv: process.argv.slice(2),
+        name: `weir ${settings.jobName} worker ${host}`,
+      });
+      const state: WorkerState = {
+        host,
+        worker,
+        ready: false,
+        sourcesDone: false,
+        finished: false,
+        exited: false,
+        closing: false,
+        metrics: undefined,
+        closeError: undefined,
+        closed: undefined,
+      };
+      this.workers.push(state);
+      worker.on('message', (message: FromWorker) => this.onMessage(state, message));
+      worker.on('error', (error) =>
+        this.fail(
+          new WeirError(`Worker ${host} of job '${settings.jobName}' died: ${error.message}`, {
+            cause: error,
+          }),
+        ),
+      );
+      worker.on('exit', (code) => {
+        state.exited = true;
+        state.closed?.();
+        if (!state.closing) {
+          this.fail(
+            new WeirError(
+              `Worker ${host} of job '${settings.jobName}' exited unexpectedly (exit code ${code})`,
+            ),
+          );
+        }
+        this.wake();
+      });
+    }
+  }
+
+  get restoredCheckpointId(): number | undefined {
+    return this.local.restoredCheckpointId;
+  }
+
+  get hasFailed(): boolean {
+    return this.failed;
+  }
+
+  get failureCause(): unknown {
+    return this.failure;
+  }
+
+  /** Threads of this attempt still running (the tests' proof that none is left behind). */
+  get liveWorkers(): number {
+    return this.workers.filter((w) => !w.exited).length;
+  }
+
+  fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.failure = error;
+    this.local.fail(error);
+    for (const listener of this.failureListeners) listener(error);
+    this.broadcast({ type: 'cancel', error: serializeError(error) });
+    this.wake();
+  }
+
+  cancel(reason: unknown): void {
+    this.fail(reason);
+  }
+
+  /** Opens the main thread's subtasks, then waits until every worker loaded the job and opened its subtasks. */
+  async open(): Promise<void> {
+    await this.local.open();
+    this.exchange.start();
+    await this.until(() => this.workers.every((w) => w.ready));
+  }
+
+  /** Starts every worker's sources; resolves once every subtask on every thread finished (or the job stopped). */
+  async runSources(): Promise<void> {
+    this.broadcast({ type: 'start' });
+    await this.until(
+      () =>
+        this.workers.every((w) => w.sourcesDone) &&
+        (this.stopped || (this.workers.every((w) => w.finished) && this.localFinished())),
+    );
+    await this.local.settleFinishes();
+    if (this.failed) throw this.failure;
+  }
+
+  private localFinished(): boolean {
+    for (const list of this.local.subtasks.values()) for (const s of list) if (!s.isFinished) return false;
+    return true;
+  }
+
+  /** Closes every worker's operators, then ends the worker threads; the first close failure is reported. */
+  async close(): Promise<void> {
+    let firstError: unknown = undefined;
+    try {
+      await this.local.close();
+    } catch (error) {
+      firstError = error;
+    }
+    await Promise.all(
+      this.workers.map(async (w) => {
+        w.closing = true;
+        if (w.exited) return;
+        const closed = new Promise<void>((resolve) => (w.closed = resolve));
+        if (this.failed) {
+          await w.worker.terminate();
+          return;
+        }
+        w.worker.postMessage({ type: 'close' } satisfies ToWorker);
+        await closed;
+        await w.worker.terminate();
+      }),
+    );
+    for (const w of this.workers) if (w.metrics !== undefined) this.closedMetrics.push(w.metrics);
+    this.exchange.close();
+    for (const w of this.workers) if (w.closeError !== undefined) firstError ??= w.closeError;
+    if (firstError !== undefined) throw firstError;
+  }
+
+  /** Ends every worker at once (a job that failed for good, or a test that checks none is left). */
+  async terminate(): Promise<void> {
+    await Promise.all(
+      this.workers.map((w) => (w.exited ? undefined : ((w.closing = true), w.worker.terminate()))),
+    );
+  }
+
+  disposeBackends(): void {
+    this.local.disposeBackends();
+  }
+
+  triggerCheckpoint(barrier: CheckpointBarrier): void {
+    this.local.triggerCheckpoint(barrier);
+    this.broadcast({ type: 'trigger', barrier });
+  }
+
+  abortCheckpoint(checkpointId: number): void {
+    this.local.abortCheckpoint(checkpointId);
+    this.broadcast({ type: 'abort', id: checkpointId });
+  }
+
+  /** Tells every thread the checkpoint is durable; resolves once every worker's sinks committed. */
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    const live = this.workers.filter((w) => !w.exited);
+    const done = new Promise<void>((resolve, reject) =>
+      this.completions.set(checkpointId, { remaining: live.length, done: resolve, fail: reject }),
+    );
+    for (const w of live) w.worker.postMessage({ type: 'complete', id: checkpointId } satisfies ToWorker);
+    await this.local.notifyCheckpointComplete(checkpointId);
+    if (live.length === 0) this.completions.delete(checkpointId);
+    else await done;
+  }
+
+  stopSourcesAfterBarriers(decision: Promise<boolean>): void {
+    this.local.stopSourcesAfterBarriers(decision);
+    this.broadcast({ type: 'stop' });
+    void decision.then((stop) => {
+      if (stop) this.stopped = true;
+      this.broadcast({ type: 'stop-decision', stop });
+      this.wake();
+    });
+  }
+
+  describeWaits(): string[] {
+    const lines = [...this.local.describeWaits(), ...this.exchange.describeCongestion()];
+    for (const w of this.workers) {
+      if (w.exited) continue;
+      if (!w.ready) lines.push(`worker ${w.host} has not loaded the job yet`);
+      else if (!w.finished) lines.push(`worker ${w.host} has subtasks still running`);
+    }
+    return lines;
+  }
+
+  /** Per operator, summed over the threads that ran its subtasks (known once the workers closed). */
+  metrics(): OperatorMetrics[] {
+    const all = [this.local.metrics(), ...this.closedMetrics];
+    return this.graph.nodes.map((node, i) => {
+      const parts = all.map((m) => m[i]!);
+      return {
+        name: node.name,
+        parallelism: node.parallelism,
+        recordsIn: sum(parts, (p) => p.recordsIn),
+        recordsOut: sum(parts, (p) => p.recordsOut),
+        alignments: sum(parts, (p) => p.alignments),
+        alignmentMs: sum(parts, (p) => p.alignmentMs),
+        maxAlignmentMs: Math.max(...parts.map((p) => p.maxAlignmentMs)),
+        peakAlignmentBufferedBytes: Math.max(...parts.map((p) => p.peakAlignmentBufferedBytes)),
+        peakAlignmentBufferedEvents: Math.max(...parts.map((p) => p.peakAlignmentBufferedEvents)),
+      };
+    });
+  }
+
+  releaseMetrics(): void {
+    this.local.releaseMetrics();
+  }
+
+  private onMessage(state: WorkerState, message: FromWorker): void {
+    switch (message.type) {
+      case 'ready':
+        state.ready = true;
+        break;
+      case 'failed':
+        this.fail(deserializeError(message.error));
+        break;
+      case 'sources-done':
+        state.sourcesDone = true;
+        break;
+      case 'finished':
+        state.finished = true;
+        break;
+      case 'ack':
+        this.options.onSubtaskSnapshot?.(
+          this.ref(message.uid, message.index, message.alignmentNs),
+          message.barrier,
+          message.snapshot,
+        );
+        return;
+      case 'declined': {
+        const node = this.node(message.uid);
+        this.options.onCheckpointDeclined?.(
+          this.ref(message.uid, message.index, 0),
+          message.id,
+          `'${node.name}' (${message.index + 1}/${node.parallelism}): ${message.reason}`,
+        );
+        return;
+      }
+      case 'completed': {
+        const completion = this.completions.get(message.id);
+        if (completion === undefined) return;
+        if (message.error !== undefined) {
+          this.completions.delete(message.id);
+          completion.fail(deserializeError(message.error));
+        } else if (--completion.remaining === 0) {
+          this.completions.delete(message.id);
+          completion.done();
+        }
+        return;
+      }
+      case 'closed':
+        state.metrics = message.metrics;
+        if (message.error !== undefined) state.closeError = deserializeError(message.error);
+        state.closed?.();
+        return;
+    }
+    this.wake();
+  }
+
+  private node(uid: string): StreamNode {
+    return this.graph.nodes.find((n) => n.uid === uid)!;
+  }
+
+  /** A stand-in for a subtask on a worker, as the checkpoint coordinator sees it (one object per subtask). */
+  private ref(uid: string, index: number, alignmentNs: number): SubtaskRef {
+    const key = `${uid}#${index}`;
+    let ref = this.refs.get(key);
+    if (ref === undefined) {
+      ref = { node: this.node(uid), index, checkpointedStateSize: 0, checkpointAlignmentTime: alignmentNs };
+      this.refs.set(key, ref);
+    }
+    (ref as { checkpointAlignmentTime: number }).checkpointAlignmentTime = alignmentNs;
+    return ref;
+  }
+
+  private broadcast(message: ToWorker): void {
+    for (const w of this.workers) if (!w.exited && !w.closing) w.worker.postMessage(message);
+  }
+
+  private wake(): void {
+    const wake = this.progress;
+    this.progress = undefined;
+    wake?.();
+  }
+
+  /** Waits until `condition` holds (checked whenever a worker reports), or rejects with the job's failure. */
+  private async until(condition: () => boolean): Promise<void> {
+    while (!this.failed && !condition()) {
+      await new Promise<void>((resolve) => (this.progress = resolve));
+    }
+    if (this.failed) throw this.failure;
+  }
+}
+
+function sum<T>(items: readonly T[], of: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) total += of(item);
+  return total;
+}

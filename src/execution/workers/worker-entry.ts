@@ -1,0 +1,31 @@
+// The first module of a job's worker thread: loads the job module, whose execute() then runs this worker's slots.
+import { parentPort } from 'node:worker_threads';
+import { ConfigurationError } from '../../core/errors.ts';
+import { serializeError, type FromWorker } from './worker-messages.ts';
+import { ATTACHED, workerSlotData } from './worker-slot.ts';
+
+const slot = workerSlotData()!;
+const post = (message: FromWorker): void => parentPort!.postMessage(message);
+try {
+  await import(slot.jobModule);
+  if ((globalThis as Record<symbol, unknown>)[ATTACHED] !== true) {
+    post({
+      type: 'failed',
+      error: serializeError(
+        new ConfigurationError(
+          `The job module ${slot.jobModule} finished loading in a worker without calling execute('${slot.jobName}'): in worker mode each worker imports the job's module and its execute() runs the worker's share; build and execute the job at the module's top level (not behind a condition on the main thread), or set the environment's jobModule to the module that does`,
+        ),
+      ),
+    });
+  }
+} catch (error) {
+  post({
+    type: 'failed',
+    error: serializeError(
+      new ConfigurationError(
+        `The job module ${slot.jobModule} could not be loaded in a worker: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      ),
+    ),
+  });
+}

@@ -1,0 +1,183 @@
+// The worker side of worker mode: a job's `execute()` inside a worker runs that worker's slots of the job.
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { ConfigurationError } from '../../core/errors.ts';
+import type { ProcessingTimeClock } from '../../core/clock.ts';
+import type { StreamGraph } from '../../graph/stream-graph.ts';
+import { JobRuntime } from '../../runtime/job-runtime.ts';
+import { slotHost } from '../../runtime/slot-placement.ts';
+import { ThreadExchange } from '../../runtime/thread-exchange.ts';
+import type { StateBackend } from '../../state/state-backend.ts';
+import {
+  deserializeError,
+  graphFingerprint,
+  serializeError,
+  type FromWorker,
+  type ToWorker,
+  type WorkerSlotData,
+} from './worker-messages.ts';
+
+/** Set on globalThis once a job attached, so the worker entry can tell a module that never called `execute()`. */
+export const ATTACHED = Symbol.for('weir.workerSlotAttached');
+
+/** The slot data when this thread is a job's worker, else undefined. */
+export function workerSlotData(): WorkerSlotData | undefined {
+  const data = workerData as { weirSlot?: WorkerSlotData } | null | undefined;
+  return data?.weirSlot;
+}
+
+/** What the environment in a worker hands over. */
+export interface WorkerJobSettings {
+  readonly jobName: string;
+  readonly graph: StreamGraph;
+  readonly clock: ProcessingTimeClock;
+  readonly stateBackend: StateBackend | undefined;
+}
+
+/**
+ * Runs this worker's share of the job the main thread started: checks that the job module built the same graph,
+ * builds a JobRuntime for the subtasks placed here, and then follows the main thread's instructions (start,
+ * checkpoints, stop, cancel, close). Never settles: the main thread ends the worker when the job is over, so code
+ * after `execute()` in the job module runs only on the main thread.
+ */
+export function runWorkerSlot(settings: WorkerJobSettings): Promise<never> {
+  const slot = workerSlotData()!;
+  const port = parentPort!;
+  const post = (message: FromWorker): void => port.postMessage(message);
+  const g = globalThis as Record<symbol, unknown>;
+  if (g[ATTACHED] === true) {
+    post({
+      type: 'failed',
+      error: serializeError(
+        new ConfigurationError(
+          `The job module ${slot.jobModule} called execute() a second time in a worker ('${settings.jobName}'); in worker mode a module runs one job`,
+        ),
+      ),
+    });
+    return new Promise(() => {});
+  }
+  g[ATTACHED] = true;
+  try {
+    start(slot, settings, post);
+  } catch (error) {
+    post({ type: 'failed', error: serializeError(error) });
+  }
+  return new Promise(() => {});
+}
+
+function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message: FromWorker) => void): void {
+  const { graph } = settings;
+  if (settings.jobName !== slot.jobName) {
+    throw new ConfigurationError(
+      `The job module ${slot.jobModule} executed job '${settings.jobName}' in a worker, but the main thread runs '${slot.jobName}': in worker mode a module runs one job, the same on every thread`,
+    );
+  }
+  const fingerprint = graphFingerprint(graph);
+  if (fingerprint !== slot.fingerprint) {
+    throw new ConfigurationError(
+      `The job module ${slot.jobModule} built a different job in a worker than on the main thread (the graph must not depend on which thread builds it).\nMain thread:\n${slot.fingerprint}\nWorker ${slot.host}:\n${fingerprint}`,
+    );
+  }
+  const ports = new Map<number, MessagePort>();
+  for (const [host, p] of Object.entries(slot.ports)) ports.set(Number(host), p);
+  let runtime: JobRuntime | undefined = undefined;
+  const exchange = new ThreadExchange(graph, ports, (error) => runtime?.fail(error));
+  runtime = new JobRuntime(graph, {
+    clock: settings.clock,
+    ...(slot.restoreFrom !== undefined ? { restoreFrom: slot.restoreFrom } : {}),
+    allowNonRestoredState: slot.allowNonRestoredState,
+    ...(settings.stateBackend !== undefined ? { stateBackend: settings.stateBackend } : {}),
+    checkpointing: slot.checkpointing,
+    ...(slot.maxAlignmentBytes !== undefined ? { maxAlignmentBytes: slot.maxAlignmentBytes } : {}),
+    onSubtaskSnapshot: (subtask, barrier, snapshot) =>
+      post({
+        type: 'ack',
+        uid: subtask.node.uid,
+        index: subtask.index,
+        barrier,
+        snapshot,
+        alignmentNs: subtask.checkpointAlignmentTime,
+      }),
+    onCheckpointDeclined: (subtask, id, reason) =>
+      post({ type: 'declined', uid: subtask.node.uid, index: subtask.index, id, reason }),
+    placement: {
+      host: slot.host,
+      hostOf: (node, index) => slotHost(node, index, slot.workers),
+      exchange,
+    },
+  });
+  const job = runtime;
+  job.onFailure((error) => post({ type: 'failed', error: serializeError(error) }));
+  let stopDecision: ((stop: boolean) => void) | undefined = undefined;
+  parentPort!.on('message', (message: ToWorker) => {
+    switch (message.type) {
+      case 'start':
+        job.runSources().then(
+          () => {
+            post({ type: 'sources-done' });
+            return job.whenAllFinished().then(async () => {
+              await job.settleFinishes();
+              if (!job.hasFailed) post({ type: 'finished' });
+            });
+          },
+          () => {},
+        );
+        break;
+      case 'trigger':
+        try {
+          job.triggerCheckpoint(message.barrier);
+        } catch (error) {
+          job.fail(error);
+        }
+        break;
+      case 'abort':
+        job.abortCheckpoint(message.id);
+        break;
+      case 'complete':
+        job.notifyCheckpointComplete(message.id).then(
+          () => post({ type: 'completed', id: message.id }),
+          (error: unknown) => post({ type: 'completed', id: message.id, error: serializeError(error) }),
+        );
+        break;
+      case 'stop':
+        job.stopSourcesAfterBarriers(new Promise<boolean>((resolve) => (stopDecision = resolve)));
+        break;
+      case 'stop-decision':
+        stopDecision?.(message.stop);
+        stopDecision = undefined;
+        break;
+      case 'cancel':
+        job.cancel(deserializeError(message.error));
+        break;
+      case 'close':
+        void close(job, exchange, post);
+        break;
+    }
+  });
+  job.open().then(
+    () => {
+      exchange.start();
+      post({ type: 'ready' });
+    },
+    (error: unknown) => post({ type: 'failed', error: serializeError(error) }),
+  );
+}
+
+async function close(
+  job: JobRuntime,
+  exchange: ThreadExchange,
+  post: (message: FromWorker) => void,
+): Promise<void> {
+  let error: unknown = undefined;
+  try {
+    await job.close();
+  } catch (e) {
+    error = e;
+  }
+  job.disposeBackends();
+  exchange.close();
+  post({
+    type: 'closed',
+    metrics: job.metrics(),
+    ...(error !== undefined ? { error: serializeError(error) } : {}),
+  });
+}

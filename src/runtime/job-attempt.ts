@@ -1,0 +1,38 @@
+// JobAttempt: one attempt at running a job, on one thread (JobRuntime) or across worker threads.
+import type { StreamGraph, StreamNode } from '../graph/stream-graph.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import type { OperatorMetrics } from './job-runtime.ts';
+
+/** A subtask as the checkpoint coordinator sees it: which one, and its checkpoint figures. */
+export interface SubtaskRef {
+  readonly node: StreamNode;
+  readonly index: number;
+  /** Bytes this subtask contributed to the last completed checkpoint. */
+  checkpointedStateSize: number;
+  /** Nanoseconds its last barrier alignment took. */
+  readonly checkpointAlignmentTime: number;
+}
+
+/**
+ * What fault-tolerant execution and the checkpoint coordinator drive. Life cycle: `open`, `runSources` (until
+ * every subtask finished, or failure), `close`, `disposeBackends`.
+ */
+export interface JobAttempt {
+  readonly graph: StreamGraph;
+  readonly restoredCheckpointId: number | undefined;
+  readonly hasFailed: boolean;
+  readonly failureCause: unknown;
+  open(): Promise<void>;
+  runSources(): Promise<void>;
+  close(): Promise<void>;
+  disposeBackends(): void;
+  fail(error: unknown): void;
+  cancel(reason: unknown): void;
+  triggerCheckpoint(barrier: CheckpointBarrier): void;
+  abortCheckpoint(checkpointId: number): void;
+  notifyCheckpointComplete(checkpointId: number): Promise<void>;
+  stopSourcesAfterBarriers(decision: Promise<boolean>): void;
+  describeWaits(): string[];
+  metrics(): OperatorMetrics[];
+  releaseMetrics(): void;
+}

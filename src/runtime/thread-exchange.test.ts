@@ -1,0 +1,160 @@
+// ThreadExchange over a real MessageChannel (one thread, two exchanges): order, credits, congestion, bad records.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MessageChannel } from 'node:worker_threads';
+import { Transformation } from '../graph/transformation.ts';
+import { StreamGraph } from '../graph/stream-graph.ts';
+import type { InputChannel } from './input-channel.ts';
+import { findUnencodable, RecordSerializationError, ThreadExchange } from './thread-exchange.ts';
+import type { Subtask } from './subtask.ts';
+
+/** A two-node graph (source → map over a rebalance edge): the exchange only needs its edges. */
+function graph(): StreamGraph {
+  const source = new Transformation('source', 'numbers', []);
+  const rebalanced = new Transformation('partition', 'rebalance', [source]);
+  rebalanced.partitioning = { kind: 'rebalance' };
+  const map = new Transformation('operator', 'double', [rebalanced]);
+  const sink = new Transformation('sink', 'out', [map]);
+  return new StreamGraph([sink], { defaultParallelism: 2 });
+}
+
+/** Records every call the consumer's channel receives, as text. */
+function recordingChannel(log: string[], blocked = { value: false }, values: unknown[] = []): InputChannel {
+  const channel = {
+    get blocked() {
+      return blocked.value;
+    },
+    remote: undefined as { released(): void } | undefined,
+    process: (value: unknown, ts: number) => {
+      values.push(value);
+      log.push(`record ${JSON.stringify(value)} @${ts}`);
+    },
+    watermark: (w: number) => log.push(`watermark ${w}`),
+    status: (idle: boolean) => log.push(`idle ${idle}`),
+    endOfInput: () => log.push('end'),
+    barrier: (b: { id: number }) => log.push(`barrier ${b.id}`),
+    describe: () => 'channel',
+  };
+  return channel as unknown as InputChannel;
+}
+
+/** A producer-side exchange (host 1) and a consumer-side one (host 2) joined by a MessageChannel. */
+function pair(batchSize: number, credits: number) {
+  const g = graph();
+  const edge = g.nodes[0]!.outputs[0]!;
+  const { port1, port2 } = new MessageChannel();
+  const failures: unknown[] = [];
+  const producer = new ThreadExchange(g, new Map([[2, port1]]), (e) => failures.push(e), batchSize, credits);
+  const consumer = new ThreadExchange(g, new Map([[1, port2]]), (e) => failures.push(e), batchSize, credits);
+  return { g, edge, producer, consumer, failures, close: () => (producer.close(), consumer.close()) };
+}
+
+/** Resolves once `condition` holds, checking after every message the loop delivers. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('ThreadExchange', () => {
+  it('delivers records, watermarks, idleness, barriers and end of input in order, in batches', async () => {
+    const { edge, producer, consumer, close } = pair(3, 4);
+    const log: string[] = [];
+    const values: unknown[] = [];
+    consumer.openInbound(edge, 0, 1, 1, recordingChannel(log, { value: false }, values));
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    producer.start();
+    consumer.start();
+    out.process({ n: 1 }, 10);
+    out.process({ n: 2, tags: new Set(['a']) }, 11);
+    out.watermark(9);
+    out.status(true);
+    out.barrier({ id: 7, timestamp: 0, kind: 'checkpoint' });
+    out.process(new Map([['k', 1n]]), 12);
+    out.endOfInput();
+    await until(() => log.length === 7);
+    assert.deepEqual(log, [
+      'record {"n":1} @10',
+      // Sets and Maps print as {} in JSON: their contents are checked below.
+      'record {"n":2,"tags":{}} @11',
+      'watermark 9',
+      'idle true',
+      'barrier 7',
+      'record {} @12',
+      'end',
+    ]);
+    assert.deepEqual((values[1] as { tags: Set<string> }).tags, new Set(['a']));
+    assert.deepEqual(values[2], new Map([['k', 1n]]));
+    close();
+  });
+
+  it('holds back sources and withholds credit upstream while a channel has no credit, and releases both', async () => {
+    const { edge, producer, consumer, close } = pair(1, 2);
+    const log: string[] = [];
+    const blocked = { value: true };
+    consumer.openInbound(edge, 0, 1, 1, recordingChannel(log, blocked));
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    let holds = 0;
+    const source = { holdBack: () => holds++, releaseHold: () => holds-- } as unknown as Subtask;
+    producer.wireCongestion(out, [source], []);
+    producer.start();
+    consumer.start();
+    // Batches of one event, two credits: the third waits, and the source is held back.
+    out.process(1, 1);
+    out.process(2, 2);
+    out.process(3, 3);
+    assert.equal(out.congested, true);
+    assert.equal(holds, 1);
+    await until(() => log.length === 2);
+    // The consumer's channel is blocked (aligning): the two batches were taken, but their credits are owed.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(out.congested, true);
+    blocked.value = false;
+    (consumer as unknown as { inbound: Map<number, { channel: InputChannel }> }).inbound
+      .values()
+      .next()
+      .value!.channel.remote!.released();
+    await until(() => log.length === 3 && !out.congested);
+    assert.equal(holds, 0);
+    assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'record 3 @3']);
+    close();
+  });
+
+  it('fails a record that cannot be encoded with the operator, the edge and the field path', () => {
+    const { edge, producer, close } = pair(10, 4);
+    const out = producer.openOutbound(edge, 1, 0, 2);
+    out.process({ id: 1, nested: { handler: () => 1 } }, 5);
+    assert.throws(
+      () => out.flush(),
+      (error: unknown) =>
+        error instanceof RecordSerializationError &&
+        error.message ===
+          "A record emitted by 'numbers' (subtask 2/2) cannot cross threads on edge 'numbers' → 'double' (rebalance), subtask 2 → 1: record.nested.handler is a function",
+    );
+    close();
+  });
+
+  it('finds the path of what cannot be encoded: functions, symbols, cycles; data types pass', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    assert.equal(
+      findUnencodable({ a: [1, { b: Symbol('x') }] }, 'record', new Set()),
+      'record.a[1].b is a symbol',
+    );
+    assert.equal(
+      findUnencodable(cyclic, 'record', new Set()),
+      'record.self refers back to an enclosing object (a cycle)',
+    );
+    assert.equal(
+      findUnencodable(new Map([['k', () => 0]]), 'record', new Set()),
+      'record.get(k) is a function',
+    );
+    const shared = { x: 1 };
+    assert.equal(
+      findUnencodable(
+        { d: new Date(0), t: new Float64Array(2), s: new Set([1]), m: new Map(), p: shared, q: shared },
+        'record',
+        new Set(),
+      ),
+      undefined,
+    );
+  });
+});

@@ -1,0 +1,331 @@
+// ThreadExchange: one thread's channels to and from subtasks on other threads, over MessagePorts.
+import type { MessagePort } from 'node:worker_threads';
+import { Packr, Unpackr } from 'msgpackr';
+import { WeirError } from '../core/errors.ts';
+import type { StreamEdge, StreamGraph } from '../graph/stream-graph.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import type { InputChannel } from './input-channel.ts';
+import {
+  BARRIER,
+  END,
+  OutboundChannel,
+  RECORD,
+  STATUS,
+  WATERMARK,
+  type OutboundLink,
+} from './outbound-channel.ts';
+import type { Subtask } from './subtask.ts';
+
+/** Events per batch: enough to amortise a message (~10 µs), few enough to keep latency and memory small. */
+export const DEFAULT_BATCH_SIZE = 1024;
+/** Batches a consumer takes per channel before it grants more (Flink's exclusive buffers per channel). */
+export const DEFAULT_CREDITS = 4;
+
+/** A record could not be encoded to cross threads: names the operator, the edge and the field. */
+export class RecordSerializationError extends WeirError {}
+
+/** The consumer's side of one channel from another thread. */
+class InboundChannel {
+  /** Batches processed whose credit is held back (the channel is blocked, or what it feeds is congested). */
+  owed = 0;
+  /** Congested outbound channels this channel's records reach on this thread. */
+  withheld = 0;
+  constructor(
+    readonly channel: InputChannel,
+    readonly id: number,
+    readonly peer: Peer,
+  ) {}
+}
+
+/** One other thread: the port to it and the codec state of each direction. */
+class Peer {
+  readonly packr = new Packr({ useRecords: true, moreTypes: true, writeFunction: rejectFunction });
+  readonly unpackr = new Unpackr({ useRecords: true, moreTypes: true });
+  /** Credit grants collected while handling one message, sent as one reply. */
+  grants: number[] = [];
+  constructor(
+    readonly host: number,
+    readonly port: MessagePort,
+  ) {}
+}
+
+function rejectFunction(): never {
+  throw new TypeError('a function cannot cross threads');
+}
+
+/**
+ * Carries the channels between this thread's subtasks and those of other threads. A producer's router writes into
+ * an {@link OutboundChannel}; its batches are encoded with msgpackr (record structures written once per batch, then
+ * positional values: measured about twice as fast as structured clone for flat records, see docs/performance.md),
+ * transferred as an ArrayBuffer, and replayed here into the consumer's {@link InputChannel}, which then behaves
+ * exactly as for a local producer (barrier alignment, watermark valve, end of input).
+ *
+ * Channel ids are computed from the graph alone (edge position, producer and consumer index), so both threads
+ * agree on them without a handshake. Credits go back once a batch has been processed, unless the consumer's
+ * channel is blocked for barrier alignment or what it feeds on this thread is congested: then they are owed
+ * until that ends, and the producer, out of credit, stops polling its sources.
+ */
+export class ThreadExchange implements OutboundLink {
+  private readonly peers = new Map<number, Peer>();
+  private readonly inbound = new Map<number, InboundChannel>();
+  private readonly outbound = new Map<number, OutboundChannel>();
+  private readonly edgeIndex = new Map<StreamEdge, number>();
+  private dirty: OutboundChannel[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly flushAll = (): void => {
+    this.flushScheduled = false;
+    const dirty = this.dirty;
+    this.dirty = [];
+    try {
+      for (const channel of dirty) channel.flush();
+    } catch (error) {
+      this.fail(error);
+    }
+  };
+
+  constructor(
+    graph: StreamGraph,
+    ports: ReadonlyMap<number, MessagePort>,
+    /** Fails the job (a record that cannot be encoded, a consumer that failed on a batch). */
+    private readonly fail: (error: unknown) => void,
+    private readonly batchSize = DEFAULT_BATCH_SIZE,
+    private readonly credits = DEFAULT_CREDITS,
+  ) {
+    let i = 0;
+    for (const node of graph.nodes) for (const edge of node.outputs) this.edgeIndex.set(edge, i++);
+    for (const [host, port] of ports) this.peers.set(host, new Peer(host, port));
+  }
+
+  /** The id of the channel from producer subtask `p` to consumer subtask `c` on `edge`, equal on every thread. */
+  channelId(edge: StreamEdge, p: number, c: number): number {
+    return (this.edgeIndex.get(edge)! * 65_536 + p) * 65_536 + c;
+  }
+
+  /** A producer's channel to consumer subtask `c` on thread `host`. */
+  openOutbound(edge: StreamEdge, p: number, c: number, host: number): OutboundChannel {
+    const channel = new OutboundChannel(
+      this,
+      this.channelId(edge, p, c),
+      edge,
+      p,
+      c,
+      host,
+      this.credits,
+      this.batchSize,
+    );
+    this.peer(host);
+    this.outbound.set(channel.id, channel);
+    return channel;
+  }
+
+  /** Registers a consumer's channel from producer subtask `p` on thread `host`. */
+  openInbound(edge: StreamEdge, p: number, c: number, host: number, channel: InputChannel): void {
+    const id = this.channelId(edge, p, c);
+    const inbound = new InboundChannel(channel, id, this.peer(host));
+    this.inbound.set(id, inbound);
+    channel.remote = { released: () => this.release(inbound) };
+  }
+
+  /**
+   * Connects congestion: while `outbound` waits for credit, `sources` (on this thread) are not polled and
+   * `feeders` (channels from other threads whose records reach it) owe their credits.
+   */
+  wireCongestion(
+    outbound: OutboundChannel,
+    sources: readonly Subtask[],
+    feeders: readonly InputChannel[],
+  ): void {
+    outbound.sources = sources;
+    const inbound = feeders.map((c) => this.inboundOf(c));
+    outbound.onCongestion = (congested) => {
+      for (const source of sources) {
+        if (congested) source.holdBack();
+        else source.releaseHold();
+      }
+      for (const i of inbound) {
+        if (congested) i.withheld++;
+        else if (--i.withheld === 0) this.release(i);
+      }
+    };
+  }
+
+  /** Starts receiving from every peer. */
+  start(): void {
+    for (const peer of this.peers.values()) {
+      peer.port.on('message', (message: unknown[]) => this.receive(peer, message));
+    }
+  }
+
+  /** Stops receiving and closes the ports (the attempt ended). */
+  close(): void {
+    this.closed = true;
+    for (const peer of this.peers.values()) peer.port.close();
+  }
+
+  /** Outbound channels that wait for credit, described (for stall messages). */
+  describeCongestion(): string[] {
+    return [...this.outbound.values()]
+      .filter((c) => c.congested)
+      .map((c) => `channel ${c.describe()} waits for credit (${c.waitingBatches} batch(es) held)`);
+  }
+
+  markDirty(channel: OutboundChannel): void {
+    this.dirty.push(channel);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(this.flushAll);
+  }
+
+  send(channel: OutboundChannel, events: unknown[]): void {
+    if (this.closed) return;
+    const peer = this.peers.get(channel.host)!;
+    let bytes: Uint8Array;
+    try {
+      bytes = peer.packr.pack(events);
+    } catch (error) {
+      throw serializationError(channel, events, error);
+    }
+    // The packer reuses its buffer: copy into one this message owns and transfer it.
+    const owned = new Uint8Array(bytes);
+    peer.port.postMessage([channel.id, owned], [owned.buffer]);
+  }
+
+  private peer(host: number): Peer {
+    const peer = this.peers.get(host);
+    if (peer === undefined) throw new WeirError(`No port to thread ${host}`);
+    return peer;
+  }
+
+  private inboundOf(channel: InputChannel): InboundChannel {
+    for (const inbound of this.inbound.values()) if (inbound.channel === channel) return inbound;
+    throw new WeirError(`Channel ${channel.describe()} is not fed from another thread`);
+  }
+
+  private receive(peer: Peer, message: unknown[]): void {
+    if (this.closed) return;
+    try {
+      const id = message[0] as number;
+      const payload = message[1];
+      if (typeof payload === 'number') {
+        for (let i = 0; i < message.length; i += 2) {
+          this.outboundById(message[i] as number).grant(message[i + 1] as number);
+        }
+        return;
+      }
+      const inbound = this.inbound.get(id);
+      if (inbound === undefined) throw new WeirError(`A batch arrived for unknown channel ${id}`);
+      const events = peer.unpackr.unpack(payload as Uint8Array) as unknown[];
+      deliver(inbound.channel, events);
+      if (inbound.channel.blocked || inbound.withheld > 0) inbound.owed++;
+      else peer.grants.push(id, 1);
+      this.sendGrants(peer);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private outboundById(id: number): OutboundChannel {
+    const channel = this.outbound.get(id);
+    if (channel !== undefined) return channel;
+    throw new WeirError(`A credit arrived for unknown channel ${id}`);
+  }
+
+  /** The channel was released or what it feeds drained: return the credits it owes. */
+  private release(inbound: InboundChannel): void {
+    if (inbound.owed === 0 || inbound.channel.blocked || inbound.withheld > 0 || this.closed) return;
+    inbound.peer.grants.push(inbound.id, inbound.owed);
+    inbound.owed = 0;
+    this.sendGrants(inbound.peer);
+  }
+
+  private sendGrants(peer: Peer): void {
+    if (peer.grants.length === 0) return;
+    peer.port.postMessage(peer.grants);
+    peer.grants = [];
+  }
+}
+
+/** Replays one batch into the consumer's channel, in order. */
+function deliver(channel: InputChannel, events: unknown[]): void {
+  for (let i = 0; i < events.length; i += 3) {
+    switch (events[i] as number) {
+      case RECORD:
+        channel.process(events[i + 1], events[i + 2] as number);
+        break;
+      case WATERMARK:
+        channel.watermark(events[i + 1] as number);
+        break;
+      case STATUS:
+        channel.status(events[i + 1] as boolean);
+        break;
+      case END:
+        channel.endOfInput();
+        break;
+      case BARRIER:
+        channel.barrier(events[i + 1] as CheckpointBarrier);
+        break;
+    }
+  }
+}
+
+/** The error for a batch that could not be encoded: finds the first record and field that cannot cross. */
+function serializationError(channel: OutboundChannel, events: unknown[], cause: unknown): WeirError {
+  for (let i = 0; i < events.length; i += 3) {
+    if (events[i] !== RECORD) continue;
+    const problem = findUnencodable(events[i + 1], 'record', new Set());
+    if (problem !== undefined) {
+      return new RecordSerializationError(
+        `A record emitted by '${channel.edge.source.name}' (subtask ${channel.producerIndex + 1}/${channel.edge.source.parallelism}) cannot cross threads on edge ${channel.describe()}: ${problem}`,
+        { cause },
+      );
+    }
+  }
+  return new RecordSerializationError(
+    `A batch on edge ${channel.describe()} could not be encoded to cross threads: ${(cause as Error)?.message ?? String(cause)}`,
+    { cause },
+  );
+}
+
+/** Describes the first value under `value` that cannot be encoded (a function, a symbol, a cycle), or undefined. */
+export function findUnencodable(value: unknown, path: string, seen: Set<object>): string | undefined {
+  const type = typeof value;
+  if (type === 'function') return `${path} is a function`;
+  if (type === 'symbol') return `${path} is a symbol`;
+  if (value === null || type !== 'object') return undefined;
+  const object = value as object;
+  if (seen.has(object)) return `${path} refers back to an enclosing object (a cycle)`;
+  if (ArrayBuffer.isView(object) || object instanceof Date || object instanceof RegExp) return undefined;
+  seen.add(object);
+  try {
+    if (object instanceof Map) {
+      for (const [k, v] of object) {
+        const found =
+          findUnencodable(k, `${path} key`, seen) ?? findUnencodable(v, `${path}.get(${String(k)})`, seen);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (object instanceof Set) {
+      for (const v of object) {
+        const found = findUnencodable(v, `${path} element`, seen);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (Array.isArray(object)) {
+      for (let i = 0; i < object.length; i++) {
+        const found = findUnencodable(object[i], `${path}[${i}]`, seen);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    for (const key of Object.keys(object)) {
+      const found = findUnencodable((object as Record<string, unknown>)[key], `${path}.${key}`, seen);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  } finally {
+    seen.delete(object);
+  }
+}

@@ -1,0 +1,72 @@
+// A job run as its own process in worker mode: the crash job, plus what a mode adds (a dying worker, a record that
+// cannot cross threads, a cancel). Every worker imports this module again, as a user's job module is.
+// Arguments: outDir checkpointDir count workers mode.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import type { Sink } from '../../src/core/sink.ts';
+import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
+import { GeneratorSource } from '../../src/connectors/generator-source.ts';
+import type { DataStream } from '../../src/api/data-stream.ts';
+import { buildCrashJob } from '../crash/crash-job.ts';
+import type { Tx } from '../crash/crash-job.ts';
+
+const [outDir, checkpointDir, count, workers, mode] = process.argv.slice(2);
+const env = StreamExecutionEnvironment.create({ parallelism: 2, workers: Number(workers) });
+env.enableCheckpointing(40, { storage: checkpointDir!, retained: 2 });
+env.setRestartStrategy(RestartStrategies.fixedDelay(2, 0));
+// Throttled when a worker is to exit, so that checkpoints have completed by then and the restart restores one.
+await buildCrashJob(env, outDir!, Number(count), mode === 'exit' ? 6_000 : undefined);
+
+const discard: Sink<unknown> = { createWriter: () => ({ write() {} }) };
+const transactions = (): DataStream<Tx> =>
+  env.fromSource(
+    GeneratorSource.of(Number(count), (i): Tx => ({ id: i, card: `card-${i % 7}`, amount: i, ts: i }), {
+      batchSize: 200,
+    }),
+    undefined,
+    'probe',
+  );
+if (mode === 'exit') {
+  // A worker thread ends abruptly once, in the middle of the first attempt (the marker file says it happened).
+  const marker = join(outDir!, 'worker-exited');
+  transactions()
+    .setParallelism(2)
+    .uid('probe')
+    .map((t) => {
+      if (
+        t.id === Math.floor(Number(count) / 3) &&
+        StreamExecutionEnvironment.isJobWorker() &&
+        !existsSync(marker)
+      ) {
+        writeFileSync(marker, 'exited');
+        process.exit(9);
+      }
+      return t;
+    })
+    .uid('exit-on-cue')
+    .sinkTo(discard)
+    .uid('probe-sink');
+} else if (mode === 'unserializable') {
+  transactions()
+    .setParallelism(2)
+    .map((t) => ({ id: t.id, details: { card: t.card, recheck: () => t.amount > 10 } }), 'with-callback')
+    .rebalance()
+    .map((t) => t.id, 'after-rebalance')
+    .sinkTo(discard);
+}
+
+if (mode === 'cancel') {
+  const client = await env.executeAsync('worker-job');
+  // Observable progress first: a savepoint every thread took part in.
+  await client.triggerSavepoint(join(outDir!, 'savepoints'));
+  await client.cancel();
+  await client.result.catch((error: Error) => process.stdout.write(`CANCELLED ${error.name}\n`));
+} else {
+  try {
+    const result = await env.execute('worker-job');
+    process.stdout.write(`DONE ${JSON.stringify(result.metrics.map((m) => [m.name, m.recordsIn]))}\n`);
+  } catch (error) {
+    process.stdout.write(`FAILED ${(error as Error).message}\n`);
+  }
+}

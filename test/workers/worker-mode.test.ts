@@ -1,0 +1,88 @@
+// Worker mode end to end: a job on 2 worker threads commits exactly what it commits on one thread, survives a worker
+// that dies, names a record that cannot cross threads, and leaves no thread behind when cancelled.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { buildCrashJob, committedLines, OUTPUTS } from '../crash/crash-job.ts';
+
+const COUNT = 12_000;
+const job = fileURLToPath(new URL('./worker-job.ts', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'weir-workers-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+/** Runs the job module as its own process (its workers import it again); resolves with its exit code and output. */
+function runJob(
+  name: string,
+  workers: number,
+  mode: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; out: string }> {
+  const out = join(root, name, 'out');
+  const args = [job, out, join(root, name, 'checkpoints'), String(COUNT), String(workers), mode];
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    proc.on('error', reject);
+    proc.on('exit', (code) => resolve({ code, stdout, stderr, out }));
+  });
+}
+
+let reference: Record<string, string[]> | undefined;
+/** The committed output of the same job on one thread, without checkpoints or failures. */
+async function expected(): Promise<Record<string, string[]>> {
+  if (reference !== undefined) return reference;
+  const dir = join(root, 'reference');
+  const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+  await buildCrashJob(env, dir, COUNT);
+  await env.execute('worker-job reference');
+  reference = Object.fromEntries(OUTPUTS.map((o) => [o, committedLines(dir, o)]));
+  assert.ok(reference.windows!.length > 100 && reference.big!.length > 10 && reference.fraud!.length > 0);
+  return reference;
+}
+
+describe('worker mode', { timeout: 300_000 }, () => {
+  for (const workers of [1, 2]) {
+    it(`commits the single-thread output with ${workers} worker(s): windows, timers, MapState, side outputs, CEP`, async () => {
+      const run = await runJob(`plain-${workers}`, workers, 'plain');
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /DONE/);
+      const want = await expected();
+      for (const output of OUTPUTS) assert.deepEqual(committedLines(run.out, output), want[output], output);
+    });
+  }
+
+  it('restarts every worker from the latest checkpoint when one exits, with exactly-once output', async () => {
+    const run = await runJob('exit', 2, 'exit');
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(existsSync(join(run.out, 'worker-exited')), 'the worker exited on cue');
+    assert.match(
+      run.stderr,
+      /failed \(Worker \d of job 'worker-job' exited unexpectedly \(exit code 9\)\); restart 1 .* from checkpoint \d+/,
+    );
+    assert.match(run.stdout, /DONE/);
+    const want = await expected();
+    for (const output of OUTPUTS) assert.deepEqual(committedLines(run.out, output), want[output], output);
+  });
+
+  it('fails a record that cannot cross threads, naming the operator, the edge and the field', async () => {
+    const run = await runJob('unserializable', 2, 'unserializable');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /FAILED A record emitted by 'with-callback' \(subtask \d\/2\) cannot cross threads on edge 'with-callback' → 'after-rebalance' \(rebalance\), subtask \d → \d: record\.details\.recheck is a function/,
+    );
+  });
+
+  it('cancelled, ends every worker thread (the process exits on its own)', async () => {
+    const run = await runJob('cancel', 2, 'cancel');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /CANCELLED JobCancelledError/);
+  });
+});
