@@ -1,7 +1,7 @@
 // A job run as its own process in worker mode: the crash job, plus what a mode adds (a dying worker, a record that
 // cannot cross threads, a cancel). Every worker imports this module again, as a user's job module is.
 // Arguments: outDir checkpointDir count workers mode.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { Sink } from '../../src/core/sink.ts';
@@ -15,8 +15,15 @@ const [outDir, checkpointDir, count, workers, mode] = process.argv.slice(2);
 const env = StreamExecutionEnvironment.create({ parallelism: 2, workers: Number(workers) });
 env.enableCheckpointing(40, { storage: checkpointDir!, retained: 2 });
 env.setRestartStrategy(RestartStrategies.fixedDelay(2, 0));
-// Throttled when a worker is to exit, so that checkpoints have completed by then and the restart restores one.
-await buildCrashJob(env, outDir!, Number(count), mode === 'exit' ? 6_000 : undefined);
+// Throttled when a worker is to exit, so that the run lasts long enough for a checkpoint to complete before it.
+await buildCrashJob(env, outDir!, Number(count), mode === 'exit' ? 4_000 : undefined);
+
+/** Whether a checkpoint has completed (its metadata is written last). */
+const checkpointCompleted = (): boolean =>
+  existsSync(checkpointDir!) &&
+  readdirSync(checkpointDir!).some(
+    (name) => name.startsWith('chk-') && existsSync(join(checkpointDir!, name, '_metadata')),
+  );
 
 const discard: Sink<unknown> = { createWriter: () => ({ write() {} }) };
 const transactions = (): DataStream<Tx> =>
@@ -28,7 +35,8 @@ const transactions = (): DataStream<Tx> =>
     'probe',
   );
 if (mode === 'exit') {
-  // A worker thread ends abruptly once, in the middle of the first attempt (the marker file says it happened).
+  // A worker thread ends abruptly once, past a third of the input and after a checkpoint completed, so the restart
+  // restores one (the marker file says it happened).
   const marker = join(outDir!, 'worker-exited');
   transactions()
     .setParallelism(2)
