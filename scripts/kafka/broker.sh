@@ -5,7 +5,13 @@
 #   scripts/kafka/broker.sh start     format a fresh log directory and start a broker on a free port;
 #                                     prints the bootstrap address (also written to $STATE/bootstrap)
 #   scripts/kafka/broker.sh stop      stop it (SIGTERM, then SIGKILL after 20 s) and delete its data
+#   scripts/kafka/broker.sh restart   stop it and start it again on the same ports and data (a broker restart)
 #   scripts/kafka/broker.sh status    print the bootstrap address if a broker started here is running
+#   scripts/kafka/broker.sh tls       print the TLS listener's address and the directory of its certificates
+#
+# Besides its plaintext listener the broker has a TLS listener that requires a client certificate (mutual TLS).
+# Its certificates are generated with openssl at every start, in $STATE/data/tls: ca.pem (the authority),
+# broker.p12 (the broker's key and certificate for 127.0.0.1), client.pem and client.key (a client's).
 #
 # STATE defaults to .weir-tmp/kafka in the repository (WEIR_KAFKA_STATE overrides). The broker is started
 # with a 256 MB heap; it is ready when its log says "Kafka Server started" (read, not slept on).
@@ -46,13 +52,18 @@ start() {
     return 0
   fi
   fetch
-  local data="$state/data" port controller cluster
-  rm -rf "$data" "$state/bootstrap" "$state/pid"
+  local data="$state/data" port controller tls_port cluster password
+  rm -rf "$data" "$state/bootstrap" "$state/bootstrap-tls" "$state/pid"
   mkdir -p "$data"
   port="$(free_port)"
   controller="$(free_port)"
   while [[ "$controller" == "$port" ]]; do controller="$(free_port)"; done
+  tls_port="$(free_port)"
+  while [[ "$tls_port" == "$port" || "$tls_port" == "$controller" ]]; do tls_port="$(free_port)"; done
+  password="$(node -e "console.log(require('node:crypto').randomBytes(12).toString('hex'))")"
+  certificates "$data/tls" "$password"
   sed -e "s|@PORT@|$port|g" -e "s|@CONTROLLER_PORT@|$controller|g" -e "s|@DATA@|$data/logs|g" \
+    -e "s|@TLS_PORT@|$tls_port|g" -e "s|@TLS@|$data/tls|g" -e "s|@TLS_PASSWORD@|$password|g" \
     "$here/server.properties" >"$data/server.properties"
   # A KRaft cluster id is 16 random bytes in URL-safe base64 without padding (22 characters).
   cluster="$(node -e "console.log(require('node:crypto').randomBytes(16).toString('base64url'))")"
@@ -62,6 +73,38 @@ start() {
     cat "$data/format.log" >&2
     return 1
   }
+  launch
+  echo "127.0.0.1:$port" >"$state/bootstrap"
+  echo "127.0.0.1:$tls_port" >"$state/bootstrap-tls"
+  echo "127.0.0.1:$port"
+}
+
+# A CA, a broker certificate for 127.0.0.1 (in a PKCS#12 keystore) and a client certificate, all signed by the CA.
+certificates() {
+  local dir="$1" password="$2"
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    openssl req -x509 "${ec[@]}" -keyout ca.key -out ca.pem -days 2 -subj "/CN=weir-test-ca"
+    openssl req "${ec[@]}" -keyout broker.key -out broker.csr -subj "/CN=127.0.0.1"
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >broker.ext
+    openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out broker.pem -days 2 \
+      -extfile broker.ext
+    openssl pkcs12 -export -in broker.pem -inkey broker.key -certfile ca.pem -out broker.p12 \
+      -passout "pass:$password"
+    openssl req "${ec[@]}" -keyout client.key -out client.csr -subj "/CN=weir-test-client"
+    openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 2
+  ) >"$dir/openssl.log" 2>&1 || {
+    echo "broker.sh: generating the TLS certificates failed:" >&2
+    cat "$dir/openssl.log" >&2
+    return 1
+  }
+}
+
+# Starts the broker of $data/server.properties and waits until its log says it started.
+launch() {
+  local data="$state/data"
   : >"$data/server.log"
   nohup java -Xms256m -Xmx256m -XX:+UseSerialGC -Dlog4j2.configurationFile="$state/log4j2.properties" \
     -Dweir.kafka.log="$data/server.log" -cp "$lib/*" kafka.Kafka "$data/server.properties" \
@@ -86,12 +129,11 @@ start() {
     sleep 0.1
     waited=$((waited + 1))
   done
-  echo "127.0.0.1:$port" >"$state/bootstrap"
-  echo "broker.sh: Kafka 4.4.0 ready at 127.0.0.1:$port after $((waited / 10)).$((waited % 10)) s (pid $pid)" >&2
-  echo "127.0.0.1:$port"
+  echo "broker.sh: Kafka 4.4.0 ready at $(sed -n 's/^advertised.listeners=PLAINTEXT:\/\/\([^,]*\).*/\1/p' "$data/server.properties") after $((waited / 10)).$((waited % 10)) s (pid $pid)" >&2
 }
 
-stop() {
+# Stops the broker process (SIGTERM, then SIGKILL after 20 s), keeping its data.
+terminate() {
   local pid
   if pid="$(running_pid)"; then
     kill -TERM "$pid" 2>/dev/null || true
@@ -101,7 +143,26 @@ stop() {
     done
     kill -KILL "$pid" 2>/dev/null || true
   fi
-  rm -rf "$state/pid" "$state/bootstrap" "$state/data"
+  rm -f "$state/pid"
+}
+
+stop() {
+  terminate
+  rm -rf "$state/pid" "$state/bootstrap" "$state/bootstrap-tls" "$state/data"
+}
+
+# The same broker (node, ports, log directory) goes down and comes up again, as a broker restart in production.
+restart() {
+  running_pid >/dev/null || {
+    echo "broker.sh: no broker started here is running" >&2
+    return 1
+  }
+  terminate
+  launch
+}
+
+tls() {
+  running_pid >/dev/null && echo "$(cat "$state/bootstrap-tls") $state/data/tls"
 }
 
 status() {
@@ -112,9 +173,11 @@ case "${1:-}" in
   fetch) fetch ;;
   start) start ;;
   stop) stop ;;
+  restart) restart ;;
   status) status ;;
+  tls) tls ;;
   *)
-    echo "usage: scripts/kafka/broker.sh fetch|start|stop|status" >&2
+    echo "usage: scripts/kafka/broker.sh fetch|start|stop|restart|status|tls" >&2
     exit 2
     ;;
 esac

@@ -1,4 +1,5 @@
 // The Kafka integration suite's entry: every test here runs against the real broker `npm run test:kafka` starts.
 import './kafka-source.test.ts';
 import './kafka-sink.test.ts';
+import './kafka-tls.test.ts';
 import './kafka-crash.test.ts';

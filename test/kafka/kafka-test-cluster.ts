@@ -24,6 +24,22 @@ export function bootstrapServers(): string {
   return servers;
 }
 
+/**
+ * The broker's TLS listener (mutual TLS) and the directory of the certificates generated when it started: ca.pem,
+ * client.pem, client.key (WEIR_KAFKA_TLS_BOOTSTRAP and WEIR_KAFKA_TLS_DIR, set by `npm run test:kafka`).
+ */
+export function tlsListener(): { readonly bootstrap: string; readonly dir: string } {
+  const bootstrap = process.env.WEIR_KAFKA_TLS_BOOTSTRAP;
+  const dir = process.env.WEIR_KAFKA_TLS_DIR;
+  if (bootstrap === undefined || bootstrap === '' || dir === undefined || dir === '') {
+    throw new Error(
+      'The TLS test needs the broker started by `npm run test:kafka` (or `npm run kafka:broker start`, then set ' +
+        'WEIR_KAFKA_TLS_BOOTSTRAP and WEIR_KAFKA_TLS_DIR to what `npm run kafka:broker tls` prints).',
+    );
+  }
+  return { bootstrap, dir };
+}
+
 /** A topic name no other test (or earlier run) uses. */
 export function uniqueTopic(name: string): string {
   return `${name}-${randomBytes(4).toString('hex')}`;

@@ -19,6 +19,7 @@ export type { KafkaProducerRecord, KafkaRecordSerializationSchema } from './kafk
 
 // Client
 export { KafkaError, type KafkaProperties } from './kafka-client.ts';
+export { KafkaClientBuilder, type KafkaSaslOptions, type KafkaTlsOptions } from './kafka-client-builder.ts';
 
 // The contracts and types of weir that this entry's signatures name (the same declarations as weir's own exports).
 export type {

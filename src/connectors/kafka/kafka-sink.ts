@@ -3,6 +3,7 @@ import { ConfigurationError } from '../../core/errors.ts';
 import type { Sink, SinkWriter, SinkWriterContext } from '../../core/sink.ts';
 import { DeliveryGuarantee } from './delivery-guarantee.ts';
 import type { KafkaProperties } from './kafka-client.ts';
+import { KafkaClientBuilder } from './kafka-client-builder.ts';
 import type { KafkaRecordSerializationSchema } from './kafka-record-serializer.ts';
 import { KafkaSinkWriter } from './kafka-sink-writer.ts';
 import { KafkaTransactionalWriter } from './kafka-transactional-writer.ts';
@@ -63,18 +64,12 @@ export class KafkaSink<T> implements Sink<T> {
 }
 
 /** Configures a {@link KafkaSink}; `build()` validates everything at once. */
-export class KafkaSinkBuilder<T> {
-  private readonly properties: KafkaProperties = {};
+export class KafkaSinkBuilder<T> extends KafkaClientBuilder {
   private serializer: KafkaRecordSerializationSchema<T> | undefined = undefined;
   private defaultTopic: string | undefined = undefined;
   private deliveryGuarantee: DeliveryGuarantee = DeliveryGuarantee.NONE;
   private transactionalIdPrefix: string | undefined = undefined;
   private maxInFlightRecords = 50_000;
-
-  setBootstrapServers(servers: string): this {
-    this.properties['bootstrap.servers'] = servers;
-    return this;
-  }
 
   /** The topic of records whose serializer names none. */
   setTopic(topic: string): this {
@@ -106,26 +101,11 @@ export class KafkaSinkBuilder<T> {
     return this;
   }
 
-  /** A librdkafka producer property, passed through (TLS, SASL, `linger.ms`, `compression.type`, ...). */
-  setProperty(name: string, value: string | number | boolean): this {
-    this.properties[name] = value;
-    return this;
-  }
-
-  setProperties(properties: KafkaProperties): this {
-    Object.assign(this.properties, properties);
-    return this;
-  }
-
   build(): KafkaSink<T> {
     const fail = (why: string): never => {
       throw new ConfigurationError(`KafkaSink: ${why}`);
     };
-    if (
-      typeof this.properties['bootstrap.servers'] !== 'string' ||
-      this.properties['bootstrap.servers'] === ''
-    )
-      fail('the bootstrap servers are not set (setBootstrapServers)');
+    const properties = this.clientProperties('KafkaSink');
     if (typeof this.serializer !== 'function') fail('the record serializer is not set (setRecordSerializer)');
     if (!Object.values(DeliveryGuarantee).includes(this.deliveryGuarantee))
       fail(`unknown delivery guarantee ${String(this.deliveryGuarantee)}`);
@@ -134,12 +114,12 @@ export class KafkaSinkBuilder<T> {
       if (prefix === undefined || prefix === '')
         fail('EXACTLY_ONCE needs a transactional id prefix (setTransactionalIdPrefix)');
     }
-    if ('transactional.id' in this.properties)
+    if ('transactional.id' in properties)
       fail("set 'transactional.id' through setTransactionalIdPrefix: the sink derives one id per subtask");
     if (!(Number.isSafeInteger(this.maxInFlightRecords) && this.maxInFlightRecords >= 1))
       fail(`maxInFlightRecords must be a positive integer, got ${this.maxInFlightRecords}`);
     return new KafkaSink<T>({
-      properties: { ...this.properties },
+      properties,
       serializer: this.serializer!,
       defaultTopic: this.defaultTopic,
       deliveryGuarantee: this.deliveryGuarantee,

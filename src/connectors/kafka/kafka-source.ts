@@ -3,6 +3,7 @@ import { ConfigurationError } from '../../core/errors.ts';
 import type { OutputTag } from '../../core/output-tag.ts';
 import type { Source, SourceReader, SourceReaderContext } from '../../core/source.ts';
 import type { KafkaProperties } from './kafka-client.ts';
+import { KafkaClientBuilder } from './kafka-client-builder.ts';
 import { KafkaSourceReader } from './kafka-source-reader.ts';
 import type { DeserializationSchema, KafkaRecordDeserializationSchema } from './kafka-record-deserializer.ts';
 import type { MalformedKafkaRecord } from './malformed-kafka-record.ts';
@@ -79,8 +80,7 @@ export class KafkaSource<T> implements Source<T> {
 }
 
 /** Configures a {@link KafkaSource}; `build()` validates everything at once. */
-export class KafkaSourceBuilder<T> {
-  private readonly properties: KafkaProperties = {};
+export class KafkaSourceBuilder<T> extends KafkaClientBuilder {
   private topics: string[] | undefined = undefined;
   private topicPattern: RegExp | undefined = undefined;
   private groupId: string | undefined = undefined;
@@ -92,12 +92,6 @@ export class KafkaSourceBuilder<T> {
   private discoveryIntervalMs: number | undefined = undefined;
   private commitOffsetsOnCheckpoint = true;
   private batchSize = 2_000;
-
-  /** `host:port[,host:port...]` of the brokers to bootstrap from. */
-  setBootstrapServers(servers: string): this {
-    this.properties['bootstrap.servers'] = servers;
-    return this;
-  }
 
   /** The topics to read (all partitions of each). */
   setTopics(...topics: string[]): this {
@@ -173,30 +167,11 @@ export class KafkaSourceBuilder<T> {
     return this;
   }
 
-  /**
-   * A client property, passed to librdkafka as is: TLS (`security.protocol=SSL`, `ssl.ca.location`, ...), SASL
-   * (`sasl.mechanisms`, `sasl.username`, `sasl.password`), fetch sizes, `isolation.level`, and so on.
-   */
-  setProperty(name: string, value: string | number | boolean): this {
-    this.properties[name] = value;
-    return this;
-  }
-
-  /** Several client properties at once (see {@link setProperty}). */
-  setProperties(properties: KafkaProperties): this {
-    Object.assign(this.properties, properties);
-    return this;
-  }
-
   build(): KafkaSource<T> {
     const fail = (why: string): never => {
       throw new ConfigurationError(`KafkaSource: ${why}`);
     };
-    if (
-      typeof this.properties['bootstrap.servers'] !== 'string' ||
-      this.properties['bootstrap.servers'] === ''
-    )
-      fail('the bootstrap servers are not set (setBootstrapServers)');
+    const properties = this.clientProperties('KafkaSource');
     if ((this.topics === undefined) === (this.topicPattern === undefined))
       fail('set either the topics (setTopics) or a topic pattern (setTopicPattern)');
     if (
@@ -212,12 +187,12 @@ export class KafkaSourceBuilder<T> {
       fail(`the partition discovery interval must be >= 0 ms, got ${interval}`);
     if (!(Number.isSafeInteger(this.batchSize) && this.batchSize >= 1))
       fail(`the batch size must be a positive integer, got ${this.batchSize}`);
-    if (this.properties['group.id'] !== undefined) {
-      this.groupId ??= String(this.properties['group.id']);
-      delete this.properties['group.id'];
+    if (properties['group.id'] !== undefined) {
+      this.groupId ??= String(properties['group.id']);
+      delete properties['group.id'];
     }
     return new KafkaSource<T>({
-      properties: { ...this.properties },
+      properties,
       topics: this.topics === undefined ? undefined : [...this.topics],
       topicPattern: this.topicPattern,
       groupId: this.groupId,
