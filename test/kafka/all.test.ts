@@ -2,4 +2,5 @@
 import './kafka-source.test.ts';
 import './kafka-sink.test.ts';
 import './kafka-tls.test.ts';
+import './kafka-broker-restart.test.ts';
 import './kafka-crash.test.ts';
