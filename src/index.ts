@@ -306,6 +306,10 @@ export type { Metric, MetricKind } from './metrics/metric.ts';
 export type { MetricReporter } from './metrics/metric-reporter.ts';
 export type { MetricRegistryOptions } from './metrics/metric-registry.ts';
 
+// ── Logging ──────────────────────────────────────────────────────────────────
+export { createLogger } from './core/logger.ts';
+export type { Logger, LoggerOptions, LogFields, LogLevel } from './core/logger.ts';
+
 // ── Custom operators ─────────────────────────────────────────────────────────
 export { AbstractStreamOperator } from './operators/stream-operator.ts';
 export type {

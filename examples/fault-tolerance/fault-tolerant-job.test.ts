@@ -7,30 +7,25 @@ import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { runWeirCli } from '../../src/cli/weir-cli.ts';
 import { buildFaultTolerantJob } from './fault-tolerant-job.ts';
+import { RecordingLogger } from '../../test/support/recording-logger.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-example-ft-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('fault-tolerance example', () => {
   it('restarts after the simulated crash and counts every click exactly once', async () => {
-    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
-    const warn = console.warn;
-    const logs: string[] = [];
-    console.warn = (line: string) => void logs.push(line);
-    try {
-      buildFaultTolerantJob(env, {
-        checkpoints: join(dir, 'checkpoints'),
-        output: join(dir, 'output'),
-        stateDirectory: join(dir, 'state'),
-        clicks: 12_000,
-        ratePerSecond: 40_000,
-        failOnce: { id: 6_000, armed: true },
-      });
-      await env.execute('example');
-    } finally {
-      console.warn = warn;
-    }
-    assert.match(logs.join('\n'), /simulated crash at click 6000.*restart 1/s);
+    const logger = new RecordingLogger();
+    const env = StreamExecutionEnvironment.create({ parallelism: 2, logger });
+    buildFaultTolerantJob(env, {
+      checkpoints: join(dir, 'checkpoints'),
+      output: join(dir, 'output'),
+      stateDirectory: join(dir, 'state'),
+      clicks: 12_000,
+      ratePerSecond: 40_000,
+      failOnce: { id: 6_000, armed: true },
+    });
+    await env.execute('example');
+    assert.match(logger.messages.join('\n'), /simulated crash at click 6000.*restart 1/s);
     const lines = readdirSync(join(dir, 'output'))
       .filter((f) => f.startsWith('part-'))
       .flatMap((f) =>

@@ -15,6 +15,7 @@ import { MetricRegistry, type MetricRegistryOptions } from '../metrics/metric-re
 import { RunningJob } from '../execution/running-job.ts';
 import { environmentDefaults } from './environment-defaults.ts';
 import type { WebUiOptions } from '../web/web-server.ts';
+import { defaultLogger, type Logger } from '../core/logger.ts';
 import { checkParallelism, DEFAULT_MAX_PARALLELISM } from '../state/key-group-range.ts';
 import { SystemClock, type ProcessingTimeClock } from '../core/clock.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
@@ -108,6 +109,11 @@ export interface EnvironmentOptions {
    * for every job it runs; a job's own `enableCheckpointing` call wins).
    */
   checkpointing?: CheckpointingOptions & { readonly intervalMs: number };
+  /**
+   * Where the job logs restarts, failed checkpoints, checkpoint fallbacks and source errors: any pino-compatible
+   * logger (default: structured lines on stderr, see `createLogger`; `$WEIR_LOG_LEVEL`, `$WEIR_LOG_FORMAT`).
+   */
+  logger?: Logger;
 }
 
 /**
@@ -134,10 +140,12 @@ export class StreamExecutionEnvironment {
   private readonly metricsOptions: boolean | MetricRegistryOptions;
   private workers: number | 'auto' = 1;
   private jobModule: string | undefined = undefined;
+  private readonly logger: Logger;
 
   private constructor(explicit: EnvironmentOptions) {
     const options = { ...environmentDefaults().environment, ...explicit };
     this.metricsOptions = options.metrics ?? true;
+    this.logger = options.logger ?? defaultLogger();
     this.clock = options.clock ?? new SystemClock();
     if (options.maxParallelism !== undefined) this.setMaxParallelism(options.maxParallelism);
     if (options.parallelism !== undefined) this.setParallelism(options.parallelism);
@@ -410,7 +418,7 @@ export class StreamExecutionEnvironment {
     const threads = this.workerSettings(graph, jobName);
     const restoreFrom =
       options.restoreFrom ??
-      (options.savepointPath !== undefined ? loadSavepoint(options.savepointPath) : undefined);
+      (options.savepointPath !== undefined ? loadSavepoint(options.savepointPath, this.logger) : undefined);
     const strategy =
       this.restartStrategy ??
       (this.checkpoints !== undefined
@@ -437,6 +445,7 @@ export class StreamExecutionEnvironment {
       restoreFrom,
       allowNonRestoredState: options.allowNonRestoredState === true,
       ...(threads !== undefined ? { threads } : {}),
+      logger: this.logger,
     });
     const settled = result.finally(async () => {
       registry?.close();
@@ -444,21 +453,23 @@ export class StreamExecutionEnvironment {
     });
     const client = new JobClient(jobName, settled, control, running, web?.url);
     if (options.savepointOnSigterm !== undefined)
-      stopWithSavepointOnSigterm(client, options.savepointOnSigterm);
+      stopWithSavepointOnSigterm(client, options.savepointOnSigterm, this.logger);
     defaults.onJobStart?.(client);
     return client;
   }
 }
 
 /** Installs a SIGTERM handler for the life of a job: stop with a savepoint, or cancel if that fails. */
-function stopWithSavepointOnSigterm(client: JobClient, dir: string): void {
+function stopWithSavepointOnSigterm(client: JobClient, dir: string, logger: Logger): void {
+  const job = client.jobName;
   const onSigterm = (): void => {
-    console.warn(`weir: SIGTERM: stopping job '${client.jobName}' with a savepoint under ${dir}`);
+    logger.info({ job }, `SIGTERM: stopping job '${job}' with a savepoint under ${dir}`);
     client.stopWithSavepoint(dir).then(
-      (path) => console.warn(`weir: job '${client.jobName}' stopped with savepoint ${path}`),
+      (path) => logger.info({ job }, `job '${job}' stopped with savepoint ${path}`),
       (error: unknown) => {
-        console.warn(
-          `weir: job '${client.jobName}': the savepoint on SIGTERM failed (${(error as Error)?.message ?? String(error)}); cancelling`,
+        logger.warn(
+          { job },
+          `job '${job}': the savepoint on SIGTERM failed (${(error as Error)?.message ?? String(error)}); cancelling`,
         );
         return client.cancel();
       },

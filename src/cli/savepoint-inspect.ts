@@ -21,7 +21,13 @@ export function inspectSavepoint(
     loaded =
       existsSync(join(path, '_metadata')) || path.endsWith('_metadata')
         ? loadSnapshotDirectory(path)
-        : loadLatestCheckpoint(path, warn);
+        : loadLatestCheckpoint(path, {
+            trace: () => {},
+            debug: () => {},
+            info: (_fields, message) => warn(`weir: ${message}`),
+            warn: (_fields, message) => warn(`weir: ${message}`),
+            error: (_fields, message) => warn(`weir: ${message}`),
+          });
   } catch (error) {
     warn(`weir: ${(error as Error).message}`);
     return 1;

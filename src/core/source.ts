@@ -1,4 +1,5 @@
 // The source contract: readers that push records in batches, with replayable positions for checkpoints.
+import type { Logger } from './logger.ts';
 import type { OutputTag } from './output-tag.ts';
 import type { ProcessingTimeClock } from './clock.ts';
 
@@ -31,6 +32,8 @@ export interface SourceReaderContext {
   readonly sourceName: string;
   /** The job's processing-time clock (a ManualClock under test), for sources that pace or time out. */
   readonly clock?: ProcessingTimeClock;
+  /** The job's logger, for what a source reports without failing the job (default: stderr). */
+  readonly logger?: Logger;
 }
 
 /** The result of one poll: more records may follow, or the input is exhausted. */

@@ -1,4 +1,5 @@
 // CheckpointCoordinator: triggers checkpoints, collects subtask acknowledgements, writes, retains and commits them.
+import { defaultLogger, type Logger } from '../core/logger.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,7 +57,7 @@ export class CheckpointCoordinator {
   constructor(
     private readonly config: CheckpointConfig | undefined,
     private readonly jobName: string,
-    private readonly log: (line: string) => void = (line) => console.warn(line),
+    private readonly logger: Logger = defaultLogger(),
     /** Receives every checkpoint's progress for metrics and the REST API. */
     readonly stats: CheckpointStatsTracker = new CheckpointStatsTracker(),
   ) {
@@ -334,8 +335,12 @@ export class CheckpointCoordinator {
   }
 
   private emit(event: CheckpointEvent): void {
-    if (event.type === 'failed')
-      this.log(`weir: ${event.kind} ${event.checkpointId} of job '${this.jobName}' failed: ${event.reason}`);
+    if (event.type === 'failed') {
+      this.logger.warn(
+        { job: this.jobName, checkpointId: event.checkpointId, kind: event.kind },
+        `${event.kind} ${event.checkpointId} of job '${this.jobName}' failed: ${event.reason}`,
+      );
+    }
     this.config?.listener?.(event);
   }
 }

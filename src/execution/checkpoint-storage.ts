@@ -1,4 +1,5 @@
 // FileCheckpointStorage: writes checkpoints and savepoints durably and atomically, retains the last N, loads them back.
+import { defaultLogger, type Logger } from '../core/logger.ts';
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -257,7 +258,7 @@ export function loadSnapshotDirectory(path: string): LoadedCheckpoint {
  */
 export function loadLatestCheckpoint(
   directory: string,
-  log: (line: string) => void = (line) => console.warn(line),
+  logger: Logger = defaultLogger(),
 ): LoadedCheckpoint | undefined {
   if (!existsSync(directory)) return undefined;
   const ids = readdirSync(directory)
@@ -271,8 +272,9 @@ export function loadLatestCheckpoint(
       return loadSnapshotDirectory(dir);
     } catch (error) {
       if (!(error instanceof CorruptCheckpointError)) throw error;
-      log(
-        `weir: checkpoint chk-${id} is unusable (${error.message.slice(error.path.length + 2)}); falling back to an earlier checkpoint`,
+      logger.warn(
+        { checkpoint: dir },
+        `checkpoint chk-${id} is unusable (${error.message.slice(error.path.length + 2)}); falling back to an earlier checkpoint`,
       );
     }
   }
@@ -286,10 +288,10 @@ export function loadLatestCheckpoint(
  * @example
  * await env.execute('job', { restoreFrom: loadSavepoint('/savepoints/savepoint-12-ab12cd') });
  */
-export function loadSavepoint(path: string, log?: (line: string) => void): CheckpointedJobSnapshot {
+export function loadSavepoint(path: string, logger?: Logger): CheckpointedJobSnapshot {
   const isStorage = existsSync(path) && statSync(path).isDirectory() && !existsSync(join(path, METADATA));
   if (isStorage) {
-    const latest = loadLatestCheckpoint(path, log);
+    const latest = loadLatestCheckpoint(path, logger);
     if (latest === undefined)
       throw new CorruptCheckpointError(path, 'no usable checkpoint or savepoint here');
     return latest.snapshot;

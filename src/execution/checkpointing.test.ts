@@ -26,6 +26,7 @@ import { loadLatestCheckpoint, loadSavepoint, loadSnapshotDirectory } from './ch
 import { JobCancelledError } from './job-cancelled-error.ts';
 import { RestartStrategies } from './restart-strategies.ts';
 import { TwoPhaseCommitFileSink } from '../connectors/two-phase-commit-file-sink.ts';
+import { RecordingLogger } from '../../test/support/recording-logger.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'weir-checkpointing-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -158,23 +159,20 @@ describe('checkpointing', () => {
   it('restarts from the latest checkpoint after a failure and commits every result exactly once', async () => {
     const out = fresh('out');
     const events: CheckpointEvent[] = [];
-    const logs: string[] = [];
-    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const logger = new RecordingLogger();
+    const env = StreamExecutionEnvironment.create({ parallelism: 2, logger });
     env.enableCheckpointing(20, { storage: fresh('chk'), listener: (e) => events.push(e) });
     env.setRestartStrategy(RestartStrategies.fixedDelay(2, 0));
     buildJob(env, out, 6_000, { rate: 20_000, failAt: { id: 4_000, armed: true } });
-    const original = console.warn;
-    console.warn = (line: string) => void logs.push(line);
-    try {
-      await env.execute('restart');
-    } finally {
-      console.warn = original;
-    }
+    await env.execute('restart');
     assert.ok(
       events.some((e) => e.type === 'completed'),
       'no checkpoint completed',
     );
-    assert.match(logs.join('\n'), /injected failure at record 4000.*restart 1 .*from checkpoint \d+/s);
+    assert.match(
+      logger.messages.join('\n'),
+      /injected failure at record 4000.*restart 1 .*from checkpoint \d+/s,
+    );
     assert.deepEqual(committed(out), expectedSums(6_000, 7));
   });
 
@@ -347,8 +345,9 @@ describe('checkpointing', () => {
     bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0xff;
     writeFileSync(metadata, bytes);
     truncateSync(join(storage, `chk-${second}`, '_metadata'), 30);
-    const logs: string[] = [];
-    const loaded = loadLatestCheckpoint(storage, (l) => logs.push(l));
+    const logger = new RecordingLogger();
+    const loaded = loadLatestCheckpoint(storage, logger);
+    const logs = logger.messages;
     assert.equal(loaded?.metadata.checkpointId, third);
     assert.match(
       logs[0]!,
@@ -383,11 +382,12 @@ describe('checkpointing', () => {
       (e: Error) =>
         e instanceof CorruptCheckpointError && e.message.endsWith(`data file ${own} fails its checksum`),
     );
-    const logs: string[] = [];
-    const loaded = loadLatestCheckpoint(storage, (l) => logs.push(l));
+    const logger = new RecordingLogger();
+    const loaded = loadLatestCheckpoint(storage, logger);
+    const logs = logger.messages;
     assert.equal(loaded?.metadata.checkpointId, second);
     assert.deepEqual(logs, [
-      `weir: checkpoint chk-${newest} is unusable (data file ${own} fails its checksum); falling back to an earlier checkpoint`,
+      `checkpoint chk-${newest} is unusable (data file ${own} fails its checksum); falling back to an earlier checkpoint`,
     ]);
   });
 

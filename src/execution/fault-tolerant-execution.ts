@@ -1,4 +1,5 @@
 // Fault-tolerant execution: runs a job with checkpoints, restarts it from the latest checkpoint after a failure.
+import { defaultLogger, type Logger } from '../core/logger.ts';
 import type { JobExecutionResult } from './job-execution-result.ts';
 import type { StreamGraph } from '../graph/stream-graph.ts';
 import { JobStalledError, WeirError } from '../core/errors.ts';
@@ -26,8 +27,8 @@ export interface FaultTolerantJob {
   readonly stateBackend: StateBackend | undefined;
   readonly restoreFrom: JobSnapshot | undefined;
   readonly allowNonRestoredState: boolean;
-  /** Log lines (restarts, fallbacks, failed checkpoints); default stderr. */
-  readonly log?: (line: string) => void;
+  /** Where restarts, checkpoint fallbacks and failed checkpoints are logged (default: stderr). */
+  readonly logger?: Logger;
   /** The execution's status, metrics and history (created here when not given). */
   readonly running?: RunningJob;
   /** Worker mode: each attempt runs on these worker threads (otherwise on this thread). */
@@ -52,9 +53,9 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
   result: Promise<JobExecutionResult>;
   running: RunningJob;
 } {
-  const log = job.log ?? ((line: string) => console.warn(line));
+  const logger = job.logger ?? defaultLogger();
   const running = job.running ?? new RunningJob(job.jobName, job.graph);
-  const coordinator = new CheckpointCoordinator(job.checkpoints, job.jobName, log, running.checkpoints);
+  const coordinator = new CheckpointCoordinator(job.checkpoints, job.jobName, logger, running.checkpoints);
   let runtime: JobAttempt | undefined = undefined;
   let cancelled = false;
   /** Set once a stop-with-savepoint completed its savepoint: the job then ends without a final checkpoint. */
@@ -93,6 +94,7 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
         clock: job.clock,
         ...(restoreFrom !== undefined ? { restoreFrom } : {}),
         allowNonRestoredState: job.allowNonRestoredState,
+        logger,
         ...(job.stateBackend !== undefined ? { stateBackend: job.stateBackend } : {}),
         checkpointing: job.checkpoints !== undefined,
         onSubtaskSnapshot: coordinator.onSubtaskSnapshot,
@@ -168,10 +170,11 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
       // The next attempt registers fresh subtasks; a finished job keeps its last counts for the REST API.
       runtime.releaseMetrics();
       const latest =
-        job.checkpoints === undefined ? undefined : loadLatestCheckpoint(job.checkpoints.storage, log);
+        job.checkpoints === undefined ? undefined : loadLatestCheckpoint(job.checkpoints.storage, logger);
       if (latest !== undefined) restoreFrom = latest.snapshot;
-      log(
-        `weir: job '${job.jobName}' failed (${(failure as Error)?.message ?? String(failure)}); restart ${attempt} (${job.restartStrategy.description}) in ${delay} ms from ${latest !== undefined ? `checkpoint ${latest.metadata.checkpointId}` : restoreFrom !== undefined ? 'the initial snapshot' : 'the beginning'}`,
+      logger.warn(
+        { job: job.jobName, attempt, delayMs: delay },
+        `job '${job.jobName}' failed (${(failure as Error)?.message ?? String(failure)}); restart ${attempt} (${job.restartStrategy.description}) in ${delay} ms from ${latest !== undefined ? `checkpoint ${latest.metadata.checkpointId}` : restoreFrom !== undefined ? 'the initial snapshot' : 'the beginning'}`,
       );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);

@@ -13,6 +13,7 @@ import { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import { loadSnapshotDirectory } from './checkpoint-storage.ts';
 import { RestartStrategies } from './restart-strategies.ts';
 import { TwoPhaseCommitFileSink } from '../connectors/two-phase-commit-file-sink.ts';
+import { RecordingLogger } from '../../test/support/recording-logger.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'weir-finished-sources-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -119,16 +120,6 @@ function build(
     .uid('sink');
 }
 
-async function quietly<T>(run: () => Promise<T>, logs: string[] = []): Promise<T> {
-  const original = console.warn;
-  console.warn = (line: string) => void logs.push(line);
-  try {
-    return await run();
-  } finally {
-    console.warn = original;
-  }
-}
-
 describe('checkpoints after sources finished', () => {
   for (const shape of ['union', 'connect', 'side outputs'] as const) {
     for (const parallelism of [1, 2]) {
@@ -137,7 +128,8 @@ describe('checkpoints after sources finished', () => {
         const storage = fresh('chk');
         const failure = { armed: false, fired: false };
         const restoredFinished: boolean[] = [];
-        const env = StreamExecutionEnvironment.create({ parallelism });
+        const logger = new RecordingLogger();
+        const env = StreamExecutionEnvironment.create({ parallelism, logger });
         env.enableCheckpointing(20, {
           storage,
           listener: (e) => {
@@ -151,10 +143,9 @@ describe('checkpoints after sources finished', () => {
         env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
         const count = 3_000;
         build(env, shape, out, count, inputFile(5), failure);
-        const logs: string[] = [];
-        await quietly(() => env.execute(`${shape}-${parallelism}`), logs);
+        await env.execute(`${shape}-${parallelism}`);
         assert.ok(failure.fired, 'the failure after the file source finished was injected');
-        assert.match(logs.join('\n'), /injected failure.*restart 1 .*from checkpoint \d+/s);
+        assert.match(logger.messages.join('\n'), /injected failure.*restart 1 .*from checkpoint \d+/s);
         assert.deepEqual(committed(out), [-5, -4, -3, -2, -1, ...range(0, count)]);
       });
     }

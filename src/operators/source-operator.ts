@@ -40,6 +40,7 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
       parallelism: this.context.parallelism,
       sourceName: this.context.operatorName,
       clock: this.context.clock,
+      logger: this.context.logger,
     });
     if (this.source.positionDistribution === 'union') {
       if (this.restoredPositions !== undefined) this.reader.restorePosition?.(this.restoredPositions);

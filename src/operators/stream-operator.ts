@@ -4,6 +4,7 @@ import type { MetricGroup } from '../core/metric-group.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { NamespaceSerializer } from '../state/namespace.ts';
 import type { ProcessingTimeClock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
 import type { InternalTimerService, Triggerable } from '../time/internal-timer-service.ts';
 import type { Output } from './output.ts';
 
@@ -15,6 +16,8 @@ export interface OperatorContext {
   readonly parallelism: number;
   readonly maxParallelism: number;
   readonly clock: ProcessingTimeClock;
+  /** Where the operator logs (the job's logger). */
+  readonly logger: Logger;
   /** @internal The keyed state of this subtask; undefined when the operator is not keyed. */
   readonly keyedStateBackend: KeyedStateBackend | undefined;
   /** The combined watermark of this operator's inputs. */

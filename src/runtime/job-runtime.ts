@@ -1,4 +1,5 @@
 // JobRuntime: makes a StreamGraph physical (subtasks, routers, channels) and runs it to completion.
+import { defaultLogger, type Logger } from '../core/logger.ts';
 import { ConfigurationError, JobStalledError, WeirError } from '../core/errors.ts';
 import type { StreamEdge, StreamGraph, StreamNode } from '../graph/stream-graph.ts';
 import type { ProcessingTimeClock } from '../core/clock.ts';
@@ -38,6 +39,8 @@ export interface JobRuntimeOptions {
   readonly restoreFrom?: JobSnapshot;
   /** With restoreFrom: whether snapshot state for operators missing from this job may be ignored. */
   readonly allowNonRestoredState?: boolean;
+  /** Where operators and sources log (default: stderr). */
+  readonly logger?: Logger;
   readonly sideTap?: SideOutputTap;
   /** Creates keyed state backends (default: heap). */
   readonly stateBackend?: StateBackend;
@@ -113,6 +116,7 @@ export class JobRuntime implements JobServices, JobAttempt {
   /** Subtasks of this thread that have finished, and who waits for all of them. */
   private finishedSubtasks = 0;
   private allFinishedWaiters: (() => void)[] = [];
+  readonly logger: Logger;
 
   constructor(
     readonly graph: StreamGraph,
@@ -120,6 +124,7 @@ export class JobRuntime implements JobServices, JobAttempt {
   ) {
     this.timing = new BusyTimeTracker(options.metrics !== undefined);
     const placement = options.placement;
+    this.logger = options.logger ?? defaultLogger();
     for (const node of graph.nodes) {
       const list: Subtask[] = [];
       const byIndex: (Subtask | undefined)[] = [];

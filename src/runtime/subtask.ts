@@ -1,4 +1,5 @@
 // Subtask: one parallel instance of an operator with its state, timers, input valve and output.
+import type { Logger } from '../core/logger.ts';
 import { describeRecord, IllegalStateError, JobExecutionError } from '../core/errors.ts';
 import type { StreamNode } from '../graph/stream-graph.ts';
 import { HeapKeyedStateBackend } from '../state/heap/heap-keyed-state-backend.ts';
@@ -46,6 +47,8 @@ export interface JobServices {
   subtaskFinished?(): void;
   /** Times subtasks for busy / back-pressured / idle time (disabled when metrics are off). */
   readonly timing: BusyTimeTracker;
+  /** Where operators and sources log. */
+  readonly logger: Logger;
   /** The job's metric group and registry, when metrics are on. */
   readonly metricScope?:
     { readonly registry: MetricRegistry; readonly jobGroup: MetricGroupImpl } | undefined;
@@ -135,6 +138,7 @@ export class Subtask {
       parallelism: node.parallelism,
       maxParallelism: node.maxParallelism,
       clock: job.clock,
+      logger: job.logger,
       keyedStateBackend: this.backend,
       runtimeContext,
       metricGroup: this.metricGroup,

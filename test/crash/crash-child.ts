@@ -18,7 +18,7 @@ await buildCrashJob(
   Number(rate) > 0 ? Number(rate) : undefined,
   cep !== 'no-cep',
 );
-const latest = loadLatestCheckpoint(checkpointDir!, (line) => process.stderr.write(line + '\n'));
+const latest = loadLatestCheckpoint(checkpointDir!);
 process.stdout.write(`RUNNING ${latest?.metadata.checkpointId ?? 0}\n`);
 await env.execute('crash-job', latest !== undefined ? { restoreFrom: latest.snapshot } : {});
 process.stdout.write('DONE\n');

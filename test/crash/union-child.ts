@@ -73,7 +73,7 @@ gen
   .sinkTo(TwoPhaseCommitFileSink.jsonLines(outDir!))
   .uid('sink');
 
-const latest = loadLatestCheckpoint(checkpointDir!, (line) => process.stderr.write(line + '\n'));
+const latest = loadLatestCheckpoint(checkpointDir!);
 const fileFinished = latest?.snapshot.operators['file']?.finished.every(Boolean) ?? false;
 process.stdout.write(
   `RUNNING ${latest?.metadata.checkpointId ?? 0} ${fileFinished ? 'file-finished' : 'file-running'}\n`,

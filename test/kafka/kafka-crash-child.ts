@@ -14,7 +14,7 @@ await buildKafkaCrashJob(
   { bootstrap: bootstrap!, input: input!, output: output!, transactionalIdPrefix: transactionalIdPrefix! },
   new KillSwitch(parseKillPlan(plan!), Number(readCap)),
 );
-const latest = loadLatestCheckpoint(checkpointDir!, (line) => process.stderr.write(line + '\n'));
+const latest = loadLatestCheckpoint(checkpointDir!);
 process.stdout.write(`RUNNING ${latest?.metadata.checkpointId ?? 0}\n`);
 await env.execute('kafka-crash-job', latest !== undefined ? { restoreFrom: latest.snapshot } : {});
 process.stdout.write('DONE\n');

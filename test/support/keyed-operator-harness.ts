@@ -1,4 +1,5 @@
 // KeyedOperatorHarness: drives one keyed operator instance directly (Flink's KeyedOneInputStreamOperatorTestHarness).
+import { defaultLogger } from '../../src/core/logger.ts';
 import type { KeySelector } from '../../src/core/functions.ts';
 import type { OutputTag } from '../../src/core/output-tag.ts';
 import { RuntimeContextImpl } from '../../src/operators/runtime-context-impl.ts';
@@ -60,6 +61,7 @@ export class KeyedOperatorHarness<IN, OUT> {
     const context: OperatorContext = {
       operatorName: 'window',
       uid: 'window',
+      logger: defaultLogger(),
       subtaskIndex: 0,
       parallelism: 1,
       maxParallelism,

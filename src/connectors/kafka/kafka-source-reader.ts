@@ -1,4 +1,5 @@
 // KafkaSourceReader: one source subtask: reads the partitions it owns with manual assignment, batch by batch.
+import { defaultLogger } from '../../core/logger.ts';
 import { ConfigurationError, WeirError } from '../../core/errors.ts';
 import { SystemClock, type ProcessingTimeClock } from '../../core/clock.ts';
 import type {
@@ -225,8 +226,9 @@ export class KafkaSourceReader<T> implements SourceReader<T> {
       this.consumer.commit(offsets);
     } catch (error) {
       // A failed monitoring commit must not fail the job (Flink logs it too); the next checkpoint retries.
-      process.stderr.write(
-        `weir: KafkaSource '${this.context.sourceName}' could not commit offsets of checkpoint ${checkpointId}: ${(error as Error).message}\n`,
+      (this.context.logger ?? defaultLogger()).warn(
+        { operator: this.context.sourceName, checkpointId },
+        `KafkaSource '${this.context.sourceName}' could not commit offsets of checkpoint ${checkpointId}: ${(error as Error).message}`,
       );
     }
   }
@@ -283,8 +285,9 @@ export class KafkaSourceReader<T> implements SourceReader<T> {
       await this.addPartitions(await this.listPartitions(), OffsetsInitializer.earliest());
     } catch (error) {
       // A partition just created may have no leader yet: try again at the next interval, as Flink does.
-      process.stderr.write(
-        `weir: KafkaSource '${this.context.sourceName}': partition discovery failed, retrying in ${this.config.partitionDiscoveryIntervalMs} ms: ${(error as Error).message}\n`,
+      (this.context.logger ?? defaultLogger()).warn(
+        { operator: this.context.sourceName },
+        `KafkaSource '${this.context.sourceName}': partition discovery failed, retrying in ${this.config.partitionDiscoveryIntervalMs} ms: ${(error as Error).message}`,
       );
     }
   }
