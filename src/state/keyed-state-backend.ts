@@ -72,8 +72,11 @@ export interface KeyedStateBackend {
     namespaceSerializer: NamespaceSerializer<N>,
   ): InternalStateFor<D, N>;
 
-  /** The number of (state, key, namespace) entries held: what tests use to prove state is cleaned up. */
-  numStateEntries(): number;
+  /**
+   * The number of (state, key, namespace) entries held, of every state or of the named one: what tests use to prove
+   * state is cleaned up, and what per-operator gauges (window panes) report.
+   */
+  numStateEntries(stateName?: string): number;
 
   /** Every key that has an entry in the named state (in any namespace). */
   getKeys(stateName: string): Iterable<unknown>;

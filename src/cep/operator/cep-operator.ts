@@ -23,6 +23,7 @@ import { NFA, type CepTimerService, type Match, type TimedOutMatch } from '../nf
 import type { NFAState } from '../nfa/nfa-state.ts';
 import { nfaStateSerializer } from '../nfa/nfa-state-serializer.ts';
 import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 
 /** Orders events that share a timestamp (Flink's `EventComparator`); ties keep arrival order. */
@@ -89,6 +90,7 @@ export class CepOperator<IN, KEY, OUT>
   /** An initial NFA state not yet stored for any key: keys that start nothing share it instead of allocating. */
   private spareInitialState: NFAState | undefined = undefined;
   private accessor!: SharedBufferAccessor<IN>;
+  private sharedBuffer!: SharedBuffer<IN>;
   private timerService!: InternalTimerService<VoidNamespace>;
   private readonly fn: PatternProcessFunction<IN, OUT, any>;
   private readonly matchContext = new MatchContext(this);
@@ -143,7 +145,8 @@ export class CepOperator<IN, KEY, OUT>
       voidNamespaceSerializer,
     );
     this.elementQueueState.setCurrentNamespace(VoidNamespace);
-    this.accessor = new SharedBufferAccessor<IN>(new SharedBuffer<IN>(backend));
+    this.sharedBuffer = new SharedBuffer<IN>(backend);
+    this.accessor = new SharedBufferAccessor<IN>(this.sharedBuffer);
     this.timerService = this.context.getInternalTimerService<KEY, VoidNamespace>(
       'watermark-callbacks',
       voidNamespaceSerializer,
@@ -151,6 +154,10 @@ export class CepOperator<IN, KEY, OUT>
     );
     this.nfa = new NFA(this.compiled, this.handleTimeout);
     this.collector = new CepCollector(this.output);
+    const group = this.context.metricGroup;
+    group.gauge('numPartialMatches', { getValue: () => this.liveCounts().partialMatches });
+    group.gauge('numSharedBufferEvents', { getValue: () => this.liveCounts().events });
+    group.gauge('numSharedBufferEntries', { getValue: () => this.liveCounts().entries });
     return openFunction(this.fn, this.context.runtimeContext);
   }
 
@@ -309,6 +316,40 @@ export class CepOperator<IN, KEY, OUT>
   private registerTimer(timestamp: number): void {
     if (this.isProcessingTime) this.timerService.registerProcessingTimeTimer(VoidNamespace, timestamp + 1);
     else this.timerService.registerEventTimeTimer(VoidNamespace, timestamp);
+  }
+
+  /**
+   * Partial matches (computation states that took an event) and shared-buffer events and entries over every key
+   * of this subtask. Counted when a gauge is read (about once a second; O(keys)), between record calls, so the
+   * record path pays nothing; the current key is put back afterwards.
+   */
+  private liveCounts(): { partialMatches: number; events: number; entries: number } {
+    const backend = this.context.keyedStateBackend!;
+    const counts = { partialMatches: 0, events: 0, entries: 0 };
+    const keyless = this.currentKeyOrNone(backend);
+    try {
+      for (const key of [...backend.getKeys(NFA_STATE_NAME)]) {
+        backend.setCurrentKey(key);
+        for (const s of this.computationStates.value()?.partialMatches.items ?? []) {
+          if (s.startEventId !== null) counts.partialMatches++;
+        }
+        counts.events += this.sharedBuffer.numEvents();
+        counts.entries += this.sharedBuffer.numEntries();
+      }
+    } finally {
+      if (keyless.none) backend.clearCurrentKey();
+      else backend.setCurrentKey(keyless.key);
+    }
+    return counts;
+  }
+
+  private currentKeyOrNone(backend: KeyedStateBackend): { none: boolean; key: unknown } {
+    try {
+      backend.currentNormalizedKey();
+      return { none: false, key: backend.getCurrentKey() };
+    } catch {
+      return { none: true, key: undefined };
+    }
   }
 
   private getNFAState(): NFAState {

@@ -95,10 +95,14 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
     return state as unknown as InternalStateFor<D, N>;
   }
 
-  numStateEntries(): number {
+  numStateEntries(stateName?: string): number {
     let n = 0;
-    for (const state of this.states.values()) n += state.table.size();
-    for (const pending of this.pendingRestore.values()) for (const p of pending) n += p.columns.keys.length;
+    for (const [name, state] of this.states) {
+      if (stateName === undefined || name === stateName) n += state.table.size();
+    }
+    for (const [name, pending] of this.pendingRestore) {
+      if (stateName === undefined || name === stateName) for (const p of pending) n += p.columns.keys.length;
+    }
     return n;
   }
 

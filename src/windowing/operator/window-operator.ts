@@ -191,6 +191,11 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       this.config.windowStateDescriptor,
       this.windowSerializer,
     ) as unknown as PaneState<ACC>;
+    // Panes in flight: one (key, window) entry of the contents state each, counted when read, not per record.
+    const paneState = this.config.windowStateDescriptor.name;
+    this.context.metricGroup.gauge('numWindowPanes', {
+      getValue: () => backend.numStateEntries(paneState),
+    });
     if (this.mergingAssigner !== undefined) {
       const setState = backend.getOrCreateKeyedState(
         new ValueStateDescriptor<MergingWindowPairs<W>>('merging-window-set', {
