@@ -31,6 +31,7 @@ export type {
   PollResult,
 } from '../../core/source.ts';
 export type { ProcessingTimeClock, ScheduledCallback } from '../../core/clock.ts';
+export type { Logger, LogFields } from '../../core/logger.ts';
 export type { Sink, SinkWriter, SinkWriterContext } from '../../core/sink.ts';
 export type { OutputTag } from '../../core/output-tag.ts';
 export type { WeirError } from '../../core/errors.ts';
