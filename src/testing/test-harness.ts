@@ -11,6 +11,7 @@ import { ManualClock } from '../core/clock.ts';
 import { MAX_WATERMARK, NO_TIMESTAMP } from '../core/time-domain.ts';
 import type { WatermarkEmissionMode } from '../time/watermark-emission.ts';
 import { HarnessSinkOperator, type HarnessElement } from './harness-sink-operator.ts';
+import { keyGroupFor, normalizeKey } from '../state/key-hash.ts';
 
 /** Options of a harness. */
 export interface TestHarnessOptions {
@@ -29,6 +30,31 @@ export interface TestHarnessOptions {
   watermarkEmission?: WatermarkEmissionMode;
   /** The manual clock's start time (default 0). */
   initialProcessingTime?: number;
+}
+
+/** A pending timer as the harness lists it (Flink's `InternalTimer`, with where it lives). */
+export interface HarnessTimer {
+  /** The name of the operator whose timer service holds it. */
+  readonly operator: string;
+  /** The operator's subtask (0-based). */
+  readonly subtask: number;
+  /** The timer service's name (`'user-timers'` for process functions, `'window-timers'` for windows, …). */
+  readonly service: string;
+  readonly timestamp: number;
+  readonly key: unknown;
+  /** The key group of the key (under the pipeline's max parallelism). */
+  readonly keyGroup: number;
+  /** The namespace: a window for window timers, `0` (VoidNamespace) for a process function's timers. */
+  readonly namespace: unknown;
+}
+
+/** Which timers to list or count; every given field must match (the namespace and key by value). */
+export interface HarnessTimerQuery {
+  operator?: string;
+  service?: string;
+  key?: unknown;
+  keyGroup?: number;
+  namespace?: unknown;
 }
 
 /** A side-output record as the harness reports it. */
@@ -242,18 +268,70 @@ export class TestHarness<OUT> {
     return n;
   }
 
-  numEventTimeTimers(): number {
+  /**
+   * Event-time timers pending across all operators and subtasks, or only those of `namespace` when one is given
+   * (Flink's `numEventTimeTimers()` / `numEventTimeTimers(namespace)`, e.g. a window). Timers restored for a timer
+   * service no operator has asked for yet count in the total only.
+   */
+  numEventTimeTimers(namespace?: unknown): number {
+    if (arguments.length > 0) return this.eventTimeTimers({ namespace }).length;
     let n = 0;
     for (const list of this.runtime.subtasks.values())
       for (const s of list) n += s.timers?.numEventTimeTimers() ?? 0;
     return n;
   }
 
-  numProcessingTimeTimers(): number {
+  /** Processing-time timers pending, in all or only in `namespace`; as {@link numEventTimeTimers}. */
+  numProcessingTimeTimers(namespace?: unknown): number {
+    if (arguments.length > 0) return this.processingTimeTimers({ namespace }).length;
     let n = 0;
     for (const list of this.runtime.subtasks.values())
       for (const s of list) n += s.timers?.numProcessingTimeTimers() ?? 0;
     return n;
+  }
+
+  /**
+   * The pending event-time timers matching `query` (all by default), in firing order per timer service: keyed
+   * operators' and custom operators' internal timer services alike.
+   *
+   * @example
+   * h.eventTimeTimers({ key: 'alice' }); // [{ operator: 'KeyedProcess', service: 'user-timers', timestamp: 60_000, key: 'alice', keyGroup: 41, namespace: 0, subtask: 0 }]
+   */
+  eventTimeTimers(query: HarnessTimerQuery = {}): HarnessTimer[] {
+    return this.listTimers('event', query);
+  }
+
+  /** The pending processing-time timers matching `query`; as {@link eventTimeTimers}. */
+  processingTimeTimers(query: HarnessTimerQuery = {}): HarnessTimer[] {
+    return this.listTimers('processing', query);
+  }
+
+  private listTimers(domain: 'event' | 'processing', query: HarnessTimerQuery): HarnessTimer[] {
+    const key = 'key' in query ? normalizeKey(query.key) : undefined;
+    const found: HarnessTimer[] = [];
+    for (const [node, list] of this.runtime.subtasks) {
+      if (query.operator !== undefined && node.name !== query.operator) continue;
+      for (const subtask of list) {
+        subtask.timers?.forEachTimer(domain, (service, timer) => {
+          if (query.service !== undefined && service.name !== query.service) return;
+          if (key !== undefined && timer.normalizedKey !== key) return;
+          const keyGroup = keyGroupFor(timer.normalizedKey, node.maxParallelism);
+          if (query.keyGroup !== undefined && keyGroup !== query.keyGroup) return;
+          if ('namespace' in query && service.namespaceSerializer.key(query.namespace) !== timer.nsKey)
+            return;
+          found.push({
+            operator: node.name,
+            subtask: subtask.index,
+            service: service.name,
+            timestamp: timer.timestamp,
+            key: timer.key,
+            keyGroup,
+            namespace: timer.namespace,
+          });
+        });
+      }
+    }
+    return found;
   }
 
   /** Runs every function's `close`. */

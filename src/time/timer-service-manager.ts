@@ -63,6 +63,20 @@ export class TimerServiceManager {
     return n + this.pending.filter((t) => t[1] === 1).length;
   }
 
+  /**
+   * Calls `visit` for every pending timer of the given domain in every service created so far, with the service,
+   * in firing order per service. For introspection (test harnesses); O(timers).
+   */
+  forEachTimer(
+    domain: 'event' | 'processing',
+    visit: (service: InternalTimerServiceImpl<unknown, unknown>, timer: HeapTimer<unknown>) => void,
+  ): void {
+    for (const service of this.services.values()) {
+      const heap = domain === 'event' ? service.eventTimers : service.processingTimers;
+      for (const timer of [...heap.values()].sort(byTimeThenSeq)) visit(service, timer);
+    }
+  }
+
   snapshot(maxParallelism: number): KeyGroupSnapshot[] {
     const byGroup = new Map<number, StoredTimer[]>();
     const add = (t: StoredTimer): void => {
@@ -118,4 +132,8 @@ export class TimerServiceManager {
 function bySeq(a: HeapTimer<unknown>, b: HeapTimer<unknown>): number {
   // Stryker disable next-line all: see the sort in snapshot()
   return a.seq - b.seq;
+}
+
+function byTimeThenSeq(a: HeapTimer<unknown>, b: HeapTimer<unknown>): number {
+  return a.timestamp - b.timestamp || a.seq - b.seq;
 }
