@@ -6,6 +6,7 @@ import type { OutputTag } from '../core/output-tag.ts';
 import { SystemClock } from '../core/clock.ts';
 import { ContinuousFileReader } from './continuous-file-reader.ts';
 import { CsvFormat, type CsvDecoding } from './csv-format.ts';
+import type { CsvParsers, CsvParsersFor, CsvRow, OnlyColumns } from './csv-row.ts';
 import type { FileCursor, FileFormat, FileOffset, RecordHandler } from './file-format.ts';
 import { JsonLinesFormat, type JsonLinesDecoding } from './json-lines-format.ts';
 import type { MalformedRecord } from './malformed-record.ts';
@@ -28,6 +29,9 @@ export interface JsonLinesSourceOptions<T> extends FileSourceOptions, JsonLinesD
 
 /** Options of {@link FileSource.csv}. */
 export interface CsvSourceOptions<T> extends FileSourceOptions, CsvDecoding<T> {}
+
+/** The options of {@link FileSource.csv} whose types do not depend on the record type. */
+export type CsvTypedOptions = Omit<CsvSourceOptions<unknown>, 'columns' | 'parsers' | 'map'>;
 
 /**
  * A file source subtask's checkpointed position: it is reading file number `file` (an index into the source's
@@ -111,25 +115,60 @@ export class FileSource<T> implements Source<T> {
 
   /**
    * A source of CSV files: by default the first line names the columns and each row becomes an object of strings;
-   * `cast`, `parsers` and `map` convert them.
+   * `cast`, `parsers` and `map` convert them. The record type follows from the options: each parsed column has its
+   * parser's return type, the other columns named in `columns` are strings, and `map` receives that typed row and
+   * decides the record type. Given a record type instead (`csv<Trade>(…)`), the parsers are checked against it:
+   * a parser for a field `Trade` lacks, or returning the wrong type, does not compile.
    *
    * @example
-   * env.fromSource(
-   *   FileSource.csv<Trade>('trades.csv', { parsers: { price: Number, ts: Date.parse }, delimiter: ';' }),
-   *   undefined,
-   *   'trades',
-   * );
+   * FileSource.csv('trades.csv', { parsers: { price: Number, ts: Date.parse }, delimiter: ';' });
+   * // FileSource<{ price: number; ts: number } & { readonly [column: string]: unknown }>
+   * FileSource.csv('trades.csv', {
+   *   parsers: { price: Number },
+   *   map: (row) => ({ symbol: String(row.symbol), price: row.price }), // row.price: number
+   * }); // FileSource<{ symbol: string; price: number }>
    */
-  static csv<T = Record<string, string>>(
+  static csv<R, const P extends CsvParsers = {}, const C extends readonly string[] = readonly string[]>(
     paths: string | readonly string[],
-    options: CsvSourceOptions<T> = {},
-  ): FileSource<T> {
+    options: CsvTypedOptions & {
+      columns?: C;
+      parsers?: P & OnlyColumns<P, C>;
+      map: (row: CsvRow<P, C>) => R;
+    },
+  ): FileSource<R>;
+  static csv<const P extends CsvParsers = {}, const C extends readonly string[] = readonly string[]>(
+    paths: string | readonly string[],
+    options?: CsvTypedOptions & { columns?: C; parsers?: P & OnlyColumns<P, C>; map?: undefined },
+  ): FileSource<CsvRow<P, C>>;
+  static csv<T>(
+    paths: string | readonly string[],
+    options?: CsvTypedOptions & {
+      columns?: readonly string[];
+      // Only for a record type given explicitly: otherwise the overload above infers the type from the parsers.
+      parsers?: unknown extends T ? never : CsvParsersFor<NoInfer<T>>;
+      map?: undefined;
+    },
+  ): FileSource<T>;
+  static csv<T>(
+    paths: string | readonly string[],
+    options: CsvSourceOptions<T> & { map: (row: any) => T },
+  ): FileSource<T>;
+  static csv(paths: string | readonly string[], given?: object): FileSource<any> {
+    const options = (given ?? {}) as CsvSourceOptions<any>;
     if (options.delimiter !== undefined && options.delimiter.length === 0) {
       throw new ConfigurationError('FileSource.csv: the delimiter must not be empty');
     }
     for (const [name, parser] of Object.entries(options.parsers ?? {})) {
       if (typeof parser !== 'function')
         throw new ConfigurationError(`FileSource.csv: the parser of column '${name}' is not a function`);
+    }
+    if (options.columns !== undefined) {
+      const missing = Object.keys(options.parsers ?? {}).filter((name) => !options.columns!.includes(name));
+      if (missing.length > 0) {
+        throw new ConfigurationError(
+          `FileSource.csv: parsers for columns that are not among the columns [${options.columns.join(', ')}]: ${missing.join(', ')}`,
+        );
+      }
     }
     return new FileSource(paths, new CsvFormat(options), options);
   }
