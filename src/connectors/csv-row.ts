@@ -33,3 +33,6 @@ export type OnlyColumns<P, C extends readonly string[]> = string extends C[numbe
 export type CsvParsersFor<T> = { [K in keyof T]?: CsvColumnParser<T[K]> };
 
 type Flatten<T> = { [K in keyof T]: T[K] };
+
+/** No column parsers: the default when none are given. */
+export type NoParsers = Record<never, never>;

@@ -6,7 +6,7 @@ import type { OutputTag } from '../core/output-tag.ts';
 import { SystemClock } from '../core/clock.ts';
 import { ContinuousFileReader } from './continuous-file-reader.ts';
 import { CsvFormat, type CsvDecoding } from './csv-format.ts';
-import type { CsvParsers, CsvParsersFor, CsvRow, OnlyColumns } from './csv-row.ts';
+import type { CsvParsers, CsvParsersFor, CsvRow, NoParsers, OnlyColumns } from './csv-row.ts';
 import type { FileCursor, FileFormat, FileOffset, RecordHandler } from './file-format.ts';
 import { JsonLinesFormat, type JsonLinesDecoding } from './json-lines-format.ts';
 import type { MalformedRecord } from './malformed-record.ts';
@@ -128,7 +128,11 @@ export class FileSource<T> implements Source<T> {
    *   map: (row) => ({ symbol: String(row.symbol), price: row.price }), // row.price: number
    * }); // FileSource<{ symbol: string; price: number }>
    */
-  static csv<R, const P extends CsvParsers = {}, const C extends readonly string[] = readonly string[]>(
+  static csv<
+    R,
+    const P extends CsvParsers = NoParsers,
+    const C extends readonly string[] = readonly string[],
+  >(
     paths: string | readonly string[],
     options: CsvTypedOptions & {
       columns?: C;
@@ -136,7 +140,7 @@ export class FileSource<T> implements Source<T> {
       map: (row: CsvRow<P, C>) => R;
     },
   ): FileSource<R>;
-  static csv<const P extends CsvParsers = {}, const C extends readonly string[] = readonly string[]>(
+  static csv<const P extends CsvParsers = NoParsers, const C extends readonly string[] = readonly string[]>(
     paths: string | readonly string[],
     options?: CsvTypedOptions & { columns?: C; parsers?: P & OnlyColumns<P, C>; map?: undefined },
   ): FileSource<CsvRow<P, C>>;
