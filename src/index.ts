@@ -240,8 +240,18 @@ export type {
   FileSourceOptions,
   JsonLinesSourceOptions,
   CsvSourceOptions,
+  CsvTypedOptions,
   FileSourcePosition,
 } from './connectors/file-source.ts';
+export type {
+  CsvColumnParser,
+  CsvParsers,
+  CsvParsersFor,
+  CsvRow,
+  NoParsers,
+  OnlyColumns,
+  ParsedColumns,
+} from './connectors/csv-row.ts';
 export type { JsonLinesDecoding } from './connectors/json-lines-format.ts';
 export type { CsvDecoding } from './connectors/csv-format.ts';
 export type { MalformedRecord } from './connectors/malformed-record.ts';

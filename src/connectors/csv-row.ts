@@ -22,7 +22,7 @@ export type CsvRow<P, C extends readonly string[]> = string extends C[number]
   ? keyof P extends never
     ? Record<string, string>
     : ParsedColumns<P> & { readonly [column: string]: unknown }
-  : Flatten<ParsedColumns<P> & { -readonly [K in Exclude<C[number], keyof P>]: string }>;
+  : { [K in keyof P | Exclude<C[number], keyof P>]: K extends keyof P ? ParsedColumns<P>[K] : string };
 
 /** Refuses parsers for columns that `columns` (when known at compile time) does not name. */
 export type OnlyColumns<P, C extends readonly string[]> = string extends C[number]
@@ -31,8 +31,6 @@ export type OnlyColumns<P, C extends readonly string[]> = string extends C[numbe
 
 /** Parsers for the fields of a record type `T`: only its fields, each returning that field's type. */
 export type CsvParsersFor<T> = { [K in keyof T]?: CsvColumnParser<T[K]> };
-
-type Flatten<T> = { [K in keyof T]: T[K] };
 
 /** No column parsers: the default when none are given. */
 export type NoParsers = Record<never, never>;

@@ -1,8 +1,6 @@
 // weir/testing: the test harness and manual clock for testing pipelines with controlled time.
 export { TestHarness, OneInputTestHarness, TwoInputTestHarness } from './test-harness.ts';
 export type { TestHarnessOptions, HarnessRecord, HarnessTimer, HarnessTimerQuery } from './test-harness.ts';
-export type { WatermarkEmissionMode } from '../time/watermark-emission.ts';
-export type { JobSnapshot } from '../runtime/job-snapshot.ts';
 export type { HarnessElement } from './harness-sink-operator.ts';
 export { ManualClock } from '../core/clock.ts';
 
