@@ -43,9 +43,10 @@ if (mode === 'exit') {
     .uid('probe')
     .map((t) => {
       if (
-        t.id === Math.floor(Number(count) / 3) &&
+        t.id >= Math.floor(Number(count) / 3) &&
         StreamExecutionEnvironment.isJobWorker() &&
-        !existsSync(marker)
+        !existsSync(marker) &&
+        checkpointCompleted()
       ) {
         writeFileSync(marker, 'exited');
         process.exit(9);
