@@ -25,6 +25,16 @@ const checkpointCompleted = (): boolean =>
     (name) => name.startsWith('chk-') && existsSync(join(checkpointDir!, name, '_metadata')),
   );
 
+/** Creates the marker exclusively, so that exactly one worker thread exits even when both pass the cue at once. */
+const claimExit = (marker: string): boolean => {
+  try {
+    writeFileSync(marker, 'exited', { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const discard: Sink<unknown> = { createWriter: () => ({ write() {} }) };
 const transactions = (): DataStream<Tx> =>
   env.fromSource(
@@ -46,9 +56,9 @@ if (mode === 'exit') {
         t.id >= Math.floor(Number(count) / 3) &&
         StreamExecutionEnvironment.isJobWorker() &&
         !existsSync(marker) &&
-        checkpointCompleted()
+        checkpointCompleted() &&
+        claimExit(marker)
       ) {
-        writeFileSync(marker, 'exited');
         process.exit(9);
       }
       return t;

@@ -147,6 +147,8 @@ export class ThreadedJobRuntime implements JobAttempt {
             ),
           );
         }
+        // A worker that ends never acknowledges the completions it was counted in: waiting for them would hang.
+        if (this.failed) this.abandonCompletions(this.failure);
         this.wake();
       });
     }
@@ -176,7 +178,14 @@ export class ThreadedJobRuntime implements JobAttempt {
     this.local.fail(error);
     for (const listener of this.failureListeners) listener(error);
     this.broadcast({ type: 'cancel', error: serializeError(error) });
+    this.abandonCompletions(error);
     this.wake();
+  }
+
+  /** Rejects every checkpoint completion still waiting for workers' commits: the attempt has failed. */
+  private abandonCompletions(error: unknown): void {
+    for (const completion of this.completions.values()) completion.fail(error);
+    this.completions.clear();
   }
 
   cancel(reason: unknown): void {
