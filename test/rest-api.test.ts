@@ -1,6 +1,6 @@
 // The REST API of a running job: Flink's routes and shapes, savepoint / stop / cancel, tokens, exception records.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -205,6 +205,34 @@ describe('REST API', () => {
         authorization: 'Bearer s3cret',
       });
       assert.equal(cancel.status, 202);
+      await assert.rejects(client.result, JobCancelledError);
+      assert.equal(client.getJobStatus(), 'CANCELED');
+    } finally {
+      await client.cancel();
+    }
+  });
+
+  it('cancels a job on POST /jobs/:jid/cancel and reports the package version in /config and /overview', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    const client = await startJob({ port: 0 });
+    const base = client.webUiUrl!;
+    const jid = client.jobId;
+    try {
+      await waitFor('the job to run', () => client.getJobStatus() === 'RUNNING');
+      assert.deepEqual(await get(base, '/config'), {
+        'refresh-interval': 1000,
+        'timezone-name': 'UTC',
+        'weir-version': version,
+      });
+      assert.equal((await get(base, '/overview'))['weir-version'], version);
+      // A longer path is no cancel route: the job keeps running.
+      const longer = await send(base, 'POST', `/jobs/${jid}/cancel/now`);
+      assert.equal(longer.status, 404);
+      assert.deepEqual(await longer.json(), { errors: [`Not found: POST /jobs/${jid}/cancel/now`] });
+      assert.equal(client.getJobStatus(), 'RUNNING');
+      const cancel = await send(base, 'POST', `/jobs/${jid}/cancel`);
+      assert.equal(cancel.status, 202);
+      assert.deepEqual(await cancel.json(), {});
       await assert.rejects(client.result, JobCancelledError);
       assert.equal(client.getJobStatus(), 'CANCELED');
     } finally {

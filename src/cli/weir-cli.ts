@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The `weir` command line: runs job files and talks to running jobs through their REST API (Flink's CLI verbs).
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { weirVersion } from '../core/weir-version.ts';
 import { RestClient } from './rest-client.ts';
 import { runJobFile, type RunSettings } from './run-command.ts';
 import { inspectSavepoint } from './savepoint-inspect.ts';
@@ -44,14 +45,6 @@ const STANDARD_OUTPUT: CliOutput = {
   err: (line) => void process.stderr.write(`${line}\n`),
   terminal: process.stderr,
 };
-
-/** The package's version, read from its package.json (two levels up from both src/cli and dist/cli). */
-function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return manifest.version;
-}
 
 /** A usage error: printed with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -225,7 +218,7 @@ export async function runWeirCli(
         return 0;
       }
       if (values.version === true) {
-        output.out(version());
+        output.out(weirVersion());
         return 0;
       }
       throw new UsageError(

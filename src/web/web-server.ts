@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { ConfigurationError } from '../core/errors.ts';
+import { weirVersion } from '../core/weir-version.ts';
 import type { RunningJob } from '../execution/running-job.ts';
 import type { StreamNode } from '../graph/stream-graph.ts';
 import {
@@ -152,7 +153,11 @@ export class WebServer {
     const parts = path.split('/').filter((p) => p.length > 0);
     const now = Date.now();
     if (method === 'GET' && path === '/config') {
-      return send(res, 200, { 'refresh-interval': 1000, 'timezone-name': 'UTC', 'weir-version': VERSION });
+      return send(res, 200, {
+        'refresh-interval': 1000,
+        'timezone-name': 'UTC',
+        'weir-version': weirVersion(),
+      });
     }
     if (method === 'GET' && path === '/overview') {
       const count = (status: string) => this.jobs.filter((j) => j.status === status).length;
@@ -161,7 +166,7 @@ export class WebServer {
         'jobs-finished': count('FINISHED'),
         'jobs-cancelled': count('CANCELED'),
         'jobs-failed': count('FAILED'),
-        'weir-version': VERSION,
+        'weir-version': weirVersion(),
       });
     }
     if (parts[0] !== 'jobs') return send(res, 404, { errors: [`Not found: ${path}`] });
@@ -242,7 +247,7 @@ export class WebServer {
     if (control === undefined || job.endTime !== undefined) {
       return send(res, 409, { errors: [`Job ${job.id} is ${job.status}, not running`] });
     }
-    if (rest.length === 2 && section === 'cancel') {
+    if (rest.length === 1 && section === 'cancel') {
       control.cancel();
       return send(res, 202, {});
     }
@@ -352,8 +357,6 @@ export class WebServer {
     res.end(body);
   }
 }
-
-const VERSION = '0.1.0';
 
 function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
