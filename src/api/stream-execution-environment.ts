@@ -143,7 +143,9 @@ export class StreamExecutionEnvironment {
   private readonly logger: Logger;
 
   private constructor(explicit: EnvironmentOptions) {
-    const options = { ...environmentDefaults().environment, ...explicit };
+    // In a worker, the launcher's defaults come with the slot: the worker's globalThis never saw the launcher.
+    const launcher = workerSlotData()?.environmentDefaults ?? environmentDefaults().environment;
+    const options = { ...launcher, ...explicit };
     this.metricsOptions = options.metrics ?? true;
     this.logger = options.logger ?? defaultLogger();
     this.clock = options.clock ?? new SystemClock();
@@ -193,7 +195,12 @@ export class StreamExecutionEnvironment {
         `Job '${jobName}' runs on ${workers} workers, but this process has no main module for them to load: set the environment's jobModule to the module that builds and executes the job`,
       );
     }
-    return { workers, jobModule, jobName };
+    const launcher = environmentDefaults().environment;
+    const environmentDefaultsForWorkers = {
+      ...(launcher?.parallelism !== undefined ? { parallelism: launcher.parallelism } : {}),
+      ...(launcher?.maxParallelism !== undefined ? { maxParallelism: launcher.maxParallelism } : {}),
+    };
+    return { workers, jobModule, jobName, environmentDefaults: environmentDefaultsForWorkers };
   }
 
   static create(options: EnvironmentOptions = {}): StreamExecutionEnvironment {

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { setEnvironmentDefaults } from '../api/environment-defaults.ts';
 import type { EnvironmentOptions, ExecuteOptions } from '../api/stream-execution-environment.ts';
 import type { JobClient } from '../execution/job-client.ts';
+import { ANNOUNCE_ENV, type DetachedJobStarted } from './detached-run.ts';
 import { JobProgress } from './job-progress.ts';
 
 /** What `weir run` was asked for (validated). */
@@ -12,11 +13,17 @@ export interface RunSettings {
   /** Arguments after the job file: the job sees them as `process.argv.slice(2)`. */
   readonly jobArgs: readonly string[];
   readonly parallelism?: number;
+  /** Worker threads for the job's subtasks (`--workers`): a number, or `'auto'` for one per core. */
+  readonly workers?: number | 'auto';
   readonly checkpointDir?: string;
   readonly checkpointIntervalMs: number;
   readonly fromSavepoint?: string;
   readonly allowNonRestoredState: boolean;
   readonly webUi?: { readonly port: number; readonly host?: string; readonly token?: string };
+  /** Run in a background process (`--detached`) and return once the job started. */
+  readonly detached: boolean;
+  /** Where a detached run's output goes (`--log-file`). */
+  readonly logFile?: string;
 }
 
 /** Where `weir run` writes its own lines (the job's output, e.g. print(), goes to standard output as usual). */
@@ -33,8 +40,13 @@ export interface RunOutput {
  */
 export async function runJobFile(settings: RunSettings, output: RunOutput): Promise<number> {
   const started: { client: JobClient; progress: JobProgress }[] = [];
+  const path = isAbsolute(settings.jobFile) ? settings.jobFile : resolve(settings.jobFile);
   const environment: EnvironmentOptions = {
     ...(settings.parallelism !== undefined ? { parallelism: settings.parallelism } : {}),
+    // Each worker imports the job file again to build its share of the job.
+    ...(settings.workers !== undefined
+      ? { workers: settings.workers, jobModule: pathToFileURL(path).href }
+      : {}),
     ...(settings.checkpointDir !== undefined
       ? { checkpointing: { intervalMs: settings.checkpointIntervalMs, storage: settings.checkpointDir } }
       : {}),
@@ -55,9 +67,9 @@ export async function runJobFile(settings: RunSettings, output: RunOutput): Prom
       started.push({ client, progress });
       const end = (): void => progress.stop();
       client.result.then(end, end);
+      announceToLauncher(client);
     },
   });
-  const path = isAbsolute(settings.jobFile) ? settings.jobFile : resolve(settings.jobFile);
   const argv = process.argv;
   process.argv = [argv[0]!, path, ...settings.jobArgs];
   let code = 0;
@@ -93,6 +105,22 @@ export async function runJobFile(settings: RunSettings, output: RunOutput): Prom
   }
   setEnvironmentDefaults(undefined);
   return code;
+}
+
+/**
+ * In the background process of `weir run --detached`, tells the launcher (over the IPC channel) that the first
+ * job started, so it can print the job's id and address and return.
+ */
+function announceToLauncher(client: JobClient): void {
+  if (process.env[ANNOUNCE_ENV] !== '1' || process.send === undefined) return;
+  delete process.env[ANNOUNCE_ENV];
+  const started: DetachedJobStarted = {
+    type: 'weir-job-started',
+    jobId: client.jobId,
+    jobName: client.jobName,
+    webUiUrl: client.webUiUrl,
+  };
+  process.send(started);
 }
 
 function describeError(error: unknown): string {

@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { weirVersion } from '../core/weir-version.ts';
+import { runDetached } from './detached-run.ts';
 import { RestClient } from './rest-client.ts';
 import { runJobFile, type RunSettings } from './run-command.ts';
 import { inspectSavepoint } from './savepoint-inspect.ts';
@@ -13,6 +14,8 @@ const USAGE = `usage:
                                   run a job file (a module that builds a job and calls env.execute()); the
                                   options are the defaults of every environment it creates (its code wins)
       -p, --parallelism N         default parallelism
+      --workers N|auto            run the job's subtasks on N worker threads (auto: one per core), capped by
+                                  the parallelism; the job file is imported again in each worker
       --checkpoint-dir D          checkpoint into D (every --checkpoint-interval ms, default 10000)
       -s, --from-savepoint P      start from a savepoint, a chk-<id> directory or a checkpoint directory
       -n, --allow-non-restored-state
@@ -20,6 +23,9 @@ const USAGE = `usage:
       --web-ui PORT               serve the REST API and the dashboard on PORT (0: any free port)
       --web-ui-host H             bind to H (default 127.0.0.1; any other address needs --web-ui-token)
       --web-ui-token T            the token savepoint, stop and cancel requests must carry
+      -d, --detached              run the job in a background process: print its id and REST address once it
+                                  runs, and return (its REST API is on, --web-ui 8081 unless given)
+      --log-file F                where a detached job's output goes (default: a new file in the temp directory)
   weir list                       list the jobs of a REST endpoint
   weir savepoint <job> <dir>      take a savepoint of a running job under <dir>
   weir stop <job> --savepoint D   stop a running job with a savepoint under D (-p D, --savepoint-dir D)
@@ -56,6 +62,7 @@ const REST_OPTIONS = {
 
 const RUN_OPTIONS = {
   parallelism: { type: 'string', short: 'p' },
+  workers: { type: 'string' },
   'checkpoint-dir': { type: 'string' },
   'checkpoint-interval': { type: 'string' },
   'from-savepoint': { type: 'string', short: 's' },
@@ -63,6 +70,8 @@ const RUN_OPTIONS = {
   'web-ui': { type: 'string' },
   'web-ui-host': { type: 'string' },
   'web-ui-token': { type: 'string' },
+  detached: { type: 'boolean', short: 'd' },
+  'log-file': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
@@ -102,10 +111,15 @@ function runSettings(args: readonly string[]): RunSettings {
   if (port === undefined && (values['web-ui-host'] !== undefined || values['web-ui-token'] !== undefined)) {
     throw new UsageError('--web-ui-host and --web-ui-token need --web-ui PORT');
   }
+  const detached = values.detached === true;
+  if (!detached && values['log-file'] !== undefined) throw new UsageError('--log-file needs --detached');
   return {
     jobFile,
     jobArgs: args.slice(i + 1),
     parallelism: integer('parallelism', values.parallelism, 1),
+    workers: workers(values.workers),
+    detached,
+    logFile: values['log-file'],
     checkpointDir: values['checkpoint-dir'],
     checkpointIntervalMs: integer('checkpoint-interval', values['checkpoint-interval'], 1) ?? 10_000,
     fromSavepoint: values['from-savepoint'],
@@ -119,6 +133,15 @@ function runSettings(args: readonly string[]): RunSettings {
             ...(values['web-ui-token'] !== undefined ? { token: values['web-ui-token'] } : {}),
           },
   };
+}
+
+function workers(text: string | undefined): number | 'auto' | undefined {
+  if (text === 'auto') return 'auto';
+  const n = Number(text);
+  if (text !== undefined && !(Number.isSafeInteger(n) && n >= 1)) {
+    throw new UsageError(`--workers must be an integer >= 1 or 'auto', got '${text}'`);
+  }
+  return text === undefined ? undefined : n;
 }
 
 function restClient(values: { address?: string; token?: string }): RestClient {
@@ -139,8 +162,11 @@ function oneJob(positionals: string[], verb: string, more = 0): string {
 
 async function command(verb: string, args: readonly string[], output: CliOutput): Promise<number> {
   switch (verb) {
-    case 'run':
-      return runJobFile(runSettings(args), { line: output.err, terminal: output.terminal });
+    case 'run': {
+      const settings = runSettings(args);
+      if (settings.detached) return runDetached(settings, output);
+      return runJobFile(settings, { line: output.err, terminal: output.terminal });
+    }
     case 'list': {
       const { values, positionals } = parse(args, REST_OPTIONS);
       if (positionals.length > 0)

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,12 +11,16 @@ import { waitFor } from '../support/wait-for.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/weir-cli.ts', import.meta.url));
 const JOB = fileURLToPath(new URL('./counting-job.ts', import.meta.url));
+const THREADS_JOB = fileURLToPath(new URL('./threads-job.ts', import.meta.url));
 const COUNT = 30_000;
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
+/** Background processes started by `weir run --detached`. */
+const detachedPids: number[] = [];
 after(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const pid of detachedPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -72,6 +76,16 @@ async function started(run: Weir): Promise<{ jid: string; address: string }> {
     const address = run.stderr.map((l) => /^Dashboard and REST API: (\S+)$/.exec(l)?.[1]).find(Boolean);
     return jid !== undefined && address !== undefined ? { jid, address } : undefined;
   });
+}
+
+/** Whether a process exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('weir command line against a running job', () => {
@@ -162,5 +176,111 @@ describe('weir command line against a running job', () => {
     const bad = await weirDone('run', JOB, 'x', '0');
     assert.equal(bad.code, 1);
     assert.match(bad.stderr.at(-1)!, /GeneratorSource/);
+  });
+
+  it('runs the subtasks on worker threads with --workers, the launcher parallelism reaching every worker', async () => {
+    const run = await weirDone('run', '-p', '2', '--workers', '2', THREADS_JOB, '6');
+    assert.equal(run.code, 0, run.stderr.join('\n'));
+    assert.match(run.stderr.at(-1)!, /^Job 'cli-threads' \([0-9a-f]{32}\) finished in \d+ ms$/);
+    // `<subtask>> <n> thread <threadId>`: rebalance deals 0..5 to both map subtasks, each on its own worker.
+    const lines = run.stdout.map((line) => /^([12])> (\d) thread (\d+)$/.exec(line));
+    assert.ok(
+      lines.every((m) => m !== null),
+      run.stdout.join('\n'),
+    );
+    assert.deepEqual(lines.map((m) => Number(m![2])).sort(), [0, 1, 2, 3, 4, 5]);
+    const threadOf = new Map(lines.map((m) => [m![1], Number(m![3])]));
+    assert.equal(threadOf.size, 2);
+    assert.notEqual(threadOf.get('1'), 0, 'subtask 1 on a worker, not the main thread');
+    assert.notEqual(threadOf.get('2'), 0, 'subtask 2 on a worker, not the main thread');
+    assert.notEqual(threadOf.get('1'), threadOf.get('2'));
+    for (const m of lines) assert.equal(Number(m![3]), threadOf.get(m![1]), 'one thread per subtask');
+
+    // Without --workers every subtask runs on the main thread (threadId 0).
+    const single = await weirDone('run', '-p', '2', THREADS_JOB, '4');
+    assert.equal(single.code, 0, single.stderr.join('\n'));
+    assert.deepEqual(single.stdout.map((l) => l.replace(/^\d> \d /, '')).sort(), [
+      'thread 0',
+      'thread 0',
+      'thread 0',
+      'thread 0',
+    ]);
+    const bad = await weirDone('run', '--workers', 'many', THREADS_JOB, '4');
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr[0], "weir: --workers must be an integer >= 1 or 'auto', got 'many'");
+  });
+
+  it('runs a job detached: returns with its id and address, then list, stop and cancel operate it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weir-cli-'));
+    dirs.push(dir);
+    const log = join(dir, 'job.log');
+    const start = async (): Promise<{ jid: string; address: string; pid: number }> => {
+      const launched = await weirDone(
+        'run',
+        '--detached',
+        '--web-ui',
+        '0',
+        '--log-file',
+        log,
+        JOB,
+        'Infinity',
+        '1000',
+      );
+      assert.equal(launched.code, 0, launched.stderr.join('\n'));
+      assert.deepEqual(launched.stderr, []);
+      assert.equal(launched.stdout.length, 3, launched.stdout.join('\n'));
+      const jid = /^Job 'cli-counting' submitted with JobID ([0-9a-f]{32})$/.exec(launched.stdout[0]!)?.[1];
+      const address = /^Dashboard and REST API: (http:\/\/127\.0\.0\.1:\d+\/)$/.exec(
+        launched.stdout[1]!,
+      )?.[1];
+      const pid = new RegExp(
+        `^Running in the background as process (\\d+); its output goes to ${log.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+      ).exec(launched.stdout[2]!)?.[1];
+      assert.ok(jid !== undefined && address !== undefined && pid !== undefined, launched.stdout.join('\n'));
+      detachedPids.push(Number(pid));
+      return { jid, address, pid: Number(pid) };
+    };
+    const logLines = (): string[] => readFileSync(log, 'utf8').split('\n');
+
+    // The launcher has returned; the job runs on in its own process.
+    const first = await start();
+    const list = await weirDone('list', '--address', first.address);
+    assert.equal(list.code, 0, list.stderr.join('\n'));
+    assert.match(list.stdout[0]!, new RegExp(` : ${first.jid} : cli-counting \\(RUNNING\\)$`));
+    await waitFor('counts in the log file', () => logLines().some((l) => /^\d 100$/.test(l)));
+    const cancel = await weirDone('cancel', first.jid, '--address', first.address);
+    assert.equal(cancel.code, 0, cancel.stderr.join('\n'));
+    assert.deepEqual(cancel.stdout, [`Cancelled job ${first.jid}.`]);
+    await waitFor('the background process to end', () => !alive(first.pid));
+    assert.match(
+      logLines().at(-2)!,
+      new RegExp(`^Job 'cli-counting' \\(${first.jid}\\) CANCELED: Job 'cli-counting' was cancelled$`),
+    );
+
+    // A second detached run appends to the same file and stops with a savepoint.
+    const second = await start();
+    assert.notEqual(second.jid, first.jid);
+    const stop = await weirDone('stop', 'cli-counting', '--savepoint', join(dir, 'sp'), '-a', second.address);
+    assert.equal(stop.code, 0, stop.stderr.join('\n'));
+    const path = /^Savepoint completed\. Path: (\S+)$/.exec(stop.stdout[0]!)?.[1];
+    assert.ok(path !== undefined && existsSync(join(path, '_metadata')), stop.stdout.join('\n'));
+    await waitFor('the background process to end', () => !alive(second.pid));
+    assert.equal(logLines().at(-2), `Job 'cli-counting' (${second.jid}) stopped with savepoint ${path}`);
+  });
+
+  it('reports a detached job that fails before it starts with its output, and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weir-cli-'));
+    dirs.push(dir);
+    const log = join(dir, 'failed.log');
+    const failed = await weirDone('run', '-d', '--web-ui', '0', '--log-file', log, JOB, 'x', '0');
+    assert.equal(failed.code, 1);
+    assert.deepEqual(failed.stdout, []);
+    assert.deepEqual(failed.stderr, [
+      `weir run: ${JOB}: GeneratorSource: count must be a non-negative integer or Infinity, got NaN`,
+      `weir run: the background process exited with code 1 before a job started; its output is in ${log}`,
+    ]);
+    const usage = await weirDone('run', '--log-file', log, JOB, '1', '0');
+    assert.equal(usage.code, 2);
+    assert.equal(usage.stderr[0], 'weir: --log-file needs --detached');
   });
 });

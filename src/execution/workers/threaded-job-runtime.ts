@@ -14,6 +14,7 @@ import {
   serializeError,
   type FromWorker,
   type ToWorker,
+  type WorkerEnvironmentDefaults,
   type WorkerSlotData,
 } from './worker-messages.ts';
 
@@ -24,6 +25,8 @@ export interface WorkerSettings {
   /** The module each worker imports to build the job (a file URL). */
   readonly jobModule: string;
   readonly jobName: string;
+  /** The launcher's environment defaults that shape the graph, for the workers' environments. */
+  readonly environmentDefaults: WorkerEnvironmentDefaults;
 }
 
 /** One worker thread of the attempt and what the main thread knows of it. */
@@ -100,6 +103,7 @@ export class ThreadedJobRuntime implements JobAttempt {
       const slot: WorkerSlotData = {
         jobModule: settings.jobModule,
         jobName: settings.jobName,
+        environmentDefaults: settings.environmentDefaults,
         fingerprint,
         host,
         workers: count,

@@ -6,10 +6,20 @@ import type { JobSnapshot } from '../../runtime/job-snapshot.ts';
 import type { OperatorMetrics } from '../../runtime/job-runtime.ts';
 import type { SubtaskStateSnapshot } from '../../runtime/subtask-state-snapshot.ts';
 
+/**
+ * The environment defaults a launcher (`weir run -p 2`) set on the main thread that shape the job graph: a worker's
+ * environment starts from them too, so the job module builds the same graph there.
+ */
+export interface WorkerEnvironmentDefaults {
+  readonly parallelism?: number;
+  readonly maxParallelism?: number;
+}
+
 /** What a worker is given when it starts (its `workerData.weirSlot`). */
 export interface WorkerSlotData {
   readonly jobModule: string;
   readonly jobName: string;
+  readonly environmentDefaults: WorkerEnvironmentDefaults;
   /** The main thread's graph, described (the worker checks that it built the same job). */
   readonly fingerprint: string;
   /** This worker's host number (1..workers). */
