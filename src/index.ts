@@ -223,7 +223,10 @@ export type {
   ReaderOutput,
   SplitOutput,
   PollResult,
+  SplitEnumerator,
+  SplitEnumeratorContext,
 } from './core/source.ts';
+export type { SequenceSplit } from './connectors/sequence-split.ts';
 export type { Sink, SinkWriter, SinkWriterContext } from './core/sink.ts';
 export { CollectionSource } from './connectors/collection-source.ts';
 export { AsyncIterableSource } from './connectors/async-iterable-source.ts';
@@ -232,7 +235,11 @@ export { CollectSink } from './connectors/collect-sink.ts';
 export type { CollectedRecord } from './connectors/collect-sink.ts';
 export { PrintSink } from './connectors/print-sink.ts';
 export { GeneratorSource } from './connectors/generator-source.ts';
-export type { GeneratorFunction, GeneratorSourceOptions } from './connectors/generator-source.ts';
+export type {
+  GeneratorFunction,
+  GeneratorSourceOptions,
+  GeneratorSplit,
+} from './connectors/generator-source.ts';
 export { SeededRandom } from './connectors/seeded-random.ts';
 export { RateLimiter } from './connectors/rate-limiter.ts';
 export { FileSource } from './connectors/file-source.ts';
@@ -241,8 +248,8 @@ export type {
   JsonLinesSourceOptions,
   CsvSourceOptions,
   CsvTypedOptions,
-  FileSourcePosition,
 } from './connectors/file-source.ts';
+export type { FileSourceSplit } from './connectors/file-source-split.ts';
 export type {
   CsvColumnParser,
   CsvParsers,
@@ -330,6 +337,7 @@ export type {
 } from './operators/stream-operator.ts';
 export type { Output } from './operators/output.ts';
 export type { InternalTimer, InternalTimerService, Triggerable } from './time/internal-timer-service.ts';
+export type { OperatorStateDistribution } from './operators/operator-state-distribution.ts';
 export type { JobSnapshot, OperatorSnapshot } from './runtime/job-snapshot.ts';
 export type { KeyGroupSnapshot } from './state/keyed-state-backend.ts';
 

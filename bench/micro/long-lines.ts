@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileSource } from '../../src/connectors/file-source.ts';
 import type { ReaderOutput } from '../../src/core/source.ts';
+import { openSourceReader } from '../../src/operators/split-assignment.ts';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,7 +25,7 @@ try {
     for (let r = 0; r < runs; r++) {
       let records = 0;
       const output: ReaderOutput<unknown> = { collect: () => void records++, collectSide: () => {} };
-      const reader = FileSource.jsonLines(path).createReader({
+      const reader = openSourceReader(FileSource.jsonLines(path), {
         subtaskIndex: 0,
         parallelism: 1,
         sourceName: 'bench',

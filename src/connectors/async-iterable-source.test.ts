@@ -7,6 +7,7 @@ import { StreamExecutionEnvironment } from '../api/stream-execution-environment.
 import { AsyncIterableSource } from './async-iterable-source.ts';
 import { CollectSink } from './collect-sink.ts';
 import type { ReaderOutput } from '../core/source.ts';
+import { openSourceReader } from '../operators/split-assignment.ts';
 
 /** An async iterable the test feeds by hand, like a socket. */
 function channel<T>(): { iterable: AsyncIterable<T>; push(value: T): void; end(): void } {
@@ -71,30 +72,35 @@ describe('env.fromAsyncIterable', () => {
     assert.deepEqual(sink.values, ['first', 'second', 'third']);
   });
 
-  it('replays a restarted iterable from its checkpointed position', async () => {
+  it('replays a restarted iterable from its checkpointed split, at any parallelism', async () => {
     const start = async function* () {
       for (let i = 1; i <= 5; i++) yield i;
     };
     const source = new AsyncIterableSource(start);
     const context = { subtaskIndex: 0, parallelism: 1, sourceName: 'numbers' };
     const first: number[] = [];
-    const reader = source.createReader(context);
+    const reader = openSourceReader(source, context);
+    assert.deepEqual(reader.snapshotState!(), [{ emitted: 0 }]);
     assert.equal(await reader.pollNext(collector(first)), 'end');
     assert.deepEqual(first, [1, 2, 3, 4, 5]);
+    assert.deepEqual(reader.snapshotState!(), [], 'a finished iterable leaves no split');
 
-    const restored = source.createReader(context);
-    restored.restorePosition!(3);
+    // Restored at parallelism 2, the one split goes to one subtask: the other reads nothing.
+    const idle = openSourceReader(source, { ...context, parallelism: 2, subtaskIndex: 1 }, [
+      [{ emitted: 3 }],
+    ]);
+    assert.equal(await idle.pollNext(collector([])), 'end');
+    const restored = openSourceReader(source, { ...context, parallelism: 2 }, [[{ emitted: 3 }]]);
     const rest: number[] = [];
     while ((await restored.pollNext(collector(rest))) === 'more');
     assert.deepEqual(rest, [4, 5]);
-    assert.equal(restored.snapshotPosition!(), 5);
   });
 
   it('refuses to restore an iterable it cannot replay, naming the source', () => {
     const source = new AsyncIterableSource(Readable.from([1, 2, 3]));
-    const reader = source.createReader({ subtaskIndex: 0, parallelism: 1, sourceName: 'socket' });
+    const context = { subtaskIndex: 0, parallelism: 1, sourceName: 'socket' };
     assert.throws(
-      () => reader.restorePosition!(2),
+      () => openSourceReader(source, context, [[{ emitted: 2 }]]),
       (e: unknown) =>
         e instanceof ConfigurationError &&
         e.message.startsWith("Source 'socket': cannot replay an async iterable from item 2"),

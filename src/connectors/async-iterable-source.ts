@@ -1,6 +1,14 @@
 // AsyncIterableSource: a source over an async iterable (a Node stream, a paginated API, an async generator).
 import { ConfigurationError } from '../core/errors.ts';
-import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from '../core/source.ts';
+import type {
+  PollResult,
+  ReaderOutput,
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  SplitEnumerator,
+} from '../core/source.ts';
+import { checkSequenceSplit, type SequenceSplit } from './sequence-split.ts';
 
 const BATCH = 1024;
 /** How long a poll waits for a slow iterable before handing control back (so barriers and timers go in). */
@@ -16,11 +24,12 @@ export type AsyncIterableInput<T> = AsyncIterable<T> | (() => AsyncIterable<T>);
  * an event-loop turn, and an idle iterable hands control back every 50 ms, so checkpoint barriers and timers are
  * never held up for long.
  *
- * Its position is the number of items emitted. Given a function that starts the iterable, a restored job calls
- * it again and skips that many items (replay, as for `fromCollection`); given an iterable itself, which cannot
- * be replayed, a restore from a position after its start fails with a clear error rather than losing items.
+ * The iterable is one split, checkpointed with the number of items emitted. Given a function that starts the
+ * iterable, a restored job (at any parallelism) calls it again and skips that many items (replay, as for
+ * `fromCollection`); given an iterable itself, which cannot be replayed, a restore from a split after its start
+ * fails with a clear error rather than losing items.
  */
-export class AsyncIterableSource<T> implements Source<T> {
+export class AsyncIterableSource<T> implements Source<T, SequenceSplit> {
   readonly boundedness = 'bounded' as const;
 
   constructor(private readonly input: AsyncIterableInput<T>) {
@@ -34,28 +43,47 @@ export class AsyncIterableSource<T> implements Source<T> {
     }
   }
 
-  createReader(context: SourceReaderContext): SourceReader<T> {
-    return new AsyncIterableReader(context.subtaskIndex === 0 ? this.input : undefined, context.sourceName);
+  createEnumerator(): SplitEnumerator<SequenceSplit> {
+    return { initialSplits: () => [{ emitted: 0 }] };
+  }
+
+  createReader(context: SourceReaderContext): SourceReader<T, SequenceSplit> {
+    return new AsyncIterableReader(this.input, context.sourceName);
   }
 }
 
-class AsyncIterableReader<T> implements SourceReader<T> {
+class AsyncIterableReader<T> implements SourceReader<T, SequenceSplit> {
   private iterator: AsyncIterator<T> | undefined = undefined;
   private pending: Promise<IteratorResult<T>> | undefined = undefined;
+  private owned = false;
+  private finished = false;
   private emitted = 0;
   private skip = 0;
 
   constructor(
-    private readonly input: AsyncIterableInput<T> | undefined,
+    private readonly input: AsyncIterableInput<T>,
     private readonly sourceName: string,
   ) {}
 
+  addSplits(splits: SequenceSplit[]): void {
+    for (const split of splits) {
+      const emitted = checkSequenceSplit(split, this.sourceName).emitted;
+      if (emitted > 0 && typeof this.input !== 'function') {
+        throw new ConfigurationError(
+          `Source '${this.sourceName}': cannot replay an async iterable from item ${emitted}; pass a function that starts it (env.fromAsyncIterable(() => iterable)) to restore from a checkpoint`,
+        );
+      }
+      this.skip = this.emitted = emitted;
+      this.owned = true;
+    }
+  }
+
   async pollNext(output: ReaderOutput<T>): Promise<PollResult> {
-    if (this.input === undefined) return 'end';
+    if (!this.owned || this.finished) return 'end';
     if (this.iterator === undefined) {
       const iterable = typeof this.input === 'function' ? this.input() : this.input;
       this.iterator = iterable[Symbol.asyncIterator]();
-      for (; this.skip > 0; this.skip--) if ((await this.iterator.next()).done) return 'end';
+      for (; this.skip > 0; this.skip--) if ((await this.iterator.next()).done) return this.finish();
     }
     // The first item may wait up to IDLE_WAIT_MS, the rest only until the end of this event-loop turn.
     const idle = deferTurn(true);
@@ -66,7 +94,7 @@ class AsyncIterableReader<T> implements SourceReader<T> {
         const result = await Promise.race([this.pending, i === 0 ? idle.promise : turn.promise]);
         if (result === TURN) return 'more';
         this.pending = undefined;
-        if (result.done === true) return 'end';
+        if (result.done === true) return this.finish();
         this.emitted++;
         output.collect(result.value);
       }
@@ -77,18 +105,14 @@ class AsyncIterableReader<T> implements SourceReader<T> {
     }
   }
 
-  snapshotPosition(): unknown {
-    return this.emitted;
+  private finish(): PollResult {
+    this.finished = true;
+    return 'end';
   }
 
-  restorePosition(position: unknown): void {
-    const emitted = Number(position);
-    if (emitted > 0 && typeof this.input !== 'function' && this.input !== undefined) {
-      throw new ConfigurationError(
-        `Source '${this.sourceName}': cannot replay an async iterable from item ${emitted}; pass a function that starts it (env.fromAsyncIterable(() => iterable)) to restore from a checkpoint`,
-      );
-    }
-    this.skip = this.emitted = emitted;
+  /** The iterable as one split with the number of items emitted, until it is finished. */
+  snapshotState(): SequenceSplit[] {
+    return this.owned && !this.finished ? [{ emitted: this.emitted }] : [];
   }
 
   async close(): Promise<void> {

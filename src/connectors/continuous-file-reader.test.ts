@@ -4,7 +4,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigurationError } from '../core/errors.ts';
 import type { OutputTag } from '../core/output-tag.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
 import { JobCancelledError } from '../execution/job-cancelled-error.ts';
@@ -12,6 +11,7 @@ import { ManualClock } from '../core/clock.ts';
 import { CollectSink } from './collect-sink.ts';
 import { FileSource } from './file-source.ts';
 import type { ReaderOutput } from '../core/source.ts';
+import { openSourceReader } from '../operators/split-assignment.ts';
 
 let root: string;
 before(() => {
@@ -70,25 +70,22 @@ describe('FileSource.monitorContinuously', () => {
     const clock = new ManualClock(0);
     const source = FileSource.jsonLines<{ v: number }>(dir, { batchSize: 2 }).monitorContinuously(500);
     const context = { subtaskIndex: 0, parallelism: 1, sourceName: 'incoming', clock };
-    const reader = source.createReader(context);
+    const reader = openSourceReader(source, context);
     const out = new ListOutput<{ v: number }>();
     assert.equal(await reader.pollNext(out), 'more');
     assert.deepEqual(
       out.values.map((r) => r.v),
       [1, 2],
     );
-    const position = reader.snapshotPosition!();
-    assert.deepEqual(position, {
-      parallelism: 1,
-      seen: [join(dir, 'a.jsonl'), join(dir, 'b.jsonl')],
-      queue: [join(dir, 'b.jsonl')],
-      current: { path: join(dir, 'a.jsonl'), offset: 16, line: 2, columns: undefined },
-    });
+    const splits = reader.snapshotState!();
+    assert.deepEqual(splits, [
+      { path: join(dir, 'a.jsonl'), offset: 16, line: 2, columns: undefined },
+      { path: join(dir, 'b.jsonl'), offset: 0, line: 0, columns: undefined },
+    ]);
     await reader.close?.();
 
     lines(dir, 'c.jsonl', 5);
-    const restored = source.createReader(context);
-    restored.restorePosition!(structuredClone(position));
+    const restored = openSourceReader(source, context, [structuredClone(splits)]);
     const rest = new ListOutput<{ v: number }>();
     for (let i = 0; i < 4; i++) await restored.pollNext(rest);
     // The restored reader scans at once: c is new, a and b were taken before the checkpoint.
@@ -114,7 +111,7 @@ describe('FileSource.monitorContinuously', () => {
     const source = FileSource.jsonLines<{ v: number }>(dir).monitorContinuously(500);
     const seen: number[][] = [];
     for (let s = 0; s < 3; s++) {
-      const reader = source.createReader({
+      const reader = openSourceReader(source, {
         subtaskIndex: s,
         parallelism: 3,
         sourceName: 'x',
@@ -132,18 +129,62 @@ describe('FileSource.monitorContinuously', () => {
     assert.equal(seen.filter((v) => v.length > 0).length > 1, true);
   });
 
-  it('refuses a position taken at another parallelism, and a bad interval', () => {
-    const dir = newDir('mismatch');
-    const source = FileSource.jsonLines(dir).monitorContinuously(500);
-    const reader = source.createReader({ subtaskIndex: 0, parallelism: 2, sourceName: 'incoming' });
-    assert.throws(
-      () => reader.restorePosition!({ parallelism: 1, seen: [], queue: [], current: undefined }),
-      (e: unknown) =>
-        e instanceof ConfigurationError &&
-        e.message.startsWith(
-          "FileSource (monitored) 'incoming': the snapshot was taken at parallelism 1, not 2",
-        ),
+  it('rescales: the files taken at parallelism 3 (finished, half-read, queued) go to their new owners at 1, 2 and 5', async () => {
+    const dir = newDir('rescale');
+    for (let i = 0; i < 9; i++) lines(dir, `f${i}.jsonl`, i * 10, i * 10 + 1, i * 10 + 2);
+    const source = FileSource.jsonLines<{ v: number }>(dir, { batchSize: 2 }).monitorContinuously(500);
+    const before: number[] = [];
+    const restored: unknown[] = [];
+    for (let s = 0; s < 3; s++) {
+      const reader = openSourceReader(source, {
+        subtaskIndex: s,
+        parallelism: 3,
+        sourceName: 'x',
+        clock: new ManualClock(0),
+      });
+      const out = new ListOutput<{ v: number }>();
+      for (let i = 0; i < 3; i++) await reader.pollNext(out);
+      restored.push(structuredClone(reader.snapshotState!()));
+      await reader.close?.();
+      before.push(...out.values.map((r) => r.v));
+    }
+    const states = restored as { finished?: boolean; line: number }[][];
+    assert.ok(
+      states.flat().some((s) => s.finished === true),
+      'a finished file in the snapshot',
     );
+    assert.ok(
+      states.flat().some((s) => s.finished !== true && s.line > 0),
+      'a half-read file in the snapshot',
+    );
+    lines(dir, 'g.jsonl', 100);
+    const all = [...Array(9).keys()].flatMap((i) => [i * 10, i * 10 + 1, i * 10 + 2]).concat(100);
+    for (const parallelism of [1, 2, 3, 5]) {
+      const after: number[] = [];
+      for (let s = 0; s < parallelism; s++) {
+        const context = { subtaskIndex: s, parallelism, sourceName: 'x', clock: new ManualClock(0) };
+        const reader = openSourceReader(source, context, restored);
+        const out = new ListOutput<{ v: number }>();
+        // Polls until two polls in a row emit nothing: the reader has read every file it owns and waits.
+        for (let quiet = 0, polls = 0; quiet < 2; polls++) {
+          assert.ok(polls < 100, `subtask ${s} of ${parallelism} keeps emitting`);
+          const count = out.values.length;
+          await reader.pollNext(out);
+          quiet = out.values.length === count ? quiet + 1 : 0;
+        }
+        await reader.close?.();
+        after.push(...out.values.map((r) => r.v));
+      }
+      assert.deepEqual(
+        [...before, ...after].sort((a, b) => a - b),
+        all,
+        `restored at parallelism ${parallelism}`,
+      );
+    }
+  });
+
+  it('refuses a bad interval', () => {
+    const dir = newDir('mismatch');
     assert.throws(
       () => FileSource.jsonLines(dir).monitorContinuously(0),
       /monitoring interval must be > 0 ms, got 0/,

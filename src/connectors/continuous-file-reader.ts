@@ -5,37 +5,34 @@ import { ConfigurationError, MalformedRecordError } from '../core/errors.ts';
 import type { OutputTag } from '../core/output-tag.ts';
 import { hashKey } from '../state/key-hash.ts';
 import type { ProcessingTimeClock } from '../core/clock.ts';
-import type { FileCursor, FileFormat, FileOffset, RecordHandler } from './file-format.ts';
+import type { FileCursor, FileFormat, RecordHandler } from './file-format.ts';
+import { checkFileSplit, fileSplit, type FileSourceSplit } from './file-source-split.ts';
 import type { MalformedRecord } from './malformed-record.ts';
 import type { PollResult, ReaderOutput, SourceReader, SourceReaderContext } from '../core/source.ts';
 
 /** How long an idle poll waits (real time) before handing control back, so barriers and timers go in. */
 const IDLE_WAIT_MS = 50;
 
-/** A monitoring subtask's checkpointed position: the files it took, those not started, and the one it reads. */
-export interface ContinuousFilePosition {
-  readonly parallelism: number;
-  /** Every file this subtask has taken (read, being read or queued), by path. */
-  readonly seen: readonly string[];
-  /** Files found and not started yet, in order. */
-  readonly queue: readonly string[];
-  /** The file being read and how far, if any. */
-  readonly current: (FileOffset & { readonly path: string }) | undefined;
+/** The subtask of `parallelism` that reads a monitored file: a stable hash of its path. */
+export function monitoredFileOwner(path: string, parallelism: number): number {
+  return (hashKey(path) >>> 0) % parallelism;
 }
 
 /**
  * Scans the source's paths every `intervalMs` of processing time (the job's clock; a ManualClock under test).
  * New files (not hidden, sorted by name) are split among subtasks by a stable hash of their path and each is
  * read once, from start to end; a file that changes after it was taken is not read again (Flink's
- * `monitorContinuously` picks up new paths only). The set of files taken is part of the position, so a restored
- * job neither re-reads nor skips a file.
+ * `monitorContinuously` picks up new paths only). Every file taken is a split in the checkpoint: unfinished with
+ * its position, finished as a marker, so a restored job neither re-reads nor skips a file, also at another
+ * parallelism (each split goes to the subtask that would find its file).
  */
-export class ContinuousFileReader<T> implements SourceReader<T>, RecordHandler<T> {
-  private seen = new Set<string>();
-  private queue: string[] = [];
+export class ContinuousFileReader<T> implements SourceReader<T, FileSourceSplit>, RecordHandler<T> {
+  /** Every file this subtask has taken (read, being read or queued), by path. */
+  private readonly seen = new Set<string>();
+  /** Files taken and not finished, in order: the first is being read when `cursor` is set. */
+  private readonly queue: FileSourceSplit[] = [];
   private current: string | undefined = undefined;
   private cursor: FileCursor<T> | undefined = undefined;
-  private resumeAt: FileOffset | undefined = undefined;
   private nextScanAt = Number.NEGATIVE_INFINITY;
   private output: ReaderOutput<T> | undefined = undefined;
   private closed = false;
@@ -68,14 +65,15 @@ export class ContinuousFileReader<T> implements SourceReader<T>, RecordHandler<T
         this.nextScanAt = now + this.intervalMs;
         if (this.queue.length === 0) return 'more';
       }
-      this.current = this.queue.shift()!;
-      this.cursor = this.format.open(this.current, this.resumeAt);
-      this.resumeAt = undefined;
+      const split = this.queue[0]!;
+      this.current = split.path;
+      this.cursor = this.format.open(split.path, split.offset === 0 && split.line === 0 ? undefined : split);
     }
     if (await this.cursor.read(this.batchSize, this)) return 'more';
     this.cursor.close();
     this.cursor = undefined;
     this.current = undefined;
+    this.queue.shift();
     return 'more';
   }
 
@@ -94,37 +92,27 @@ export class ContinuousFileReader<T> implements SourceReader<T>, RecordHandler<T
     });
   }
 
-  snapshotPosition(): ContinuousFilePosition {
-    const at = this.cursor?.position() ?? this.resumeAt ?? { offset: 0, line: 0 };
-    return {
-      parallelism: this.context.parallelism,
-      seen: [...this.seen],
-      queue: [...this.queue],
-      current:
-        this.current === undefined
-          ? undefined
-          : { path: this.current, offset: at.offset, line: at.line, columns: at.columns && [...at.columns] },
-    };
+  /** Files taken before (finished or not), from a snapshot; finished ones are only remembered. */
+  addSplits(splits: FileSourceSplit[]): void {
+    for (const raw of splits) {
+      const split = checkFileSplit(raw, this.context.sourceName);
+      this.seen.add(split.path);
+      if (split.finished !== true) this.queue.push(split);
+    }
   }
 
-  restorePosition(position: unknown): void {
-    const p = position as Partial<ContinuousFilePosition> | undefined;
-    if (!Array.isArray(p?.seen) || !Array.isArray(p.queue) || typeof p.parallelism !== 'number') {
-      throw new ConfigurationError(
-        `FileSource (monitored): cannot restore from position ${JSON.stringify(position)}`,
-      );
-    }
-    if (p.parallelism !== this.context.parallelism) {
-      throw new ConfigurationError(
-        `FileSource (monitored) '${this.context.sourceName}': the snapshot was taken at parallelism ${p.parallelism}, not ${this.context.parallelism}; new files are split by parallelism, so restore at ${p.parallelism}`,
-      );
-    }
-    this.seen = new Set(p.seen);
-    this.queue = [...p.queue];
-    if (p.current !== undefined) {
-      this.queue.unshift(p.current.path);
-      this.resumeAt = { offset: p.current.offset, line: p.current.line, columns: p.current.columns };
-    }
+  /** Every file taken: the one being read at its position, those queued, and the finished ones as markers. */
+  snapshotState(): FileSourceSplit[] {
+    const splits: FileSourceSplit[] = [];
+    const pending = new Set<string>();
+    this.queue.forEach((split, i) => {
+      pending.add(split.path);
+      const at = i === 0 ? (this.cursor?.position() ?? split) : split;
+      splits.push(fileSplit(split.path, at));
+    });
+    for (const path of this.seen)
+      if (!pending.has(path)) splits.push(fileSplit(path, { offset: 0, line: 0 }, true));
+    return splits;
   }
 
   close(): void {
@@ -156,9 +144,9 @@ export class ContinuousFileReader<T> implements SourceReader<T>, RecordHandler<T
     found.sort();
     const { subtaskIndex, parallelism } = this.context;
     for (const file of found) {
-      if (this.seen.has(file) || (hashKey(file) >>> 0) % parallelism !== subtaskIndex) continue;
+      if (this.seen.has(file) || monitoredFileOwner(file, parallelism) !== subtaskIndex) continue;
       this.seen.add(file);
-      this.queue.push(file);
+      this.queue.push(fileSplit(file, { offset: 0, line: 0 }));
     }
   }
 

@@ -13,6 +13,8 @@ import { FileSource } from './file-source.ts';
 import type { MalformedRecord } from './malformed-record.ts';
 import type { Sink } from '../core/sink.ts';
 import type { PollResult, ReaderOutput, Source, SourceReader } from '../core/source.ts';
+import { openSourceReader } from '../operators/split-assignment.ts';
+import type { FileSourceSplit } from './file-source-split.ts';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -56,18 +58,19 @@ async function readAll<T>(source: Source<T>, parallelism = 1): Promise<T[]> {
 }
 
 /**
- * Reads a source in two runs: `polls` polls, a snapshot (cloned as a checkpoint would be), then a new reader
- * restored from it reads the rest. Returns both parts.
+ * Reads a source in two runs: `polls` polls, a snapshot of the splits (cloned as a checkpoint would be), then a
+ * new reader restored from them reads the rest. Returns both parts and the snapshotted splits.
  */
 async function readInTwoRuns<T>(source: Source<T>, polls: number, subtaskIndex = 0, parallelism = 1) {
   const context = { subtaskIndex, parallelism, sourceName: 'files' };
-  const first = source.createReader(context);
+  const first = openSourceReader(source, context);
   const before = new ListOutput<T>();
   await drain(first, before, polls);
-  const position = structuredClone(first.snapshotPosition!());
+  const position = structuredClone(first.snapshotState!());
   await first.close?.();
-  const second = source.createReader(context);
-  second.restorePosition!(position);
+  const restored: unknown[] = new Array(parallelism).fill([]);
+  restored[subtaskIndex] = position;
+  const second = openSourceReader(source, context, restored);
   const rest = new ListOutput<T>();
   assert.equal(await drain(second, rest), 'end');
   await second.close?.();
@@ -149,7 +152,7 @@ describe('FileSource.jsonLines', () => {
     assert.equal(one.length, 5 * 1_500 + 7 * 10);
     assert.deepEqual(three, one);
     assert.deepEqual(fromDirectory, one);
-    const reader = FileSource.jsonLines<number>(paths).createReader({
+    const reader = openSourceReader(FileSource.jsonLines<number>(paths), {
       subtaskIndex: 1,
       parallelism: 3,
       sourceName: 's',
@@ -186,7 +189,10 @@ describe('FileSource.jsonLines', () => {
         );
         assert.equal(before.length, Math.min(700 * polls, records.length), `${path} after ${polls} polls`);
         assert.deepEqual([...before, ...rest], records, `${path} after ${polls} polls`);
-        assert.equal((position as { file: number }).file, 0);
+        const [split, ...others] = position as FileSourceSplit[];
+        assert.equal(split!.path, path);
+        assert.ok(split!.line > 0, 'a split taken mid-file');
+        assert.deepEqual(others, []);
       }
     }
     const many = FileSource.jsonLines([plain, zipped, plain], { batchSize: 1_000 });
@@ -207,17 +213,12 @@ describe('FileSource.jsonLines', () => {
     assert.deepEqual(rest, []);
   });
 
-  it('rejects a position of another parallelism and reports a missing file by name', async () => {
+  it('rejects a split that is not one and reports a missing file by name', async () => {
     const a = file('a.jsonl', '1\n');
-    const b = file('b.jsonl', '2\n');
-    const reader = FileSource.jsonLines([a, b]).createReader({
-      subtaskIndex: 0,
-      parallelism: 2,
-      sourceName: 's',
-    });
+    const context = { subtaskIndex: 0, parallelism: 1, sourceName: 's' };
     assert.throws(
-      () => reader.restorePosition!({ file: 1, path: b, offset: 0, line: 0 }),
-      /restore at the parallelism/,
+      () => openSourceReader(FileSource.jsonLines([a]), context, [[{ file: 1, offset: 0, line: 0 }]]),
+      /FileSource 's': not a file split: \{"file":1,"offset":0,"line":0\}/,
     );
     const missing = join(dir, 'missing.jsonl');
     await assert.rejects(readAll(FileSource.jsonLines(missing)), new RegExp(`cannot read '${missing}'`));
@@ -362,7 +363,7 @@ describe('FileSource.csv', () => {
     const bad = new OutputTag<MalformedRecord>('bad');
     const source = FileSource.csv(path, { malformed: bad, batchSize: 1 });
     const context = { subtaskIndex: 0, parallelism: 1, sourceName: 's' };
-    const reader = source.createReader(context);
+    const reader = openSourceReader(source, context);
     const out = new ListOutput<unknown>();
     await drain(reader, out, 3);
     assert.deepEqual(out.values, [
@@ -372,8 +373,7 @@ describe('FileSource.csv', () => {
     assert.deepEqual(out.side, [
       { file: path, line: 5, text: '2', error: (out.side[0] as MalformedRecord).error },
     ]);
-    const restored = source.createReader(context);
-    restored.restorePosition!(structuredClone(reader.snapshotPosition!()));
+    const restored = openSourceReader(source, context, [structuredClone(reader.snapshotState!())]);
     const rest = new ListOutput<unknown>();
     assert.equal(await drain(restored, rest), 'end');
     assert.deepEqual(rest.values, []);
@@ -401,10 +401,9 @@ describe('FileSource.csv', () => {
     const bad = new OutputTag<MalformedRecord>('bad');
     const source = FileSource.csv(path, { malformed: bad, batchSize: 1 });
     const context = { subtaskIndex: 0, parallelism: 1, sourceName: 's' };
-    const first = source.createReader(context);
+    const first = openSourceReader(source, context);
     await drain(first, new ListOutput(), 2);
-    const second = source.createReader(context);
-    second.restorePosition!(structuredClone(first.snapshotPosition!()));
+    const second = openSourceReader(source, context, [structuredClone(first.snapshotState!())]);
     const out = new ListOutput<unknown>();
     await drain(second, out);
     assert.deepEqual(out.values, [{ a: '6', b: '7' }]);

@@ -4,13 +4,22 @@ import { join } from 'node:path';
 import { ConfigurationError, MalformedRecordError } from '../core/errors.ts';
 import type { OutputTag } from '../core/output-tag.ts';
 import { SystemClock } from '../core/clock.ts';
-import { ContinuousFileReader } from './continuous-file-reader.ts';
+import { ContinuousFileReader, monitoredFileOwner } from './continuous-file-reader.ts';
 import { CsvFormat, type CsvDecoding } from './csv-format.ts';
 import type { CsvParsers, CsvParsersFor, CsvRow, NoParsers, OnlyColumns } from './csv-row.ts';
-import type { FileCursor, FileFormat, FileOffset, RecordHandler } from './file-format.ts';
+import type { FileCursor, FileFormat, RecordHandler } from './file-format.ts';
 import { JsonLinesFormat, type JsonLinesDecoding } from './json-lines-format.ts';
 import type { MalformedRecord } from './malformed-record.ts';
-import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from '../core/source.ts';
+import type {
+  PollResult,
+  ReaderOutput,
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  SplitEnumerator,
+  SplitEnumeratorContext,
+} from '../core/source.ts';
+import { checkFileSplit, fileSplit, type FileSourceSplit } from './file-source-split.ts';
 
 /** Options every file source takes. */
 export interface FileSourceOptions {
@@ -34,28 +43,20 @@ export interface CsvSourceOptions<T> extends FileSourceOptions, CsvDecoding<T> {
 export type CsvTypedOptions = Omit<CsvSourceOptions<unknown>, 'columns' | 'parsers' | 'map'>;
 
 /**
- * A file source subtask's checkpointed position: it is reading file number `file` (an index into the source's
- * resolved file list, in which directories are expanded) and has emitted everything before byte `offset`, that is
- * the first `line` lines. `file` equal to the number of files means the subtask has finished.
- */
-export interface FileSourcePosition extends FileOffset {
-  readonly file: number;
-  readonly path: string | undefined;
-}
-
-/**
  * Reads files as a bounded stream, as Flink's FileSource with a record format: `FileSource.jsonLines` and
  * `FileSource.csv`. Files are streamed in 64 KiB chunks (never read whole), and `.gz` files are decompressed on
  * the fly. A directory stands for the files in it (sorted by name, hidden files skipped, not recursive).
  *
- * **Parallelism.** Files are the unit of work: subtask `s` of `p` reads files `s, s + p, ...` of the list, each
- * from start to end, in order. More subtasks than files leaves some idle.
+ * **Splits.** Each file is a {@link FileSourceSplit}: subtask `s` of `p` reads files `s, s + p, ...` of the list,
+ * each from start to end, in order. More subtasks than files leaves some idle.
  *
  * **Malformed records** (invalid JSON, a CSV row with the wrong number of fields, a mapper or parser that throws)
  * fail the job with a {@link MalformedRecordError} naming `file:line`, or go to the `malformed` side output.
  *
- * **Position.** See {@link FileSourcePosition}: a restored reader resumes just after the last record it emitted,
- * so no record is repeated or lost. Restore at the parallelism of the snapshot.
+ * **Checkpoints.** A subtask checkpoints the files it has not finished, each with the position just past its last
+ * record. A restore at the same parallelism gives every subtask its files back; at another, the unfinished files
+ * of all old subtasks are dealt out round-robin over the new subtasks. Each resumes where it stopped, so no record
+ * is repeated or lost at any parallelism.
  *
  * @example
  * const bad = new OutputTag<MalformedRecord>('bad');
@@ -66,7 +67,7 @@ export interface FileSourcePosition extends FileOffset {
  * );
  * clicks.getSideOutput(bad).print('bad');
  */
-export class FileSource<T> implements Source<T> {
+export class FileSource<T> implements Source<T, FileSourceSplit> {
   readonly paths: readonly string[];
   private readonly batchSize: number;
   private files: readonly string[] | undefined = undefined;
@@ -218,7 +219,23 @@ export class FileSource<T> implements Source<T> {
     return this.files;
   }
 
-  createReader(context: SourceReaderContext): SourceReader<T> {
+  /**
+   * Bounded: every file of the list, unread, dealt out round-robin. Monitored: no initial splits (readers find new
+   * files); each file belongs to the subtask a stable hash of its path picks, so a restored file lands where a
+   * reader would find it.
+   */
+  createEnumerator(context: SplitEnumeratorContext): SplitEnumerator<FileSourceSplit> {
+    if (this.monitorIntervalMs !== undefined) {
+      return {
+        initialSplits: () => [],
+        assign: (split) => monitoredFileOwner(split.path, context.parallelism),
+      };
+    }
+    const splits = this.resolveFiles().map((path) => fileSplit(path, { offset: 0, line: 0 }));
+    return { initialSplits: () => splits };
+  }
+
+  createReader(context: SourceReaderContext): SourceReader<T, FileSourceSplit> {
     if (this.monitorIntervalMs !== undefined) {
       return new ContinuousFileReader(
         this.format,
@@ -230,41 +247,40 @@ export class FileSource<T> implements Source<T> {
         new SystemClock(),
       );
     }
-    const files = this.resolveFiles();
-    const mine: number[] = [];
-    for (let i = context.subtaskIndex; i < files.length; i += context.parallelism) mine.push(i);
-    return new FileSourceReader(this.format, files, mine, context, this.batchSize, this.options.malformed);
+    return new FileSourceReader(this.format, context, this.batchSize, this.options.malformed);
   }
 }
 
-class FileSourceReader<T> implements SourceReader<T>, RecordHandler<T> {
-  /** Position in `mine`, the indices of this subtask's files. */
-  private next = 0;
+/** Reads its splits one after the other, each from its position to the end of the file. */
+class FileSourceReader<T> implements SourceReader<T, FileSourceSplit>, RecordHandler<T> {
+  private readonly splits: FileSourceSplit[] = [];
   private cursor: FileCursor<T> | undefined = undefined;
-  private resumeAt: FileOffset | undefined = undefined;
   private output: ReaderOutput<T> | undefined = undefined;
   private closed = false;
 
   constructor(
     private readonly format: FileFormat<T>,
-    private readonly files: readonly string[],
-    private readonly mine: readonly number[],
     private readonly context: SourceReaderContext,
     private readonly batchSize: number,
     private readonly malformedTag: OutputTag<MalformedRecord> | undefined,
   ) {}
 
+  addSplits(splits: FileSourceSplit[]): void {
+    for (const split of splits) this.splits.push(checkFileSplit(split, this.context.sourceName));
+  }
+
   async pollNext(output: ReaderOutput<T>): Promise<PollResult> {
     this.output = output;
-    while (this.next < this.mine.length && !this.closed) {
-      if (this.cursor === undefined) {
-        this.cursor = this.format.open(this.currentPath(), this.resumeAt);
-        this.resumeAt = undefined;
-      }
+    while (this.splits.length > 0 && !this.closed) {
+      const split = this.splits[0]!;
+      this.cursor ??= this.format.open(
+        split.path,
+        split.offset === 0 && split.line === 0 ? undefined : split,
+      );
       if (await this.cursor.read(this.batchSize, this)) return 'more';
       this.cursor.close();
       this.cursor = undefined;
-      this.next++;
+      this.splits.shift();
     }
     return 'end';
   }
@@ -274,7 +290,7 @@ class FileSourceReader<T> implements SourceReader<T>, RecordHandler<T> {
   }
 
   malformed(line: number, text: string, error: unknown): void {
-    const file = this.currentPath();
+    const file = this.splits[0]!.path;
     if (this.malformedTag === undefined) throw new MalformedRecordError(file, line, text, error);
     this.output!.collectSide(this.malformedTag, {
       file,
@@ -284,49 +300,19 @@ class FileSourceReader<T> implements SourceReader<T>, RecordHandler<T> {
     });
   }
 
-  snapshotPosition(): FileSourcePosition {
-    const file = this.next < this.mine.length ? this.mine[this.next]! : this.files.length;
-    const at = this.cursor?.position() ?? this.resumeAt ?? { offset: 0, line: 0 };
-    return {
-      file,
-      path: this.files[file],
-      offset: at.offset,
-      line: at.line,
-      columns: at.columns && [...at.columns],
-    };
-  }
-
-  restorePosition(position: unknown): void {
-    const p = position as Partial<FileSourcePosition> | undefined;
-    if (typeof p?.file !== 'number' || typeof p.offset !== 'number' || typeof p.line !== 'number') {
-      throw new ConfigurationError(`FileSource: cannot restore from position ${JSON.stringify(position)}`);
-    }
-    if (p.file >= this.files.length) {
-      this.next = this.mine.length;
-      return;
-    }
-    const next = this.mine.indexOf(p.file);
-    if (next < 0) {
-      throw new ConfigurationError(
-        `FileSource: file ${p.file} is not read by subtask ${this.context.subtaskIndex + 1}/${this.context.parallelism}; restore at the parallelism of the snapshot`,
-      );
-    }
-    if (p.path !== this.files[p.file]) {
-      throw new ConfigurationError(
-        `FileSource: the snapshot was reading '${p.path}', but file ${p.file} is now '${this.files[p.file]}'`,
-      );
-    }
-    this.next = next;
-    this.resumeAt = { offset: p.offset, line: p.line, columns: p.columns };
+  /** The files not finished: the current one at the cursor's position, then those not started. */
+  snapshotState(): FileSourceSplit[] {
+    const result: FileSourceSplit[] = [];
+    this.splits.forEach((split, i) => {
+      const at = i === 0 ? (this.cursor?.position() ?? split) : split;
+      result.push(fileSplit(split.path, at));
+    });
+    return result;
   }
 
   close(): void {
     this.closed = true;
     this.cursor?.close();
     this.cursor = undefined;
-  }
-
-  private currentPath(): string {
-    return this.files[this.mine[this.next]!]!;
   }
 }

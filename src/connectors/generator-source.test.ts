@@ -7,6 +7,7 @@ import { StreamExecutionEnvironment } from '../api/stream-execution-environment.
 import { ManualClock } from '../core/clock.ts';
 import { GeneratorSource } from './generator-source.ts';
 import type { PollResult, ReaderOutput, SourceReader } from '../core/source.ts';
+import { openSourceReader } from '../operators/split-assignment.ts';
 
 interface Event {
   id: number;
@@ -80,16 +81,19 @@ describe('GeneratorSource', () => {
   it('splits indices by stride: subtask s of p takes s, s + p, ...', async () => {
     const source = GeneratorSource.of(10, (i) => i);
     const out = new ListOutput<number>();
-    await drain(source.createReader({ subtaskIndex: 1, parallelism: 3, sourceName: 'g' }), out);
+    await drain(openSourceReader(source, { subtaskIndex: 1, parallelism: 3, sourceName: 'g' }), out);
     assert.deepEqual(out.values, [1, 4, 7]);
   });
 
   it('emits batches of batchSize records per poll', async () => {
-    const reader = GeneratorSource.of(2_500, (i) => i).createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      sourceName: 'g',
-    });
+    const reader = openSourceReader(
+      GeneratorSource.of(2_500, (i) => i),
+      {
+        subtaskIndex: 0,
+        parallelism: 1,
+        sourceName: 'g',
+      },
+    );
     const out = new ListOutput<number>();
     assert.equal(await reader.pollNext(out), 'more');
     assert.equal(out.values.length, 1000);
@@ -98,46 +102,46 @@ describe('GeneratorSource', () => {
     assert.equal(out.values.length, 2500);
   });
 
-  it('resumes from a snapshot position with every record exactly once', async () => {
+  it('resumes from its snapshotted splits with every record exactly once', async () => {
     const source = GeneratorSource.of(5_000, makeEvent, { seed: 9, batchSize: 700 });
     const context = { subtaskIndex: 1, parallelism: 2, sourceName: 'g' };
-    const first = source.createReader(context);
+    const first = openSourceReader(source, context);
     const before = new ListOutput<Event>();
     await drain(first, before, 2);
-    const position = structuredClone(first.snapshotPosition!());
-    const second = source.createReader(context);
-    second.restorePosition!([undefined, position]);
+    const splits = structuredClone(first.snapshotState!());
+    assert.deepEqual(splits, [{ next: 2801, stride: 2 }]);
+    const second = openSourceReader(source, context, [[], splits]);
     const after = new ListOutput<Event>();
     assert.equal(await drain(second, after), 'end');
     const all = [...before.values, ...after.values];
     const full = new ListOutput<Event>();
-    await drain(source.createReader(context), full);
+    await drain(openSourceReader(source, context), full);
     assert.deepEqual(all, full.values);
     assert.equal(new Set(all.map((e) => e.id)).size, 2500);
   });
 
-  it('deals the splits of another parallelism out exactly, and rejects invalid positions and options', async () => {
+  it('deals the splits of another parallelism out exactly, and rejects invalid splits and options', async () => {
     const source = GeneratorSource.of(20, (i) => i, { batchSize: 2 });
     // Two old subtasks: 0 had emitted 0, 2, 4 (next 6); 1 had emitted 1 (next 3). Restored at parallelism 3.
     const restored: number[][] = [];
     for (let s = 0; s < 3; s++) {
-      const reader = source.createReader({ subtaskIndex: s, parallelism: 3, sourceName: 'g' });
-      reader.restorePosition!([
-        [6, 2],
-        [3, 2],
+      const reader = openSourceReader(source, { subtaskIndex: s, parallelism: 3, sourceName: 'g' }, [
+        [{ next: 6, stride: 2 }],
+        [{ next: 3, stride: 2 }],
       ]);
       const out = new ListOutput<number>();
       await drain(reader, out);
       restored.push(out.values);
     }
     assert.deepEqual(restored, [[6, 8, 10, 12, 14, 16, 18], [3, 5, 7, 9, 11, 13, 15, 17, 19], []]);
-    const reader = GeneratorSource.of(10, (i) => i).createReader({
-      subtaskIndex: 0,
-      parallelism: 2,
-      sourceName: 'g',
-    });
-    assert.throws(() => reader.restorePosition!(3), /expected each subtask's splits/);
-    assert.throws(() => reader.restorePosition!([[1, 0]]), /expected each subtask's splits/);
+    // Finished splits are not checkpointed: a drained reader snapshots none.
+    const drained = openSourceReader(source, { subtaskIndex: 0, parallelism: 1, sourceName: 'g' });
+    await drain(drained, new ListOutput<number>());
+    assert.deepEqual(drained.snapshotState!(), []);
+    const context = { subtaskIndex: 0, parallelism: 2, sourceName: 'g' };
+    assert.throws(() => openSourceReader(source, context, [3, []]), /not a list of splits/);
+    assert.throws(() => openSourceReader(source, context, [[{ next: 1, stride: 0 }], []]), /not a split/);
+    assert.throws(() => openSourceReader(source, context, [[[6, 2]], []]), /expected \{ next, stride \}/);
     assert.throws(() => GeneratorSource.of(-1, (i) => i), ConfigurationError);
     assert.throws(() => GeneratorSource.of(1.5, (i) => i), /non-negative integer or Infinity/);
     assert.throws(() => GeneratorSource.of(1, (i) => i, { ratePerSecond: 0 }), /ratePerSecond/);
@@ -148,7 +152,7 @@ describe('GeneratorSource', () => {
     const clock = new ManualClock(0);
     // 2,000/s over 2 subtasks: 1,000/s each, in batches of 10 every 10 ms.
     const source = GeneratorSource.of(Infinity, (i) => i, { ratePerSecond: 2_000, clock });
-    const reader = source.createReader({ subtaskIndex: 0, parallelism: 2, sourceName: 'g' });
+    const reader = openSourceReader(source, { subtaskIndex: 0, parallelism: 2, sourceName: 'g' });
     const out = new ListOutput<number>();
     assert.equal(reader.pollNext(out), 'more'); // the first batch goes at once
     assert.equal(out.values.length, 10);
@@ -175,11 +179,14 @@ describe('GeneratorSource', () => {
 
   it('close() ends a pending wait', async () => {
     const clock = new ManualClock(0);
-    const reader = GeneratorSource.of(100, (i) => i, { ratePerSecond: 100, clock }).createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      sourceName: 'g',
-    });
+    const reader = openSourceReader(
+      GeneratorSource.of(100, (i) => i, { ratePerSecond: 100, clock }),
+      {
+        subtaskIndex: 0,
+        parallelism: 1,
+        sourceName: 'g',
+      },
+    );
     const out = new ListOutput<number>();
     reader.pollNext(out);
     const waiting = reader.pollNext(out);

@@ -3,7 +3,15 @@ import { ConfigurationError } from '../core/errors.ts';
 import { SystemClock, type ProcessingTimeClock } from '../core/clock.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { SeededRandom } from './seeded-random.ts';
-import type { PollResult, ReaderOutput, Source, SourceReader, SourceReaderContext } from '../core/source.ts';
+import type {
+  PollResult,
+  ReaderOutput,
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  SplitEnumerator,
+  SplitEnumeratorContext,
+} from '../core/source.ts';
 
 /** Computes record `index`. `random` is reseeded from (seed, index) before each call: use it only inside the call. */
 export type GeneratorFunction<T> = (index: number, random: SeededRandom) => T;
@@ -38,10 +46,11 @@ const THROTTLED_BATCHES_PER_SECOND = 100;
  * **Rate.** With `ratePerSecond`, each of the `p` subtasks emits `ratePerSecond / p` records per second in small
  * batches (about 100 per second), waiting on a clock timer between them, never spinning.
  *
- * **Position.** A subtask's checkpointed position is its remaining splits: (next index, stride) pairs, one for a
- * fresh subtask. On restore the unfinished splits of all old subtasks are dealt out round-robin over the new
- * subtasks, so a savepoint restores exactly at any parallelism (each remaining index once; a subtask may get several
- * splits, or none when there are fewer splits than subtasks).
+ * **Splits.** A fresh subtask s of p reads one {@link GeneratorSplit}, (next s, stride p), and checkpoints the
+ * splits it has not finished with the index each reached. On restore at another parallelism the unfinished splits
+ * of all old subtasks are dealt out round-robin over the new subtasks, so a savepoint restores exactly at any
+ * parallelism (each remaining index once; a subtask may get several splits, or none when there are fewer splits
+ * than subtasks).
  *
  * @example
  * const clicks = env.fromSource(
@@ -50,10 +59,8 @@ const THROTTLED_BATCHES_PER_SECOND = 100;
  *   'clicks',
  * );
  */
-export class GeneratorSource<T> implements Source<T> {
+export class GeneratorSource<T> implements Source<T, GeneratorSplit> {
   readonly boundedness: 'bounded' | 'unbounded';
-  /** Every reader sees every old subtask's splits on restore, so the source rescales exactly. */
-  readonly positionDistribution = 'union' as const;
   readonly ratePerSecond: number | undefined;
   readonly seed: number;
   readonly batchSize: number;
@@ -107,8 +114,15 @@ export class GeneratorSource<T> implements Source<T> {
     return new GeneratorSource(count, generator, options);
   }
 
-  createReader(context: SourceReaderContext): SourceReader<T> {
-    const { subtaskIndex, parallelism } = context;
+  /** One split per subtask: subtask s of p starts with indices s, s + p, s + 2p, ... */
+  createEnumerator(context: SplitEnumeratorContext): SplitEnumerator<GeneratorSplit> {
+    const splits: GeneratorSplit[] = [];
+    for (let s = 0; s < context.parallelism; s++) splits.push({ next: s, stride: context.parallelism });
+    return { initialSplits: () => splits };
+  }
+
+  createReader(context: SourceReaderContext): SourceReader<T, GeneratorSplit> {
+    const { parallelism } = context;
     let limiter: RateLimiter | undefined;
     let batch = this.batchSize;
     if (this.ratePerSecond !== undefined) {
@@ -116,43 +130,54 @@ export class GeneratorSource<T> implements Source<T> {
       limiter = new RateLimiter(rate, this.options.clock ?? context.clock ?? new SystemClock());
       batch = Math.max(1, Math.min(batch, Math.floor(rate / THROTTLED_BATCHES_PER_SECOND)));
     }
-    return new GeneratorReader(
-      this.generator,
-      this.count,
-      this.seed,
-      subtaskIndex,
-      parallelism,
-      batch,
-      limiter,
-    );
+    return new GeneratorReader(this.generator, this.count, this.seed, batch, limiter, context.sourceName);
   }
 }
 
 /**
- * Reads its splits one after the other. A split is an arithmetic progression of indices: `next`, `next + stride`,
- * ... below `count`. A fresh subtask s of p has one split (s, p); after a restore at another parallelism a subtask
- * may hold several splits of the old subtasks, or none.
+ * A split of a generator: the indices `next`, `next + stride`, `next + 2 * stride`, ... below the count. A fresh
+ * subtask s of p reads (s, p); the split is checkpointed with the index it reaches.
  */
-class GeneratorReader<T> implements SourceReader<T> {
+export interface GeneratorSplit {
+  readonly next: number;
+  readonly stride: number;
+}
+
+/**
+ * Reads its splits one after the other. After a restore at another parallelism a subtask may hold several splits
+ * of the old subtasks, or none.
+ */
+class GeneratorReader<T> implements SourceReader<T, GeneratorSplit> {
   private readonly random = new SeededRandom();
   /** The current split. */
   private next: number;
-  private stride: number;
-  /** The splits after the current one, as flat (next, stride) pairs. */
-  private queued: number[] = [];
+  private stride = 1;
+  /** The splits after the current one. */
+  private queued: GeneratorSplit[] = [];
   private closed = false;
 
   constructor(
     private readonly generator: GeneratorFunction<T>,
     private readonly count: number,
     private readonly seed: number,
-    private readonly subtaskIndex: number,
-    private readonly parallelism: number,
     private readonly batch: number,
     private readonly limiter: RateLimiter | undefined,
+    private readonly sourceName: string,
   ) {
-    this.next = subtaskIndex;
-    this.stride = parallelism;
+    this.next = count;
+  }
+
+  addSplits(splits: GeneratorSplit[]): void {
+    for (const split of splits) {
+      const { next, stride } = (split ?? {}) as Partial<GeneratorSplit>;
+      if (!(Number.isSafeInteger(next) && next! >= 0 && Number.isSafeInteger(stride) && stride! >= 1)) {
+        throw new ConfigurationError(
+          `GeneratorSource '${this.sourceName}': not a split: ${JSON.stringify(split)}; expected { next, stride } with next >= 0 and stride >= 1`,
+        );
+      }
+      this.queued.push({ next: next!, stride: stride! });
+    }
+    if (this.next >= this.count) this.nextSplit();
   }
 
   pollNext(output: ReaderOutput<T>): PollResult | Promise<PollResult> {
@@ -186,9 +211,10 @@ class GeneratorReader<T> implements SourceReader<T> {
 
   /** Moves on to the next queued split; false when none is left. */
   private nextSplit(): boolean {
-    if (this.queued.length === 0) return false;
-    this.next = this.queued.shift()!;
-    this.stride = this.queued.shift()!;
+    const split = this.queued.shift();
+    if (split === undefined) return false;
+    this.next = split.next;
+    this.stride = split.stride;
     return true;
   }
 
@@ -197,55 +223,12 @@ class GeneratorReader<T> implements SourceReader<T> {
     return false;
   }
 
-  /** The remaining splits, as flat (next, stride) pairs: the current one first. */
-  snapshotPosition(): number[] {
-    return [this.next, this.stride, ...this.queued];
-  }
-
-  /**
-   * Takes this subtask's share of every old subtask's splits (Flink's union list state). At the same parallelism a
-   * subtask keeps its own splits; at another, all unfinished splits in old-subtask order are dealt out, the k-th to
-   * subtask k mod p. So a restore at any parallelism emits each remaining
-   * index exactly once. A position that is a bare number is the format before splits: the next index of old
-   * subtask s, striding by the old parallelism.
-   */
-  restorePosition(positions: unknown): void {
-    if (!Array.isArray(positions)) throw this.badPosition(positions);
-    const splits: number[] = [];
-    positions.forEach((position: unknown) => {
-      if (position === undefined) return;
-      if (typeof position === 'number') {
-        splits.push(position, positions.length);
-        return;
-      }
-      if (!Array.isArray(position) || position.length % 2 !== 0) throw this.badPosition(position);
-      splits.push(...(position as number[]));
-    });
-    for (const n of splits) if (!Number.isSafeInteger(n) || n < 0) throw this.badPosition(positions);
-    for (let i = 1; i < splits.length; i += 2) if (splits[i] === 0) throw this.badPosition(positions);
-    let mine: number[] = [];
-    if (positions.length === this.parallelism) {
-      // Same parallelism: every subtask keeps its own splits, so nothing moves.
-      const own: unknown = positions[this.subtaskIndex];
-      mine =
-        typeof own === 'number' ? [own, this.parallelism] : Array.isArray(own) ? [...(own as number[])] : [];
-    } else {
-      let k = 0;
-      for (let i = 0; i < splits.length; i += 2) {
-        if (splits[i]! >= this.count) continue;
-        if (k++ % this.parallelism === this.subtaskIndex) mine.push(splits[i]!, splits[i + 1]!);
-      }
-    }
-    this.queued = mine;
-    this.next = this.count;
-    this.stride = 1;
-    this.nextSplit();
-  }
-
-  private badPosition(position: unknown): ConfigurationError {
-    return new ConfigurationError(
-      `GeneratorSource: cannot restore from position ${JSON.stringify(position)}; expected each subtask's splits as (next index, stride) pairs`,
-    );
+  /** The unfinished splits, the current one first. */
+  snapshotState(): GeneratorSplit[] {
+    const splits: GeneratorSplit[] = [];
+    if (this.next < this.count) splits.push({ next: this.next, stride: this.stride });
+    for (const split of this.queued) if (split.next < this.count) splits.push(split);
+    return splits;
   }
 
   close(): void {

@@ -1,4 +1,4 @@
-// The source contract, run once per built-in source: same records at any parallelism, exact resume from any poll.
+// The source contract, run once per built-in source: same records at any parallelism, exact resume and rescale.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,8 @@ import { CollectionSource } from './collection-source.ts';
 import { FileSource } from './file-source.ts';
 import { GeneratorSource } from './generator-source.ts';
 import type { PollResult, ReaderOutput, Source, SourceReader } from '../core/source.ts';
+import { openSourceReader } from '../operators/split-assignment.ts';
+import { AsyncIterableSource } from './async-iterable-source.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-source-contract-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,6 +54,13 @@ const cases: Case[] = [
     source: () => FileSource.jsonLines([...jsonFiles, gzFile], { batchSize: 13 }),
   },
   { name: 'FileSource.csv', source: () => FileSource.csv(csvFiles, { batchSize: 17 }) },
+  {
+    name: 'AsyncIterableSource',
+    source: () =>
+      new AsyncIterableSource(async function* () {
+        for (let i = 0; i < 2_500; i++) yield { i };
+      }),
+  },
 ];
 
 class ListOutput implements ReaderOutput<unknown> {
@@ -74,13 +83,27 @@ async function drain(
   return result;
 }
 
+/** A reader of subtask `subtaskIndex` with the splits the runtime would give it (fresh or `restored`). */
+function openReader(
+  source: Source<unknown>,
+  subtaskIndex: number,
+  parallelism: number,
+  restored?: readonly unknown[],
+): SourceReader<unknown> {
+  return openSourceReader(
+    source,
+    { subtaskIndex, parallelism, sourceName: 'contract' },
+    structuredClone(restored),
+  );
+}
+
 async function readSubtask(
   source: Source<unknown>,
   subtaskIndex: number,
   parallelism: number,
   maxPolls = Infinity,
 ) {
-  const reader = source.createReader({ subtaskIndex, parallelism, sourceName: 'contract' });
+  const reader = openReader(source, subtaskIndex, parallelism);
   const output = new ListOutput();
   const result = await drain(reader, output, maxPolls);
   return { reader, values: output.values, result };
@@ -111,17 +134,12 @@ for (const { name, source } of cases) {
         for (let done = false; !done; polls++) {
           const first = await readSubtask(source(), subtask, parallelism, polls);
           done = first.result === 'end';
-          const position = structuredClone(first.reader.snapshotPosition!());
+          const splits = structuredClone(first.reader.snapshotState!());
           await first.reader.close?.();
-          const second = source().createReader({
-            subtaskIndex: subtask,
-            parallelism,
-            sourceName: 'contract',
-          });
-          // A union-distributed source gets every subtask's position; here only this subtask's was taken.
-          const positions: unknown[] = new Array(parallelism).fill(undefined);
-          positions[subtask] = position;
-          second.restorePosition!(source().positionDistribution === 'union' ? positions : position);
+          // Only this subtask's splits were taken; the others' are empty here.
+          const restored: unknown[] = new Array(parallelism).fill([]);
+          restored[subtask] = splits;
+          const second = openReader(source(), subtask, parallelism, restored);
           const rest = new ListOutput();
           assert.equal(await drain(second, rest), 'end');
           await second.close?.();
@@ -132,6 +150,35 @@ for (const { name, source } of cases) {
           );
         }
         if (full.values.length > 0) assert.ok(polls > 3, 'the case is large enough to need several polls');
+      }
+    });
+
+    it('rescales: every split snapshotted mid-way at parallelism 3 is read exactly once at 1, 2 and 5', async () => {
+      const expected = canonical((await readSubtask(source(), 0, 1)).values);
+      for (const polls of [1, 3, 8]) {
+        const before: unknown[] = [];
+        const restored: unknown[] = [];
+        for (let s = 0; s < 3; s++) {
+          const part = await readSubtask(source(), s, 3, polls);
+          before.push(...part.values);
+          restored.push(structuredClone(part.reader.snapshotState!()));
+          await part.reader.close?.();
+        }
+        for (const parallelism of [1, 2, 3, 5]) {
+          const after: unknown[] = [];
+          for (let s = 0; s < parallelism; s++) {
+            const reader = openReader(source(), s, parallelism, restored);
+            const output = new ListOutput();
+            assert.equal(await drain(reader, output), 'end');
+            await reader.close?.();
+            after.push(...output.values);
+          }
+          assert.deepEqual(
+            canonical([...before, ...after]),
+            expected,
+            `${polls} polls at parallelism 3, restored at ${parallelism}`,
+          );
+        }
       }
     });
   });

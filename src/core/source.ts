@@ -1,4 +1,4 @@
-// The source contract: readers that push records in batches, with replayable positions for checkpoints.
+// The source contract (FLIP-27): splits as plain data, an enumerator that assigns them, readers that emit in batches.
 import type { Logger } from './logger.ts';
 import type { OutputTag } from './output-tag.ts';
 import type { ProcessingTimeClock } from './clock.ts';
@@ -34,42 +34,82 @@ export interface SourceReaderContext {
   readonly clock?: ProcessingTimeClock;
   /** The job's logger, for what a source reports without failing the job (default: stderr). */
   readonly logger?: Logger;
+  /**
+   * Whether the splits handed to `addSplits` come from a snapshot (possibly none for this subtask) rather than
+   * the enumerator's initial splits: a reader that discovers splits starts the ones it finds from their earliest
+   * position then, since they appeared after the snapshot.
+   */
+  readonly restored?: boolean;
 }
 
 /** The result of one poll: more records may follow, or the input is exhausted. */
 export type PollResult = 'more' | 'end';
 
 /**
- * Reads one subtask's share of a source. `pollNext` emits a batch synchronously into the output and returns,
- * possibly asynchronously (file reads); the runtime calls it in a loop and yields to the event loop between
- * batches so timers and other sources run. A batch should be large enough (hundreds to thousands of records)
- * that the per-batch overhead vanishes.
+ * Reads one subtask's share of a source: the splits it was given. `pollNext` emits a batch synchronously into
+ * the output and returns, possibly asynchronously (file reads); the runtime calls it in a loop and yields to the
+ * event loop between batches so timers and other sources run. A batch should be large enough (hundreds to
+ * thousands of records) that the per-batch overhead vanishes.
+ *
+ * `SplitT` is the source's split: plain, structured-cloneable data (a file with an offset, a range of indices, a
+ * partition with an offset), never a handle, so it can be written to a checkpoint and handed to any subtask.
  */
-export interface SourceReader<T> {
-  pollNext(output: ReaderOutput<T>): PollResult | Promise<PollResult>;
-  /** The position to resume from, for checkpoints (must be structured-cloneable). */
-  snapshotPosition?(checkpointId?: number): unknown;
+export interface SourceReader<T, SplitT = unknown> {
   /**
-   * Resumes from a position returned by `snapshotPosition`. Called before the first `pollNext`. For a source whose
-   * `positionDistribution` is `'union'`, `position` is the array of every subtask's snapshotted position.
+   * Flink's `SourceReader.addSplits`: the splits this subtask reads, handed over once, before the first
+   * `pollNext`, both on a fresh start (the enumerator's splits) and on a restore (the splits of the snapshot,
+   * reassigned). A split carries its own progress, so a restored split resumes where it stopped. A bounded reader
+   * with no split ends at once.
    */
-  restorePosition?(position: unknown): void;
-  /** The checkpoint that took `snapshotPosition(checkpointId)` is durable (e.g. commit offsets for monitoring). */
+  addSplits?(splits: SplitT[]): void;
+  pollNext(output: ReaderOutput<T>): PollResult | Promise<PollResult>;
+  /**
+   * Flink's `SourceReader.snapshotState`: the splits not finished yet, each with its progress (everything
+   * emitted so far is behind it). Called at a checkpoint barrier, between polls. What it returns must not change
+   * afterwards (copy what the reader mutates).
+   */
+  snapshotState?(checkpointId?: number): SplitT[];
+  /** The checkpoint that took `snapshotState(checkpointId)` is durable (e.g. commit offsets for monitoring). */
   notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
   close?(): void | Promise<void>;
 }
 
+/** What an enumerator learns about the job. */
+export interface SplitEnumeratorContext {
+  /** The number of source subtasks the splits are assigned over. */
+  readonly parallelism: number;
+  readonly sourceName: string;
+}
+
 /**
- * A source of records: bounded (a file, a collection) or unbounded (a socket, a topic). Each parallel subtask
- * gets its own reader.
+ * Flink's `SplitEnumerator`, reduced to pure functions of plain data so it can run wherever the job is set up
+ * (any thread or process computes the same answer): which splits a fresh job reads, and which subtask reads a
+ * split. Splits are assigned once, before the readers start; a source that finds splits while running (Kafka
+ * partitions, files appearing in a monitored directory) lets each reader discover them and keep the ones
+ * `assign` gives to its subtask, so no coordination is needed.
  */
-export interface Source<T> {
-  readonly boundedness: 'bounded' | 'unbounded';
+export interface SplitEnumerator<SplitT> {
+  /** The splits a job that is not restored reads (empty when the readers discover their splits). */
+  initialSplits(): readonly SplitT[];
   /**
-   * How restored positions reach the readers. `'per-subtask'` (the default): subtask i gets what subtask i
-   * snapshotted, so restore at the same parallelism. `'union'` (Flink's union list state): every reader gets the
-   * positions of all subtasks and keeps those of the splits it owns now, so the source rescales.
+   * The subtask (0 to parallelism - 1) that reads `split`, the `index`-th of the splits being assigned. The
+   * default deals splits round-robin (`index % parallelism`). A source whose readers discover splits must assign
+   * by a function of the split alone, so a restored split lands where a reader would discover it.
    */
-  readonly positionDistribution?: 'per-subtask' | 'union';
-  createReader(context: SourceReaderContext): SourceReader<T>;
+  assign?(split: SplitT, index: number): number;
+}
+
+/**
+ * A source of records: bounded (a file, a collection) or unbounded (a socket, a topic), following Flink's
+ * FLIP-27 model. Its work is cut into splits; an enumerator says which splits exist and which subtask reads
+ * each; each parallel subtask gets a reader, and the reader's unfinished splits are its checkpointed state. On a
+ * restore, at the snapshot's parallelism every subtask gets its own splits back; at another parallelism the
+ * splits of all old subtasks are assigned again over the new ones, so every source rescales exactly.
+ *
+ * A source without `createEnumerator` has no splits and no checkpointed state (its readers start afresh).
+ */
+export interface Source<T, SplitT = unknown> {
+  readonly boundedness: 'bounded' | 'unbounded';
+  createEnumerator?(context: SplitEnumeratorContext): SplitEnumerator<SplitT>;
+  createReader(context: SourceReaderContext): SourceReader<T, SplitT>;
 }

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigurationError } from '../core/errors.ts';
+import { AbstractStreamOperator, type OneInputStreamOperator } from '../operators/stream-operator.ts';
 import type { KeyedProcessFunction } from '../core/functions.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
 import { FileSource } from '../connectors/file-source.ts';
@@ -221,7 +222,7 @@ describe('checkpointing', () => {
     const positions = loadSavepoint(savepoint).operators['events']!.operatorState;
     assert.equal(positions.length, 2);
     assert.ok(
-      positions.every((p) => Array.isArray(p) && (p as number[])[0]! > 2_000),
+      positions.every((p) => Array.isArray(p) && (p as { next: number }[])[0]!.next > 2_000),
       `mid-way positions: ${JSON.stringify(positions)}`,
     );
 
@@ -232,41 +233,50 @@ describe('checkpointing', () => {
     assert.deepEqual(committed(out), expectedSums(30_000, 7));
   });
 
-  it('refuses to restore a source whose positions cannot be reassigned at another parallelism', async () => {
-    const dir = fresh('files');
-    mkdirSync(dir);
-    for (let f = 0; f < 4; f++) {
-      let text = '';
-      for (let i = 0; i < 5_000; i++) text += `{"id":${f * 5_000 + i},"key":${i % 7},"ts":${i}}\n`;
-      writeFileSync(join(dir, `part-${f}.jsonl`), text);
+  it('refuses to restore operator state kept per subtask at another parallelism, naming the operator', async () => {
+    /** A custom operator whose state is one number per subtask, with the default per-subtask distribution. */
+    class Counting extends AbstractStreamOperator<Ev> implements OneInputStreamOperator<Ev, Ev> {
+      private seen = 0;
+      processElement(value: Ev, timestamp: number): void {
+        this.seen++;
+        this.output.collect(value, timestamp);
+      }
+      override snapshotOperatorState(): unknown {
+        return this.seen;
+      }
     }
     const build = (env: StreamExecutionEnvironment, progress?: Progress) =>
       env
-        .fromSource(FileSource.jsonLines<Ev>(dir, { batchSize: 100 }), undefined, 'files')
-        .uid('files')
+        .fromSource(
+          GeneratorSource.of(1_000_000, (i): Ev => ({ id: i, key: i % 7, ts: i }), { batchSize: 100 }),
+          undefined,
+          'events',
+        )
+        .uid('events')
         .map((e) => {
           progress?.record();
           return e;
         })
-        .uid('check')
+        .uid('progress')
+        .transform('counting', () => new Counting())
+        .uid('counting')
         .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')))
         .uid('sink');
     const env = StreamExecutionEnvironment.create({ parallelism: 2 });
     env.enableCheckpointing(1_000_000, { storage: fresh('chk') });
     const progress = new Progress(1);
     build(env, progress);
-    const client = await env.executeAsync('files');
+    const client = await env.executeAsync('per-subtask');
     await progress.reached;
     const savepoint = await client.triggerSavepoint(fresh('savepoints'));
     await client.cancel();
-    assert.ok(!loadSavepoint(savepoint).operators['files']!.finished.every(Boolean));
     const env3 = StreamExecutionEnvironment.create({ parallelism: 3 });
     build(env3);
-    await assert.rejects(env3.execute('files', { savepointPath: savepoint }), (e: Error) => {
+    await assert.rejects(env3.execute('per-subtask', { savepointPath: savepoint }), (e: Error) => {
       assert.ok(e instanceof ConfigurationError);
       assert.equal(
         e.message,
-        "Source 'files' (uid 'files') cannot be restored at parallelism 3 from a snapshot taken at parallelism 2: its positions are kept per subtask and cannot be reassigned exactly (records would be replayed twice or lost); restore it at parallelism 2",
+        "Operator 'counting' (uid 'counting') cannot be restored at parallelism 3 from a snapshot taken at parallelism 2: its operator state is kept per subtask and cannot be reassigned exactly; restore it at parallelism 2",
       );
       return true;
     });

@@ -6,6 +6,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import type { ScheduledCallback } from '../core/clock.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from './stream-operator.ts';
 import { closeFunction, instantiateFunction, openFunction } from './user-function.ts';
+import type { OperatorStateDistribution } from './operator-state-distribution.ts';
 
 /** Whether results keep the input order, or may overtake each other between two watermarks. */
 export type AsyncOutputMode = 'ordered' | 'unordered';
@@ -126,18 +127,17 @@ export class AsyncWaitOperator<IN, OUT>
     return elements.length === 0 ? undefined : elements;
   }
 
-  override restoreOperatorState(state: unknown): void {
-    if (state === undefined) return;
-    const elements = state as AsyncQueuedElement[];
-    // Merged from several old subtasks (a lower parallelism), a queued watermark of one would overtake the
-    // records of another; the sources' watermarks after the restore supersede them, so keep records only.
-    if (this.restored === undefined) this.restored = elements;
-    else this.restored = [...this.restored, ...elements].filter((e) => !('watermark' in e));
+  /** `states` holds the in-flight elements of one or more old subtasks (several at a lower parallelism). */
+  override restoreOperatorState(states: unknown): void {
+    const lists = states as AsyncQueuedElement[][];
+    // Merged from several old subtasks, a queued watermark of one would overtake the records of another; the
+    // sources' watermarks after the restore supersede them, so keep records only.
+    this.restored = lists.length === 1 ? lists[0]! : lists.flat().filter((e) => !('watermark' in e));
   }
 
   /** Every old subtask's elements in flight are called again somewhere, whatever the new parallelism. */
-  override get redistributesOperatorState(): boolean {
-    return true;
+  override get operatorStateDistribution(): OperatorStateDistribution {
+    return 'redistribute';
   }
 
   override close(): void | Promise<void> {

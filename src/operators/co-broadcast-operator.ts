@@ -19,6 +19,7 @@ import type { InternalTimer, Triggerable } from '../time/internal-timer-service.
 import { hasTimestamp, type TimeDomain } from '../core/time-domain.ts';
 import type { Output } from './output.ts';
 import type { OperatorContext } from './stream-operator.ts';
+import type { OperatorStateDistribution } from './operator-state-distribution.ts';
 import { AbstractStreamOperator, type TwoInputStreamOperator } from './stream-operator.ts';
 import { ProcessContextImpl } from './process-context-impl.ts';
 import { TimestampedCollector } from './timestamped-collector.ts';
@@ -33,7 +34,7 @@ type AnyBroadcastFunction<IN1, IN2, OUT> =
  * operator a keyed backend (input 1 keyed), the function gets keyed state, timers and `applyToKeyedState`.
  *
  * The broadcast states are this subtask's operator state: snapshotted with it, and on restore at another
- * parallelism each subtask takes one old subtask's copy (`replicatesOperatorState`).
+ * parallelism each subtask takes one old subtask's copy (`'broadcast'` distribution).
  */
 export class CoBroadcastOperator<IN1, IN2, OUT>
   extends AbstractStreamOperator<OUT>
@@ -54,8 +55,8 @@ export class CoBroadcastOperator<IN1, IN2, OUT>
     this.fn = instantiateFunction(fn);
   }
 
-  override get replicatesOperatorState(): boolean {
-    return true;
+  override get operatorStateDistribution(): OperatorStateDistribution {
+    return 'broadcast';
   }
 
   override open(): void | Promise<void> {

@@ -7,6 +7,7 @@ import {
   type OneInputStreamOperator,
   type SnapshotContext,
 } from './stream-operator.ts';
+import { operatorStateShare, type OperatorStateDistribution } from './operator-state-distribution.ts';
 
 export class SinkOperator<T>
   extends AbstractStreamOperator<never>
@@ -53,17 +54,26 @@ export class SinkOperator<T>
     return context === undefined ? undefined : this.writer?.snapshotState?.(context.checkpointId);
   }
 
-  override restoreOperatorState(state: unknown): void {
-    if (!this.sink.redistributesState || this.restoredState === undefined) this.restoredState = state;
-    else this.restoredState = [...(this.restoredState as unknown[]), ...(state as unknown[])];
+  /**
+   * Gets every old subtask's writer state (union): the writer sees them all as `restoredStates`, and as
+   * `restoredState` its own, or, for a sink that redistributes, the concatenated states of old subtasks j with
+   * `j % parallelism === subtaskIndex`.
+   */
+  override restoreOperatorState(states: unknown): void {
+    const all = states as readonly unknown[];
+    this.restoredStates = all;
+    const { subtaskIndex, parallelism } = this.context;
+    if (this.sink.redistributesState !== true) {
+      this.restoredState = all[subtaskIndex];
+      return;
+    }
+    const share = operatorStateShare('redistribute', all, subtaskIndex, parallelism) as
+      unknown[][] | undefined;
+    this.restoredState = share === undefined ? undefined : share.length === 1 ? share[0] : share.flat();
   }
 
-  override get redistributesOperatorState(): boolean {
-    return this.sink.redistributesState === true;
-  }
-
-  override restoreUnionOperatorState(states: readonly unknown[]): void {
-    this.restoredStates = states;
+  override get operatorStateDistribution(): OperatorStateDistribution {
+    return 'union';
   }
 
   override notifyCheckpointComplete(checkpointId: number): void | Promise<void> {

@@ -5,6 +5,8 @@ import type { PollResult, ReaderOutput, Source, SourceReader, SplitOutput } from
 import { NO_TIMESTAMP } from '../core/time-domain.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import { AbstractStreamOperator, type SnapshotContext } from './stream-operator.ts';
+import type { OperatorStateDistribution } from './operator-state-distribution.ts';
+import { assignSplits, openSourceReader } from './split-assignment.ts';
 import type { WatermarkEmission } from '../time/watermark-emission.ts';
 import { SplitWatermarks } from './split-watermarks.ts';
 import { TimestampsAndWatermarks } from './timestamps-and-watermarks.ts';
@@ -15,12 +17,11 @@ import { TimestampsAndWatermarks } from './timestamps-and-watermarks.ts';
  * follows the record that produced it. A failure in the strategy names the source and the record.
  */
 export class SourceOperator<T> extends AbstractStreamOperator<T> implements ReaderOutput<T> {
-  private reader!: SourceReader<T>;
+  private reader: SourceReader<T> | undefined = undefined;
   private watermarks: TimestampsAndWatermarks<T> | undefined;
   private splitWatermarks: SplitWatermarks<T> | undefined = undefined;
-  private restoredPosition: unknown = undefined;
-  private hasRestoredPosition = false;
-  private restoredPositions: readonly unknown[] | undefined = undefined;
+  /** Every old subtask's unfinished splits, by old subtask, when restored. */
+  private restoredSplits: readonly unknown[] | undefined = undefined;
 
   constructor(
     readonly source: Source<T>,
@@ -35,16 +36,12 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
   }
 
   override open(): void {
-    this.reader = this.source.createReader({
-      subtaskIndex: this.context.subtaskIndex,
-      parallelism: this.context.parallelism,
-      sourceName: this.context.operatorName,
-      clock: this.context.clock,
-      logger: this.context.logger,
-    });
-    if (this.source.positionDistribution === 'union') {
-      if (this.restoredPositions !== undefined) this.reader.restorePosition?.(this.restoredPositions);
-    } else if (this.hasRestoredPosition) this.reader.restorePosition?.(this.restoredPosition);
+    const { subtaskIndex, parallelism, operatorName: sourceName, clock, logger } = this.context;
+    this.reader = openSourceReader(
+      this.source,
+      { subtaskIndex, parallelism, sourceName, clock, logger },
+      this.restoredSplits,
+    );
     if (this.strategy !== undefined) {
       this.watermarks = new TimestampsAndWatermarks(
         this.strategy,
@@ -58,7 +55,7 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
   }
 
   pollNext(): PollResult | Promise<PollResult> {
-    return this.reader.pollNext(this);
+    return this.reader!.pollNext(this);
   }
 
   collect(value: T, timestamp?: number): void {
@@ -145,17 +142,27 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
     this.splitWatermarks?.stop();
   }
 
+  /** The reader's unfinished splits (before `open`, the splits it is about to get). */
   override snapshotOperatorState(context?: SnapshotContext): unknown {
-    return this.reader?.snapshotPosition?.(context?.checkpointId);
+    if (this.reader === undefined) return this.splitsToRead();
+    return this.reader.snapshotState?.(context?.checkpointId);
   }
 
-  override restoreOperatorState(state: unknown): void {
-    this.restoredPosition = state;
-    this.hasRestoredPosition = state !== undefined;
+  /** The splits this subtask reads, fresh or restored; undefined for a source without splits. */
+  private splitsToRead(): unknown[] | undefined {
+    const { subtaskIndex, parallelism, operatorName: sourceName } = this.context;
+    const enumerator = this.source.createEnumerator?.({ parallelism, sourceName });
+    if (enumerator === undefined) return undefined;
+    return assignSplits(enumerator, this.restoredSplits, subtaskIndex, parallelism, sourceName);
   }
 
-  override restoreUnionOperatorState(states: readonly unknown[]): void {
-    this.restoredPositions = states;
+  /** Every old subtask's split list (union): `open` keeps the splits the enumerator assigns to this subtask. */
+  override restoreOperatorState(states: unknown): void {
+    this.restoredSplits = states as readonly unknown[];
+  }
+
+  override get operatorStateDistribution(): OperatorStateDistribution {
+    return 'union';
   }
 
   override notifyCheckpointComplete(checkpointId: number): void | Promise<void> {

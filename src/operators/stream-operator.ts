@@ -7,6 +7,7 @@ import type { ProcessingTimeClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { InternalTimerService, Triggerable } from '../time/internal-timer-service.ts';
 import type { Output } from './output.ts';
+import type { OperatorStateDistribution } from './operator-state-distribution.ts';
 
 /** What the runtime gives an operator subtask. */
 export interface OperatorContext {
@@ -106,29 +107,15 @@ export abstract class AbstractStreamOperator<OUT> {
     return undefined;
   }
 
+  /**
+   * Receives this subtask's share of the restored operator state, before `open`, as `operatorStateDistribution`
+   * defines it; not called when the share is empty.
+   */
   restoreOperatorState(_state: unknown): void {}
 
-  /**
-   * Whether the operator state of every old subtask must be restored somewhere when the parallelism changes
-   * (Flink's redistributed list state): subtask i then gets `restoreOperatorState` once per old subtask j with
-   * j % parallelism === i. Otherwise subtask i gets old subtask i's state only.
-   */
-  get redistributesOperatorState(): boolean {
-    return false;
-  }
-
-  /**
-   * Receives the operator state of every subtask of the restored snapshot (Flink's union list state), after
-   * `restoreOperatorState`; operators that redistribute their state on rescale read it, the others ignore it.
-   */
-  restoreUnionOperatorState(_states: readonly unknown[]): void {}
-
-  /**
-   * Whether every subtask holds a full copy of the operator state (Flink's broadcast state): on restore at another
-   * parallelism subtask i then gets old subtask `i % oldParallelism`'s copy, so no subtask starts empty.
-   */
-  get replicatesOperatorState(): boolean {
-    return false;
+  /** How the operator state of a snapshot is shared out on restore; see {@link OperatorStateDistribution}. */
+  get operatorStateDistribution(): OperatorStateDistribution {
+    return 'per-subtask';
   }
 
   /** Called once the checkpoint is durable: the moment to make its side effects visible (commit). */

@@ -16,6 +16,7 @@ import {
   type RecordRouter,
 } from './record-router.ts';
 import type { TwoInputStreamOperator, OneInputStreamOperator } from '../operators/stream-operator.ts';
+import { canRedistribute, operatorStateShare } from '../operators/operator-state-distribution.ts';
 import { Subtask, type JobServices } from './subtask.ts';
 import { InputChannel } from './input-channel.ts';
 import { SubtaskInput } from './subtask-input.ts';
@@ -537,42 +538,24 @@ export class JobRuntime implements JobServices, JobAttempt {
       // A subtask finished at the checkpoint must not run again (its end-of-input output was already emitted).
       // At another parallelism that is only known when every old subtask had finished.
       const allFinished = finished !== undefined && finished.length > 0 && finished.every(Boolean);
-      if (!allFinished) this.checkSourceRescale(node, op);
-      this.subtasksOf(node).forEach((subtask) => {
+      const subtasks = this.subtasksOf(node);
+      const distribution = subtasks[0]?.operator.operatorStateDistribution ?? 'per-subtask';
+      if (!allFinished && !canRedistribute(distribution, op.operatorState, node.parallelism)) {
+        throw new ConfigurationError(
+          `Operator '${node.name}' (uid '${node.uid}') cannot be restored at parallelism ${node.parallelism} from a snapshot taken at parallelism ${op.parallelism}: its operator state is kept per subtask and cannot be reassigned exactly; restore it at parallelism ${op.parallelism}`,
+        );
+      }
+      subtasks.forEach((subtask) => {
+        // In worker mode this thread holds only some subtasks: the share follows the subtask's own index.
         const i = subtask.index;
         subtask.backend?.restore(op.keyedState);
         subtask.timers?.restore(op.timers);
-        if (subtask.operator.replicatesOperatorState) {
-          const copy = op.operatorState[i % Math.max(1, op.operatorState.length)];
-          if (copy !== undefined) subtask.operator.restoreOperatorState(copy);
-        } else if (subtask.operator.redistributesOperatorState) {
-          for (let j = i; j < op.operatorState.length; j += node.parallelism) {
-            if (op.operatorState[j] !== undefined) subtask.operator.restoreOperatorState(op.operatorState[j]);
-          }
-        } else if (i < op.operatorState.length && op.operatorState[i] !== undefined) {
-          subtask.operator.restoreOperatorState(op.operatorState[i]);
-        }
-        subtask.operator.restoreUnionOperatorState(op.operatorState);
+        const share = operatorStateShare(distribution, op.operatorState, i, node.parallelism);
+        if (share !== undefined) subtask.operator.restoreOperatorState(share);
         const sameShape = op.parallelism === node.parallelism;
         if (allFinished || (sameShape && finished?.[i] === true)) subtask.markRestoredFinished();
       });
     }
-  }
-
-  /**
-   * Refuses to restore a source at another parallelism when its positions cannot be reassigned exactly: positions
-   * kept per subtask (a file's offset, a generator stride of the old parallelism) handed to the wrong subtasks would
-   * replay records twice or skip them. A source whose readers take every old position (`positionDistribution:
-   * 'union'`) reassigns its splits itself.
-   */
-  private checkSourceRescale(node: StreamNode, op: OperatorSnapshot): void {
-    const source = node.transformation.source;
-    if (source === undefined || op.parallelism === node.parallelism) return;
-    if (source.positionDistribution === 'union') return;
-    if (op.operatorState.every((s) => s === undefined)) return;
-    throw new ConfigurationError(
-      `Source '${node.name}' (uid '${node.uid}') cannot be restored at parallelism ${node.parallelism} from a snapshot taken at parallelism ${op.parallelism}: its positions are kept per subtask and cannot be reassigned exactly (records would be replayed twice or lost); restore it at parallelism ${op.parallelism}`,
-    );
   }
 
   /**

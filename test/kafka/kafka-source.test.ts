@@ -14,7 +14,7 @@ import {
   OffsetsInitializer,
   type MalformedKafkaRecord,
 } from '../../src/connectors/kafka/index.ts';
-import type { KafkaSourcePosition } from '../../src/connectors/kafka/kafka-source-reader.ts';
+import type { KafkaSplitPosition } from '../../src/connectors/kafka/kafka-source-reader.ts';
 import type { Sink, SinkWriter } from '../../src/core/sink.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
@@ -238,9 +238,9 @@ describe('KafkaSource (real broker)', () => {
     await client.cancel();
 
     // The savepoint's offsets, per partition: the second run must start exactly there.
-    const states = loadSavepoint(savepoint).operators['kafka']!.operatorState as KafkaSourcePosition[];
+    const states = loadSavepoint(savepoint).operators['kafka']!.operatorState as KafkaSplitPosition[][];
     const offsets = new Map<number, number>();
-    for (const s of states) for (const split of s.splits) offsets.set(split.partition, split.offset);
+    for (const s of states) for (const split of s) offsets.set(split.partition, split.offset);
     assert.equal(offsets.size, 5);
     assert.ok(
       [...offsets.values()].some((o) => o > 0 && o < 200),

@@ -17,9 +17,9 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The generator's next index in a savepoint (its one split's first pair): how many numbers the job had read. */
+/** The generator's next index in a savepoint (its one split's): how many numbers the job had read. */
 function readPosition(path: string): number {
-  return (loadSavepoint(path).operators['numbers']!.operatorState[0] as number[])[0]!;
+  return (loadSavepoint(path).operators['numbers']!.operatorState[0] as { next: number }[])[0]!.next;
 }
 
 /** Restores the counting job from `path` over `total` numbers and returns its final counts. */

@@ -10,7 +10,7 @@ export {
   type KafkaRecordDeserializationSchema,
 } from './kafka-record-deserializer.ts';
 export type { MalformedKafkaRecord } from './malformed-kafka-record.ts';
-export { KafkaDeserializationError } from './kafka-source-reader.ts';
+export { KafkaDeserializationError, type KafkaSplitPosition } from './kafka-source-reader.ts';
 
 // Sink
 export { KafkaSink, KafkaSinkBuilder } from './kafka-sink.ts';
@@ -26,6 +26,8 @@ export type {
   Source,
   SourceReader,
   SourceReaderContext,
+  SplitEnumerator,
+  SplitEnumeratorContext,
   ReaderOutput,
   SplitOutput,
   PollResult,

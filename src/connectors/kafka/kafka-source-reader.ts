@@ -50,11 +50,6 @@ export interface KafkaSplitPosition {
   readonly stop?: number;
 }
 
-/** A subtask's snapshotted position: the splits it owned. */
-export interface KafkaSourcePosition {
-  readonly splits: KafkaSplitPosition[];
-}
-
 /** The state of one owned partition. */
 class PartitionState<T> {
   finished = false;
@@ -70,7 +65,7 @@ class PartitionState<T> {
   ) {}
 }
 
-export class KafkaSourceReader<T> implements SourceReader<T> {
+export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplitPosition> {
   private consumer: ClientConsumer | undefined = undefined;
   private output: ReaderOutput<T> | undefined = undefined;
   /** Owned partitions by topic, indexed by partition number: one array index per record, no string built. */
@@ -91,20 +86,22 @@ export class KafkaSourceReader<T> implements SourceReader<T> {
     this.clock = context.clock ?? new SystemClock();
   }
 
-  restorePosition(position: unknown): void {
-    const all = Array.isArray(position) ? position : [position];
-    const restored = new Map<string, KafkaSplitPosition>();
-    for (const p of all) {
-      if (p === undefined || p === null) continue;
-      const splits = (p as Partial<KafkaSourcePosition>).splits;
-      if (!Array.isArray(splits)) {
+  /** The partitions restored for this subtask, with their offsets (before the first poll). */
+  addSplits(splits: KafkaSplitPosition[]): void {
+    const restored = (this.restored ??= new Map<string, KafkaSplitPosition>());
+    for (const s of splits) {
+      const split = s as Partial<KafkaSplitPosition> | undefined;
+      if (
+        typeof split?.topic !== 'string' ||
+        !Number.isSafeInteger(split.partition) ||
+        !Number.isSafeInteger(split.offset)
+      ) {
         throw new ConfigurationError(
-          `KafkaSource '${this.context.sourceName}': cannot restore from ${JSON.stringify(p)}; expected { splits: [...] }`,
+          `KafkaSource '${this.context.sourceName}': not a partition split: ${JSON.stringify(s)}; expected { topic, partition, offset, stop? }`,
         );
       }
-      for (const s of splits) restored.set(splitId(s.topic, s.partition), s);
+      restored.set(splitId(s.topic, s.partition), s);
     }
-    this.restored = restored;
   }
 
   async pollNext(output: ReaderOutput<T>): Promise<PollResult> {
@@ -189,7 +186,8 @@ export class KafkaSourceReader<T> implements SourceReader<T> {
     this.output!.releaseOutputForSplit?.(state.id);
   }
 
-  snapshotPosition(checkpointId?: number): KafkaSourcePosition {
+  /** Every partition owned, with its next offset (and stopping offset when bounded). */
+  snapshotState(checkpointId?: number): KafkaSplitPosition[] {
     const splits: KafkaSplitPosition[] = [];
     for (const p of this.partitions) {
       splits.push(
@@ -199,11 +197,7 @@ export class KafkaSourceReader<T> implements SourceReader<T> {
       );
     }
     // Before the reader started, what it was restored with is still its position.
-    if (!this.started && this.restored !== undefined) {
-      for (const s of this.restored.values())
-        if (splitOwner(s.topic, s.partition, this.context.parallelism) === this.context.subtaskIndex)
-          splits.push(s);
-    }
+    if (!this.started && this.restored !== undefined) splits.push(...this.restored.values());
     if (
       checkpointId !== undefined &&
       this.config.groupId !== undefined &&
@@ -214,7 +208,7 @@ export class KafkaSourceReader<T> implements SourceReader<T> {
         splits.map((s) => ({ topic: s.topic, partition: s.partition, offset: s.offset })),
       );
     }
-    return { splits };
+    return splits;
   }
 
   /** Commits the offsets of a completed checkpoint to the group (Flink: for monitoring, not for recovery). */
@@ -271,7 +265,7 @@ export class KafkaSourceReader<T> implements SourceReader<T> {
     consumer.setDefaultConsumeTimeout(CONSUME_TIMEOUT_MS);
     this.consumer = consumer;
     const partitions = await this.listPartitions();
-    const fresh = this.restored === undefined;
+    const fresh = this.context.restored !== true;
     await this.addPartitions(partitions, fresh ? this.config.startingOffsets : OffsetsInitializer.earliest());
     if (this.config.stoppingOffsets === undefined && this.config.partitionDiscoveryIntervalMs > 0) {
       this.nextDiscovery = this.clock.now() + this.config.partitionDiscoveryIntervalMs;

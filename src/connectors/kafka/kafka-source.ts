@@ -1,10 +1,17 @@
 // KafkaSource: Flink's KafkaSource: topic partitions as splits, offsets in checkpoints, bounded or unbounded.
 import { ConfigurationError } from '../../core/errors.ts';
 import type { OutputTag } from '../../core/output-tag.ts';
-import type { Source, SourceReader, SourceReaderContext } from '../../core/source.ts';
+import type {
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  SplitEnumerator,
+  SplitEnumeratorContext,
+} from '../../core/source.ts';
+import { splitOwner } from './kafka-partition-split.ts';
 import type { KafkaProperties } from './kafka-client.ts';
 import { KafkaClientBuilder } from './kafka-client-builder.ts';
-import { KafkaSourceReader } from './kafka-source-reader.ts';
+import { KafkaSourceReader, type KafkaSplitPosition } from './kafka-source-reader.ts';
 import type { DeserializationSchema, KafkaRecordDeserializationSchema } from './kafka-record-deserializer.ts';
 import type { MalformedKafkaRecord } from './malformed-kafka-record.ts';
 import { OffsetsInitializer } from './offsets-initializer.ts';
@@ -35,8 +42,8 @@ const DEFAULT_DISCOVERY_INTERVAL_MS = 300_000;
  * Reads Kafka topics (Flink's KafkaSource). Each partition is a split owned by one source subtask (Flink's
  * assignment: round-robin from a subtask chosen by the topic's hash); a subtask reads its partitions with one
  * consumer and manual assignment, no consumer-group rebalancing. The next offset of every partition is
- * checkpointed, and a restore resumes exactly there, also at another parallelism: every subtask receives all
- * snapshotted offsets and keeps the partitions it owns under the new parallelism. Offsets are committed to the
+ * checkpointed as the reader's splits, and a restore resumes exactly there, also at another parallelism: each
+ * partition goes to the subtask that owns it under the new parallelism. Offsets are committed to the
  * consumer group when a checkpoint completes, for monitoring only; correctness never depends on them.
  *
  * Event time is tracked per partition inside the reader: the watermark strategy given to `env.fromSource` runs
@@ -60,9 +67,8 @@ const DEFAULT_DISCOVERY_INTERVAL_MS = 300_000;
  *   'orders',
  * );
  */
-export class KafkaSource<T> implements Source<T> {
+export class KafkaSource<T> implements Source<T, KafkaSplitPosition> {
   readonly boundedness: 'bounded' | 'unbounded';
-  readonly positionDistribution = 'union' as const;
 
   /** @internal Use {@link KafkaSource.builder}. */
   constructor(/** @internal */ readonly config: KafkaSourceConfig<T>) {
@@ -74,7 +80,18 @@ export class KafkaSource<T> implements Source<T> {
     return new KafkaSourceBuilder<T>();
   }
 
-  createReader(context: SourceReaderContext): SourceReader<T> {
+  /**
+   * Readers discover the partitions themselves (no initial splits); a restored partition goes to the subtask
+   * that would discover it, Flink's split owner.
+   */
+  createEnumerator(context: SplitEnumeratorContext): SplitEnumerator<KafkaSplitPosition> {
+    return {
+      initialSplits: () => [],
+      assign: (split) => splitOwner(split.topic, split.partition, context.parallelism),
+    };
+  }
+
+  createReader(context: SourceReaderContext): SourceReader<T, KafkaSplitPosition> {
     return new KafkaSourceReader(this.config, context);
   }
 }
