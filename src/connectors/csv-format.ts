@@ -1,5 +1,6 @@
 // CsvFormat: decodes CSV files with csv-parse's incremental parser, keeping each record's line and byte offset.
 import { parse, type Options as CsvParseOptions, type Parser } from 'csv-parse';
+import { isUtf8 } from 'node:buffer';
 import { Transform } from 'node:stream';
 import { FileChunks } from './file-chunks.ts';
 import { LineReader } from './line-reader.ts';
@@ -273,6 +274,12 @@ class CsvCursor<T> implements FileCursor<T> {
       this.reject(parsed, parsed.error, handler);
       return;
     }
+    // The parser decodes invalid UTF-8 as U+FFFD; only a row holding one is checked byte by byte (a genuine U+FFFD
+    // in the file is valid UTF-8 and passes).
+    if (holdsReplacementCharacter(parsed.row) && !isUtf8(this.bytesOf(parsed))) {
+      this.reject(parsed, new Error(INVALID_UTF8_RECORD), handler);
+      return;
+    }
     let value: T;
     try {
       value = this.convert(parsed.row);
@@ -299,6 +306,20 @@ class CsvCursor<T> implements FileCursor<T> {
     }
     text = text.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
     handler.malformed(parsed.endLine - countNewlines(text), text, error);
+  }
+
+  /** The bytes of a parsed record, from the chunks still held (see `reject`). */
+  private bytesOf(parsed: Parsed): Buffer {
+    const parts: Buffer[] = [];
+    for (const [buffer, start] of [
+      [this.previous, this.previousStart],
+      [this.current, this.currentStart],
+    ] as const) {
+      const from = Math.max(parsed.start - start, 0);
+      const to = Math.min(parsed.end - start, buffer.length);
+      if (to > from) parts.push(buffer.subarray(from, to));
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
 
   /** Counts the line breaks before parser-relative byte `to` (which only moves forward). */
@@ -379,4 +400,19 @@ function countNewlines(text: string): number {
   let count = 0;
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
   return count;
+}
+
+/** The reason given for a CSV record whose bytes are not UTF-8 text. */
+export const INVALID_UTF8_RECORD = 'invalid UTF-8: the record holds bytes that are not UTF-8 text';
+
+/** Whether a parsed row (an array or an object of fields) holds U+FFFD, the parser's stand-in for invalid bytes. */
+function holdsReplacementCharacter(row: unknown): boolean {
+  if (row === null || typeof row !== 'object') return false;
+  // for-in, not Object.values: nothing is allocated per record.
+  const fields = row as Record<string, unknown>;
+  for (const key in fields) {
+    const field = fields[key];
+    if (typeof field === 'string' && field.includes('\uFFFD')) return true;
+  }
+  return false;
 }

@@ -10,6 +10,7 @@ import { StreamExecutionEnvironment } from '../api/stream-execution-environment.
 import { CollectSink } from './collect-sink.ts';
 import { FileSource } from './file-source.ts';
 import { INVALID_UTF8 } from './json-lines-format.ts';
+import { INVALID_UTF8_RECORD } from './csv-format.ts';
 import type { MalformedRecord } from './malformed-record.ts';
 import type { Sink } from '../core/sink.ts';
 import type { Source } from '../core/source.ts';
@@ -60,6 +61,42 @@ describe('inputs are never silently altered', () => {
         assert.ok(error instanceof MalformedRecordError);
         assert.equal(error.line, 2);
         assert.ok(error.message.startsWith(`Malformed record at ${path}:2: invalid UTF-8`), error.message);
+        return true;
+      },
+    );
+  });
+
+  it('a CSV record with invalid UTF-8 is malformed at file:line, also inside a multi-line quoted field', async () => {
+    const path = file(
+      'bad-utf8.csv',
+      Buffer.concat([
+        Buffer.from('id,text\n1,plain\n2,x'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('y\n3,"\uFFFD is real"\n4,"two\nlines '),
+        Buffer.from([0xc3]),
+        Buffer.from('"\n5,é\n'),
+      ]),
+    );
+    const { good, bad } = await split((tag) => FileSource.csv(path, { malformed: tag }));
+    assert.deepEqual(good, [
+      { id: '1', text: 'plain' },
+      { id: '3', text: '\uFFFD is real' },
+      { id: '5', text: 'é' },
+    ]);
+    assert.deepEqual(
+      bad.map((r) => [r.file, r.line, r.error]),
+      [
+        [path, 3, INVALID_UTF8_RECORD],
+        [path, 5, INVALID_UTF8_RECORD],
+      ],
+    );
+    await assert.rejects(
+      StreamExecutionEnvironment.create()
+        .fromSource(FileSource.csv(path), undefined, 'in')
+        .executeAndCollect(),
+      (error: unknown) => {
+        assert.ok(error instanceof MalformedRecordError);
+        assert.ok(error.message.startsWith(`Malformed record at ${path}:3: invalid UTF-8`), error.message);
         return true;
       },
     );
