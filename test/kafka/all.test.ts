@@ -4,3 +4,4 @@ import './kafka-sink.test.ts';
 import './kafka-tls.test.ts';
 import './kafka-broker-restart.test.ts';
 import './kafka-crash.test.ts';
+import './kafka-example.test.ts';

@@ -11,10 +11,16 @@ const stuck: Source<number> = {
 const env = StreamExecutionEnvironment.create({ parallelism: 1 });
 env.fromSource(stuck, undefined, 'stuck').print();
 if (process.argv.includes('--checkpointing')) {
-  env.enableCheckpointing(50, { storage: process.argv[process.argv.indexOf('--checkpointing') + 1]! });
+  // The checkpoint timer does not hold the event loop open, so this handle does until checkpoint 1 is triggered
+  // (an observed event, not a delay); its barrier then waits behind the read and the loop empties.
+  const untilTriggered = setInterval(() => {}, 60_000);
+  env.enableCheckpointing(50, {
+    storage: process.argv[process.argv.indexOf('--checkpointing') + 1]!,
+    listener: (event) => {
+      if (event.type === 'triggered') clearInterval(untilTriggered);
+    },
+  });
   env.setRestartStrategy(RestartStrategies.noRestart());
-  // Keeps the process busy long enough for a checkpoint to be triggered; its barrier then waits behind the read.
-  setTimeout(() => {}, 300);
 }
 try {
   await env.execute('stall');
