@@ -539,7 +539,9 @@ export class JobRuntime implements JobServices, JobAttempt {
       // At another parallelism that is only known when every old subtask had finished.
       const allFinished = finished !== undefined && finished.length > 0 && finished.every(Boolean);
       const subtasks = this.subtasksOf(node);
-      const distribution = subtasks[0]?.operator.operatorStateDistribution ?? 'per-subtask';
+      // In worker mode a thread may hold none of the node's subtasks: the threads that hold them check and restore.
+      if (subtasks.length === 0) continue;
+      const distribution = subtasks[0]!.operator.operatorStateDistribution;
       if (!allFinished && !canRedistribute(distribution, op.operatorState, node.parallelism)) {
         throw new ConfigurationError(
           `Operator '${node.name}' (uid '${node.uid}') cannot be restored at parallelism ${node.parallelism} from a snapshot taken at parallelism ${op.parallelism}: its operator state is kept per subtask and cannot be reassigned exactly; restore it at parallelism ${op.parallelism}`,
