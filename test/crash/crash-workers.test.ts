@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { buildCrashJob, committedLines, OUTPUTS } from './crash-job.ts';
-import { random, runChild } from './run-crash-child.ts';
+import { seededRandom } from '../support/child-run.ts';
+import { runChild } from './run-crash-child.ts';
 
 const COUNT = 20_000;
 const RATE = 4_000;
@@ -36,7 +37,7 @@ describe('crash test at 2 worker threads: exactly-once under SIGKILL', () => {
       'cep',
       '2',
     ];
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     let kills = 0;
     let finished = false;
     while (!finished) {

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { buildCrashJob, committedLines, OUTPUTS } from './crash-job.ts';
-import { random, runChild } from './run-crash-child.ts';
+import { seededRandom } from '../support/child-run.ts';
+import { runChild } from './run-crash-child.ts';
 
 const COUNT = 40_000;
 const RATE = 5_000;
@@ -29,7 +30,7 @@ describe('crash test: exactly-once under SIGKILL', () => {
 
       const out = join(root, 'out');
       const args = [out, join(root, 'checkpoints'), join(root, 'state'), String(COUNT), String(RATE), 'lmdb'];
-      const next = random(SEED);
+      const next = seededRandom(SEED);
       const started = Date.now();
       let kills = 0;
       let finished = false;

@@ -1,11 +1,11 @@
 // Exactly-once with a source that finishes early: seeded kills during alignment and the final checkpoint, restarts.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { runChildProcess, seededRandom } from '../support/child-run.ts';
 
 const COUNT = 20_000;
 const RATE = 5_000;
@@ -17,55 +17,25 @@ const child = fileURLToPath(new URL('./union-child.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'weir-union-crash-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-/** mulberry32: a tiny seeded generator, so the kill schedule is the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Run {
   readonly killed: boolean;
   readonly restoredFrom: number;
   readonly fileFinished: boolean;
 }
 
-/** Runs the child with a kill plan; resolves with how it ended. A hung run fails, naming what it waited for. */
-function runChild(args: string[], plan: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', child, ...args, plan], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    const hung = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(
-        new Error(
-          `run with plan '${plan}' hung: neither DONE nor its kill moment within ${RUN_TIMEOUT_MS} ms; stdout: ${stdout} stderr: ${stderr}`,
-        ),
-      );
-    }, RUN_TIMEOUT_MS);
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on('error', reject);
-    proc.on('exit', (code, signal) => {
-      clearTimeout(hung);
-      const running = /^RUNNING (\d+) (file-finished|file-running)$/m.exec(stdout);
-      if (running === null) {
-        reject(new Error(`the child did not start (code ${code}, signal ${signal}): ${stderr}`));
-        return;
-      }
-      const run = { restoredFrom: Number(running[1]), fileFinished: running[2] === 'file-finished' };
-      if (signal === 'SIGKILL') resolve({ killed: true, ...run });
-      else if (code === 0 && stdout.includes('DONE')) resolve({ killed: false, ...run });
-      else reject(new Error(`union child with plan '${plan}' exited with ${code}: ${stderr}`));
-    });
+/** Runs the child with a kill plan; resolves with how it ended. A hung run fails, naming what it printed. */
+async function runChild(args: string[], plan: string): Promise<Run> {
+  const exit = await runChildProcess(child, [...args, plan], {
+    what: `union child with plan '${plan}'`,
+    timeoutMs: RUN_TIMEOUT_MS,
   });
+  const running = /^RUNNING (\d+) (file-finished|file-running)$/m.exec(exit.stdout);
+  if (running === null)
+    throw new Error(`the child did not start (code ${exit.code}, signal ${exit.signal}): ${exit.stderr}`);
+  const run = { restoredFrom: Number(running[1]), fileFinished: running[2] === 'file-finished' };
+  if (exit.signal === 'SIGKILL') return { killed: true, ...run };
+  if (exit.code === 0 && exit.stdout.includes('DONE')) return { killed: false, ...run };
+  throw new Error(`union child with plan '${plan}' exited with ${exit.code}: ${exit.stderr}`);
 }
 
 function committedIds(dir: string): number[] {
@@ -84,7 +54,7 @@ describe('crash test: a generator unioned with a source that finishes at once', 
     async () => {
       const out = join(root, 'out');
       const args = [out, join(root, 'checkpoints'), join(root, 'in'), String(COUNT), String(RATE)];
-      const next = random(SEED);
+      const next = seededRandom(SEED);
       // Kills 1-17 land mid-checkpoint: k records after the c-th checkpoint of the run was triggered, so during
       // barrier injection, alignment at the keyed exchange, or the write. The last three land at the final
       // checkpoint: when it is triggered, and when it is durable but not yet committed (twice: the run after a
