@@ -9,7 +9,10 @@ import { StreamExecutionEnvironment } from '../../src/api/stream-execution-envir
 import { loadSavepoint } from '../../src/execution/checkpoint-storage.ts';
 import { CollectSink } from '../../src/connectors/collect-sink.ts';
 import {
+  deadLetterRecords,
+  DeliveryGuarantee,
   Deserializers,
+  KafkaSink,
   KafkaSource,
   OffsetsInitializer,
   type MalformedKafkaRecord,
@@ -23,6 +26,7 @@ import {
   bootstrapServers,
   createTopic,
   produce,
+  readAll,
   uniqueTopic,
   type TestRecord,
 } from './kafka-test-cluster.ts';
@@ -167,6 +171,68 @@ describe('KafkaSource (real broker)', () => {
       { topic, partition: 0, offset: 1, timestamp: 5, key: 'k', value: '{oops' },
     );
     assert.match(r.error, /JSON/);
+  });
+
+  it('writes records that cannot be deserialized to a dead-letter topic, exactly once, naming where and why', async () => {
+    const topic = uniqueTopic('dlq-in');
+    const dlq = uniqueTopic('dlq');
+    await createTopic(topic, 2);
+    await createTopic(dlq, 1);
+    await produce(topic, [
+      { partition: 0, value: '{"n":1}', timestamp: 1_000 },
+      { partition: 0, value: '{oops', key: 'k0', timestamp: 2_000 },
+      { partition: 1, value: '{"n":2}', timestamp: 3_000 },
+      { partition: 1, value: 'not json', key: 'k1', timestamp: 4_000 },
+      { partition: 1, value: '{"n":3}', timestamp: 5_000 },
+    ]);
+    const bad = new OutputTag<MalformedKafkaRecord>('bad');
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(20, { storage: join(dir, uniqueTopic('checkpoints')) });
+    const src = KafkaSource.builder<{ n: number }>()
+      .setBootstrapServers(bootstrapServers())
+      .setTopics(topic)
+      .setBounded(OffsetsInitializer.latest())
+      .setValueOnlyDeserializer(Deserializers.json<{ n: number }>())
+      .setMalformedRecords(bad)
+      .build();
+    const good = new CollectSink<{ n: number }>();
+    const events = env.fromSource(src, undefined, 'events');
+    events.sinkTo(good);
+    events
+      .getSideOutput(bad)
+      .sinkTo(
+        KafkaSink.builder<MalformedKafkaRecord>()
+          .setBootstrapServers(bootstrapServers())
+          .setRecordSerializer(deadLetterRecords(dlq))
+          .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+          .setTransactionalIdPrefix(uniqueTopic('dlq-txn'))
+          .build(),
+        'dead letters',
+      );
+    await env.execute('dead-letter topic');
+    assert.deepEqual(good.values.map((v) => v.n).sort(), [1, 2, 3]);
+    const letters = (await readAll(dlq)).map((r) => ({
+      key: r.key,
+      value: r.value,
+      timestamp: r.timestamp,
+      headers: r.headers.filter(([k]) => k !== '__streams.errors.message'),
+      message: r.headers.find(([k]) => k === '__streams.errors.message')?.[1],
+    }));
+    letters.sort((a, b) => a.timestamp! - b.timestamp!);
+    const origin = (partition: number, offset: number) => [
+      ['__streams.errors.exception', 'KafkaDeserializationError'],
+      ['__streams.errors.topic', topic],
+      ['__streams.errors.partition', String(partition)],
+      ['__streams.errors.offset', String(offset)],
+    ];
+    assert.deepEqual(
+      letters.map(({ message: _, ...rest }) => rest),
+      [
+        { key: 'k0', value: '{oops', timestamp: 2_000, headers: origin(0, 1) },
+        { key: 'k1', value: 'not json', timestamp: 4_000, headers: origin(1, 1) },
+      ],
+    );
+    for (const l of letters) assert.match(l.message!, /JSON/);
   });
 
   it('tracks event time per partition; an idle partition stops holding the watermark back', async () => {

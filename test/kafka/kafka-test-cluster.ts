@@ -119,6 +119,8 @@ export interface ReadRecord {
   readonly key: string | null;
   readonly value: string;
   readonly timestamp: number | undefined;
+  /** Headers in order, values as UTF-8 text. */
+  readonly headers: readonly (readonly [string, string])[];
 }
 
 /**
@@ -152,6 +154,9 @@ export async function readAll(topic: string, isolation = 'read_committed'): Prom
           key: m.key === null || m.key === undefined ? null : m.key.toString(),
           value: m.value === null ? '' : m.value.toString(),
           timestamp: m.timestamp,
+          headers: (m.headers ?? []).flatMap((h) =>
+            Object.entries(h).map(([k, v]) => [k, v.toString()] as const),
+          ),
         });
       }
     }

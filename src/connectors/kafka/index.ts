@@ -16,6 +16,7 @@ export { KafkaDeserializationError, type KafkaSplitPosition } from './kafka-sour
 export { KafkaSink, KafkaSinkBuilder } from './kafka-sink.ts';
 export { DeliveryGuarantee } from './delivery-guarantee.ts';
 export type { KafkaProducerRecord, KafkaRecordSerializationSchema } from './kafka-record-serializer.ts';
+export { deadLetterRecords, DeadLetterHeaders } from './dead-letter-records.ts';
 
 // Client
 export { KafkaError, type KafkaProperties } from './kafka-client.ts';
