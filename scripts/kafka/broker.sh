@@ -6,6 +6,8 @@
 #                                     prints the bootstrap address (also written to $STATE/bootstrap)
 #   scripts/kafka/broker.sh stop      stop it (SIGTERM, then SIGKILL after 20 s) and delete its data
 #   scripts/kafka/broker.sh restart   stop it and start it again on the same ports and data (a broker restart)
+#   scripts/kafka/broker.sh down      stop it, keeping its ports and data (a broker outage)
+#   scripts/kafka/broker.sh up        start a broker taken down with 'down' again, on the same ports and data
 #   scripts/kafka/broker.sh status    print the bootstrap address if a broker started here is running
 #   scripts/kafka/broker.sh tls       print the TLS listener's address and the directory of its certificates
 #
@@ -161,6 +163,27 @@ restart() {
   launch
 }
 
+# A broker outage: the process goes away, its node, ports and log directory stay for 'up'.
+down() {
+  running_pid >/dev/null || {
+    echo "broker.sh: no broker started here is running" >&2
+    return 1
+  }
+  terminate
+}
+
+up() {
+  if running_pid >/dev/null; then
+    echo "broker.sh: the broker is already running" >&2
+    return 1
+  fi
+  [[ -f "$state/data/server.properties" ]] || {
+    echo "broker.sh: no broker was started here (nothing to bring up; use start)" >&2
+    return 1
+  }
+  launch
+}
+
 tls() {
   running_pid >/dev/null && echo "$(cat "$state/bootstrap-tls") $state/data/tls"
 }
@@ -174,10 +197,12 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   restart) restart ;;
+  down) down ;;
+  up) up ;;
   status) status ;;
   tls) tls ;;
   *)
-    echo "usage: scripts/kafka/broker.sh fetch|start|stop|restart|status|tls" >&2
+    echo "usage: scripts/kafka/broker.sh fetch|start|stop|restart|down|up|status|tls" >&2
     exit 2
     ;;
 esac

@@ -1,10 +1,11 @@
-// A broker restart mid-run: the job rides it out (the clients reconnect) and commits every record exactly once.
+// Broker outages: a restart mid-run, a broker down when the job starts, and one that never answers.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
@@ -16,6 +17,7 @@ import {
   OffsetsInitializer,
 } from '../../src/connectors/kafka/index.ts';
 import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
+import { CollectSink } from '../../src/connectors/collect-sink.ts';
 import { waitFor } from '../support/wait-for.ts';
 import {
   bootstrapServers,
@@ -36,6 +38,17 @@ function records(from: number, to: number): TestRecord[] {
   const out: TestRecord[] = [];
   for (let i = from; i < to; i++) for (let p = 0; p < 2; p++) out.push({ partition: p, value: `p${p}-${i}` });
   return out;
+}
+
+const run = promisify(execFile);
+
+/** A port nothing listens on: bound by the system, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 describe('Kafka broker restart (real broker)', () => {
@@ -85,7 +98,7 @@ describe('Kafka broker restart (real broker)', () => {
     );
     assert.equal(failed, undefined);
     // The same broker (ports, data) stops and starts again, while the job keeps running in this process.
-    await promisify(execFile)('bash', [broker, 'restart'], { env: process.env });
+    await run('bash', [broker, 'restart'], { env: process.env });
     await produce(input, records(PER_PARTITION / 2, PER_PARTITION));
     await job;
 
@@ -96,4 +109,82 @@ describe('Kafka broker restart (real broker)', () => {
     assert.equal(got.length, expected.length, 'committed record count');
     assert.deepEqual(got, expected);
   });
+  it('a job started while the broker is down waits for it, then commits every record once', async () => {
+    const input = uniqueTopic('down-in');
+    const output = uniqueTopic('down-out');
+    await createTopic(input, 2);
+    await createTopic(output, 2);
+    await produce(input, records(0, 200));
+    // The broker process goes away (its ports and data stay); the job starts against it, and only then does the
+    // broker start again, which takes seconds of JVM start-up: the clients' first attempts meet a closed port.
+    await run('bash', [broker, 'down'], { env: process.env });
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env.enableCheckpointing(100, { storage: join(dir, 'down-checkpoints') });
+    env.setRestartStrategy(RestartStrategies.fixedDelay(5, 500));
+    env
+      .fromSource(
+        KafkaSource.builder<string>()
+          .setBootstrapServers(bootstrapServers())
+          .setTopics(input)
+          .setBounded(OffsetsInitializer.offsets({ [`${input}-0`]: 200, [`${input}-1`]: 200 }))
+          .setValueOnlyDeserializer(Deserializers.string())
+          .build(),
+        undefined,
+        'in',
+      )
+      .sinkTo(
+        KafkaSink.builder<string>()
+          .setBootstrapServers(bootstrapServers())
+          .setTopic(output)
+          .setRecordSerializer((v) => ({ key: v.slice(0, 2), value: v }))
+          .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+          .setTransactionalIdPrefix(uniqueTopic('down-txn'))
+          .build(),
+        'out',
+      );
+    const job = env.execute('broker down at start');
+    let settled = false;
+    void job.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await run('bash', [broker, 'up'], { env: process.env });
+    assert.equal(settled, false, 'the job ended before the broker was up');
+    await job;
+    const got = (await readAll(output)).map((r) => r.value).sort();
+    assert.deepEqual(
+      got,
+      records(0, 200)
+        .map((r) => String(r.value))
+        .sort(),
+    );
+  });
+
+  it(
+    'a job whose broker never answers fails naming the bootstrap servers and the source',
+    { timeout: 120_000 },
+    async () => {
+      const servers = `127.0.0.1:${await closedPort()}`;
+      const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+      env.setRestartStrategy(RestartStrategies.noRestart());
+      env
+        .fromSource(
+          KafkaSource.builder<string>()
+            .setBootstrapServers(servers)
+            .setTopics('anything')
+            .setValueOnlyDeserializer(Deserializers.string())
+            .build(),
+          undefined,
+          'orders',
+        )
+        .sinkTo(new CollectSink<string>());
+      await assert.rejects(env.execute('no broker'), (error: Error) => {
+        assert.match(
+          error.message,
+          new RegExp(`Kafka: connecting to ${servers.replace(/\./g, '\\.')} \\(source 'orders'\\) failed`),
+        );
+        return true;
+      });
+    },
+  );
 });
