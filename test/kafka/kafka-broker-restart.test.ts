@@ -51,7 +51,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('Kafka broker restart (real broker)', () => {
+describe('Kafka broker restart (real broker)', { timeout: 480_000 }, () => {
   it('a job reading and writing with EXACTLY_ONCE loses and repeats nothing when the broker restarts mid-run', async () => {
     const input = uniqueTopic('restart-in');
     const output = uniqueTopic('restart-out');

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { RUN_TIMEOUT_MS, settle } from '../support/settle.ts';
 import { bootstrapServers } from './kafka-test-cluster.ts';
 
-describe('examples/kafka-orders', () => {
+describe('examples/kafka-orders', { timeout: 300_000 }, () => {
   it('main.ts finishes against a real broker', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
     const main = fileURLToPath(new URL('../../examples/kafka-orders/main.ts', import.meta.url));
     assert.equal(await settle(main, [], { WEIR_KAFKA_BOOTSTRAP: bootstrapServers() }), 'finished');

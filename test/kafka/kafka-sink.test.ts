@@ -57,7 +57,7 @@ async function runJob(
   await env.execute(`sink ${guarantee}`);
 }
 
-describe('KafkaSink (real broker)', () => {
+describe('KafkaSink (real broker)', { timeout: 300_000 }, () => {
   for (const guarantee of [
     DeliveryGuarantee.NONE,
     DeliveryGuarantee.AT_LEAST_ONCE,

@@ -75,7 +75,7 @@ async function until(condition: () => boolean, what: string, ms = 60_000): Promi
   }
 }
 
-describe('KafkaSource (real broker)', () => {
+describe('KafkaSource (real broker)', { timeout: 600_000 }, () => {
   it('reads a bounded topic to its end with the Kafka timestamps, at parallelism 2 over 3 partitions', async () => {
     const topic = uniqueTopic('bounded');
     await createTopic(topic, 3);

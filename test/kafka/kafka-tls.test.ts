@@ -13,7 +13,7 @@ import {
 } from '../../src/connectors/kafka/index.ts';
 import { createTopic, readAll, tlsListener, uniqueTopic } from './kafka-test-cluster.ts';
 
-describe('Kafka over TLS (real broker)', () => {
+describe('Kafka over TLS (real broker)', { timeout: 120_000 }, () => {
   it('writes with EXACTLY_ONCE and reads back through setTls, the broker checking the client certificate', async () => {
     const { bootstrap, dir } = tlsListener();
     const tls = {
