@@ -11,6 +11,7 @@ import { MapStateDescriptor } from '../../src/core/state-descriptor.ts';
 import { Time } from '../../src/time/time.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { TumblingEventTimeWindows } from '../../src/windowing/assigners/tumbling-event-time-windows.ts';
+import type { KillSwitch } from './kill-switch.ts';
 
 /** A card transaction; `ts` grows with the index, so each source subtask is in order and nothing is late. */
 export interface Tx {
@@ -36,8 +37,9 @@ export async function buildCrashJob(
   count: number,
   ratePerSecond?: number,
   withCep = true,
+  killSwitch?: KillSwitch,
 ): Promise<void> {
-  const tx = env
+  const generated = env
     .fromSource(
       GeneratorSource.of(count, crashTransaction, {
         seed: 42,
@@ -49,10 +51,22 @@ export async function buildCrashJob(
     )
     .setParallelism(2)
     .uid('transactions');
+  // With a kill switch, every record passes it (a kill at the N-th read) and it listens to every sink's
+  // pre-commits and commits.
+  const tx =
+    killSwitch === undefined
+      ? generated
+      : generated
+          .map((t) => {
+            killSwitch.event('read');
+            return t;
+          }, 'kill-switch')
+          .uid('kill-switch');
   await buildCrashPipeline(
     tx,
     (output, stream) => {
-      stream.sinkTo(TwoPhaseCommitFileSink.jsonLines<unknown>(join(outDir, output))).uid(`${output}-sink`);
+      const sink = TwoPhaseCommitFileSink.jsonLines<unknown>(join(outDir, output));
+      stream.sinkTo(killSwitch === undefined ? sink : killSwitch.around(sink)).uid(`${output}-sink`);
     },
     withCep,
   );

@@ -1,25 +1,47 @@
-// The proof of exactly-once: SIGKILL the crash job at 20+ seeded random moments; committed output equals a clean run's.
+// The proof of exactly-once: the crash job kills itself at 20 seeded moments of the exactly-once protocol; the
+// committed output equals a clean run's.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { buildCrashJob, committedLines, OUTPUTS } from './crash-job.ts';
 import { seededRandom } from '../support/child-run.ts';
-import { runChild } from './run-crash-child.ts';
+import { buildCrashJob, committedLines, OUTPUTS } from './crash-job.ts';
+import { formatKillPlan, type KillPlan } from './kill-switch.ts';
+import { runPlannedChild, type PlannedRun } from './run-crash-child.ts';
 
 const COUNT = 40_000;
 const RATE = 5_000;
 const KILLS = 20;
+/** Input records one run may read at most before it dies anyway, so a run always dies within a few checkpoints. */
+const READ_CAP = 3_000;
 const SEED = 20_240_601;
+/** Sink writers in the job: five outputs at parallelism 2. Each checkpoint seals, completes and commits in each. */
+const WRITERS = OUTPUTS.length * 2;
 const root = mkdtempSync(join(tmpdir(), 'weir-crash-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
+/**
+ * The seeded kill moments, every kind in turn: as the N-th record passes the switch (records in flight), right
+ * after the K-th sink pre-commit (a checkpoint half taken), at the K-th checkpoint-complete notification before
+ * its files are committed, and right after the K-th commit (other writers mid-commit), K within the first three
+ * checkpoints of a run.
+ */
+function killPlans(count: number): KillPlan[] {
+  const next = seededRandom(SEED);
+  const kinds = ['read', 'sealed', 'durable', 'committed'] as const;
+  return Array.from({ length: count }, (_, i) => {
+    const at = kinds[i % kinds.length]!;
+    const n = at === 'read' ? 100 + Math.floor(next() * 1_500) : 1 + Math.floor(next() * 3 * WRITERS);
+    return { at, n };
+  });
+}
+
 describe('crash test: exactly-once under SIGKILL', () => {
   it(
-    `commits exactly the uninterrupted output after ${KILLS} kills at random moments`,
-    { timeout: 600_000 },
+    `commits exactly the uninterrupted output after ${KILLS} kills at seeded protocol moments`,
+    { timeout: 900_000 },
     async () => {
       const expectedDir = join(root, 'expected');
       const env = StreamExecutionEnvironment.create({ parallelism: 2 });
@@ -29,28 +51,37 @@ describe('crash test: exactly-once under SIGKILL', () => {
       assert.ok(expected.windows!.length > 1_000 && expected.big!.length > 100 && expected.idle!.length > 10);
 
       const out = join(root, 'out');
-      const args = [out, join(root, 'checkpoints'), join(root, 'state'), String(COUNT), String(RATE), 'lmdb'];
-      const next = seededRandom(SEED);
-      const started = Date.now();
-      let kills = 0;
-      let finished = false;
-      while (!finished) {
-        // Kill moments: 50–450 ms after start-up, long enough to pass several 40 ms checkpoints (or not, sometimes).
-        const killAfter = kills < KILLS ? 50 + Math.floor(next() * 400) : undefined;
+      const args = (rate: number) => [
+        out,
+        join(root, 'checkpoints'),
+        join(root, 'state'),
+        String(COUNT),
+        String(rate),
+        'lmdb',
+        'cep',
+        '1',
+      ];
+      const plans = killPlans(KILLS);
+      const runs: PlannedRun[] = [];
+      for (let i = 0; ; i++) {
         // The last run is not killed: it may go at full speed (the rate changes timing, never the records).
-        const run = await runChild(
-          killAfter === undefined ? [...args.slice(0, 4), '0', ...args.slice(5)] : args,
-          killAfter,
-        );
-        finished = run.finished;
-        if (!finished) kills++;
+        const plan = i < plans.length ? formatKillPlan(plans[i]!) : 'none';
+        const run = await runPlannedChild([...args(plan === 'none' ? 0 : RATE), plan, String(READ_CAP)]);
+        runs.push(run);
         if (process.env.WEIR_CRASH_VERBOSE)
           process.stderr.write(
-            `crash run ${kills}: ${finished ? 'finished' : `killed after ${killAfter} ms`} at ${Date.now() - started} ms\n`,
+            `crash run ${i}: from checkpoint ${run.restoredFrom}, ${run.killed === undefined ? 'finished' : `killed at ${run.killed} (planned ${plan})`}\n`,
           );
-        assert.ok(kills <= KILLS + 5, 'the job makes no progress between kills');
+        if (run.killed === undefined) break;
+        assert.ok(
+          run.killed === plan || run.killed === `read:${READ_CAP}`,
+          `the child died at ${run.killed}, planned ${plan}`,
+        );
       }
-      assert.ok(kills >= KILLS, `only ${kills} kills before the job finished; lower RATE or raise COUNT`);
+      const kills = runs.filter((r) => r.killed !== undefined).length;
+      assert.equal(kills, KILLS, `only ${kills} kills before the job finished; raise COUNT`);
+      // Progress between kills: later runs restore from later checkpoints.
+      assert.ok(runs.at(-1)!.restoredFrom > 0, 'the last run restored from no checkpoint');
       for (const o of OUTPUTS) {
         const actual = committedLines(out, o);
         assert.equal(

@@ -3,7 +3,7 @@ import { StreamExecutionEnvironment } from '../../src/api/stream-execution-envir
 import { loadLatestCheckpoint } from '../../src/execution/checkpoint-storage.ts';
 import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
 import { buildKafkaCrashJob } from './kafka-crash-job.ts';
-import { KillSwitch, parseKillPlan } from './kill-switch.ts';
+import { KillSwitch, parseKillPlan } from '../crash/kill-switch.ts';
 
 const [bootstrap, input, output, transactionalIdPrefix, checkpointDir, plan, readCap] = process.argv.slice(2);
 const env = StreamExecutionEnvironment.create({ parallelism: 2 });

@@ -11,7 +11,7 @@ import {
 import { SeededRandom } from '../../src/connectors/seeded-random.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { buildCrashPipeline, crashTransaction, type Tx } from '../crash/crash-job.ts';
-import type { KillSwitch } from './kill-switch.ts';
+import type { KillSwitch } from '../crash/kill-switch.ts';
 import type { TestRecord } from './kafka-test-cluster.ts';
 
 /** Partitions of the input topic; each holds its transactions in timestamp order. */

@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { runChildProcess, seededRandom } from '../support/child-run.ts';
 import { OUTPUTS } from '../crash/crash-job.ts';
 import { crashInput, INPUT_PARTITIONS } from './kafka-crash-job.ts';
-import { formatKillPlan, type KillPlan } from './kill-switch.ts';
+import { formatKillPlan, type KillPlan } from '../crash/kill-switch.ts';
 import { bootstrapServers, createTopic, produce, readAll, uniqueTopic } from './kafka-test-cluster.ts';
 
 const COUNT = 25_000;
