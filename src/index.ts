@@ -112,7 +112,12 @@ export {
   ReducingStateDescriptor,
   AggregatingStateDescriptor,
 } from './core/state-descriptor.ts';
-export type { StateDescriptorOptions, StateKind } from './core/state-descriptor.ts';
+export type {
+  StateDescriptorOptions,
+  StateKind,
+  ValueStateDescriptorConstructor,
+  ValueStateDescriptorOptions,
+} from './core/state-descriptor.ts';
 export { StateTtlConfig, StateTtlConfigBuilder } from './core/state-ttl-config.ts';
 export type { TtlUpdateType } from './core/state-ttl-config.ts';
 export type { NamespaceSerializer } from './state/namespace.ts';

@@ -88,9 +88,9 @@ export interface KeyedCoProcessFunction<K, IN1, IN2, OUT> extends RichFunction {
  *
  * @example
  * stream.keyBy((e) => e.user).process<string>({
- *   count: undefined as unknown as ValueState<number>,
+ *   count: undefined as unknown as ValueState<number, number>,
  *   open(ctx) { this.count = ctx.getState(new ValueStateDescriptor<number>('n', { defaultValue: 0 })); },
- *   processElement(e, ctx, out) { this.count.update(this.count.value()! + 1); out.collect(`${e.user}`); },
+ *   processElement(e, ctx, out) { this.count.update(this.count.value() + 1); out.collect(`${e.user}`); },
  * });
  */
 export type FunctionObject<F> = F & ThisType<any> & Record<string, any>;

@@ -30,7 +30,8 @@ export interface RuntimeContext {
    * in `open`; they are reported with the runtime's metrics.
    */
   getMetricGroup(): MetricGroup;
-  getState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T>;
+  /** The value state `descriptor` names; its `value()` is typed `T` when the descriptor has a default value. */
+  getState<T, V extends T | undefined>(descriptor: ValueStateDescriptor<T, V>): ValueState<T, V>;
   getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T>;
   getMapState<UK, UV>(descriptor: MapStateDescriptor<UK, UV>): MapState<UK, UV>;
   getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T>;

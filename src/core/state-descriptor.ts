@@ -51,20 +51,59 @@ export abstract class StateDescriptor<S, V = unknown> {
   }
 }
 
+/** Options of a {@link ValueStateDescriptor}. */
+export interface ValueStateDescriptorOptions<T> extends StateDescriptorOptions<T> {
+  /** What `value()` returns for a key without a value (never set, cleared or expired). */
+  defaultValue?: T;
+}
+
 /**
- * Describes a {@link ValueState}.
+ * Describes a {@link ValueState}. `V` is what the state's `value()` returns: `T` for a descriptor made with a
+ * `defaultValue`, `T | undefined` otherwise (the constructor's overloads choose it, so neither is written by hand).
  *
  * @example
- * const desc = new ValueStateDescriptor<number>('count', { defaultValue: 0 });
+ * const count = new ValueStateDescriptor<number>('count', { defaultValue: 0 }); // ValueStateDescriptor<number, number>
+ * const last = new ValueStateDescriptor<string>('last'); // ValueStateDescriptor<string, string | undefined>
  */
-export class ValueStateDescriptor<T> extends StateDescriptor<import('./state.ts').ValueState<T>, T> {
+export interface ValueStateDescriptor<T, V extends T | undefined = T | undefined> extends StateDescriptor<
+  import('./state.ts').ValueState<T, V>,
+  T
+> {
+  /** Always `'value'`. */
+  readonly kind: 'value';
+  /** The default value, `undefined` when there is none. */
+  readonly defaultValue: V;
+}
+
+/**
+ * The constructor of {@link ValueStateDescriptor}: with a `defaultValue` of type `T` the state reads as `T`,
+ * without one as `T | undefined`.
+ */
+export interface ValueStateDescriptorConstructor {
+  /** A descriptor whose state's `value()` is a `T`: never set, cleared or expired, it reads as `defaultValue`. */
+  new <T>(
+    name: string,
+    options: ValueStateDescriptorOptions<T> & { defaultValue: T },
+  ): ValueStateDescriptor<T, T>;
+  /** A descriptor without a default value: its state's `value()` is `T | undefined`. */
+  new <T>(name: string, options?: ValueStateDescriptorOptions<T>): ValueStateDescriptor<T>;
+  /** Lets `instanceof ValueStateDescriptor` narrow. */
+  readonly prototype: ValueStateDescriptor<unknown>;
+}
+
+// A class cannot give its constructor overloads different instance types, so the class stays private and is
+// exported through the constructor interface above (the pattern of the standard library's `Map`/`MapConstructor`).
+class ValueStateDescriptorImpl<T> extends StateDescriptor<import('./state.ts').ValueState<T>, T> {
   readonly kind = 'value' as const;
   readonly defaultValue: T | undefined;
-  constructor(name: string, options: StateDescriptorOptions<T> & { defaultValue?: T } = {}) {
+  constructor(name: string, options: ValueStateDescriptorOptions<T> = {}) {
     super(name, options);
     this.defaultValue = options.defaultValue;
   }
 }
+
+/** Describes a {@link ValueState}; see the {@link ValueStateDescriptor} interface. */
+export const ValueStateDescriptor = ValueStateDescriptorImpl as unknown as ValueStateDescriptorConstructor;
 
 /** Describes a {@link ListState}. */
 export class ListStateDescriptor<T> extends StateDescriptor<import('./state.ts').ListState<T>, T[]> {

@@ -10,15 +10,18 @@ export interface State {
 }
 
 /**
- * A single value per key.
+ * A single value per key. `V` is what `value()` returns: `T` when the descriptor has a default value (an entry
+ * never set, cleared or expired reads as the default), `T | undefined` otherwise. `getState` infers it from the
+ * descriptor.
  *
  * @example
- * const count = ctx.getState(new ValueStateDescriptor<number>('count', { defaultValue: 0 }));
- * count.update(count.value()! + 1);
+ * const count = ctx.getState(new ValueStateDescriptor<number>('count', { defaultValue: 0 })); // ValueState<number, number>
+ * count.update(count.value() + 1);
+ * const last = ctx.getState(new ValueStateDescriptor<string>('last')); // value(): string | undefined
  */
-export interface ValueState<T> extends State {
+export interface ValueState<T, V extends T | undefined = T | undefined> extends State {
   /** The value of the current key, or the descriptor's default (`undefined` when it has none). */
-  value(): T | undefined;
+  value(): V;
   /** Sets the value of the current key; `undefined` clears it. */
   update(value: T | undefined): void;
 }

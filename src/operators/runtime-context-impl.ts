@@ -28,8 +28,9 @@ export class RuntimeContextImpl implements RuntimeContext {
     return this.metricGroup;
   }
 
-  getState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T> {
-    return this.keyed(descriptor);
+  getState<T, V extends T | undefined>(descriptor: ValueStateDescriptor<T, V>): ValueState<T, V> {
+    // The backends return the descriptor's default for a missing entry, so value() is a V.
+    return this.keyed(descriptor) as ValueState<T, V>;
   }
   getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T> {
     return this.keyed(descriptor);

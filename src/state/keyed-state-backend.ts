@@ -21,7 +21,7 @@ import type { NormalizedKey } from './key-hash.ts';
 
 /** The state handle type a descriptor produces, in a given namespace type. */
 export type InternalStateFor<D, N> =
-  D extends ValueStateDescriptor<infer T>
+  D extends ValueStateDescriptor<infer T, any>
     ? InternalValueState<N, T>
     : D extends ListStateDescriptor<infer T>
       ? InternalListState<N, T>
