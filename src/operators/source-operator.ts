@@ -8,6 +8,7 @@ import { AbstractStreamOperator, type SnapshotContext } from './stream-operator.
 import type { OperatorStateDistribution } from './operator-state-distribution.ts';
 import { assignSplits, openSourceReader } from './split-assignment.ts';
 import type { WatermarkEmission } from '../time/watermark-emission.ts';
+import { IdlenessLog } from './idleness-log.ts';
 import { SplitWatermarks } from './split-watermarks.ts';
 import { TimestampsAndWatermarks } from './timestamps-and-watermarks.ts';
 
@@ -104,6 +105,7 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
         this.output,
         this.emission,
         this.bounded,
+        new IdlenessLog(this.context.logger, this.context.operatorName, this.context.subtaskIndex),
       );
       this.splitWatermarks.startPeriodicEmission();
     }

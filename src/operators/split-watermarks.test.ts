@@ -7,6 +7,8 @@ import { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import type { Output } from './output.ts';
 import type { WatermarkEmission } from '../time/watermark-emission.ts';
 import { SplitWatermarks } from './split-watermarks.ts';
+import { createLogger } from '../core/logger.ts';
+import { IdlenessLog } from './idleness-log.ts';
 
 /** Records what leaves the subtask, in order: "r:<value>@<ts>", "w:<watermark>", "idle", "active". */
 class Trace implements Output<string> {
@@ -35,7 +37,13 @@ function setup(idleTimeoutMs?: number) {
   const trace = new Trace();
   let strategy = WatermarkStrategy.forBoundedOutOfOrderness<string>(10);
   if (idleTimeoutMs !== undefined) strategy = strategy.withIdleness(idleTimeoutMs);
-  const splits = new SplitWatermarks(strategy, clock, trace, CLOCK_EVERY_100_MS, false);
+  // The log lines, without their time, in the same trace so their order against the output shows.
+  const logger = createLogger({
+    level: 'info',
+    stream: { write: (line: string) => trace.events.push(line.replace(/^\S+ /, '').trimEnd()) },
+  });
+  const idleness = new IdlenessLog(logger, 'orders', 1);
+  const splits = new SplitWatermarks(strategy, clock, trace, CLOCK_EVERY_100_MS, false, idleness);
   splits.startPeriodicEmission();
   return { clock, trace, splits };
 }
@@ -68,17 +76,31 @@ describe('SplitWatermarks', () => {
     assert.deepEqual(trace.events.slice(2), ['w:989']);
     a.collect('a2', 1500); // a stays active; b has been quiet since 0
     clock.advanceTo(300);
-    // At 300 b is idle (300 - 0 >= 250): a alone (1489) leads; that is below b's 2989, which no longer counts.
-    assert.deepEqual(trace.events.slice(3), ['r:a2@1500', 'w:1489']);
+    // At 300 a's tick raises the minimum to 1489 (b's 2989 still counts), then b goes idle (300 - 0 >= 250).
+    assert.deepEqual(trace.events.slice(3), [
+      'r:a2@1500',
+      'w:1489',
+      "INFO weir: 'orders' (subtask 1) split b is idle: the subtask's watermark no longer waits for it operator=orders subtask=1 split=b idle=true",
+    ]);
     clock.advanceTo(400);
-    assert.deepEqual(trace.events.slice(5), ['idle']);
+    assert.deepEqual(trace.events.slice(6), [
+      "INFO weir: 'orders' (subtask 1) split a is idle: the subtask's watermark no longer waits for it operator=orders subtask=1 split=a idle=true",
+      "INFO weir: 'orders' (subtask 1) is idle: its watermark no longer holds back downstream operators operator=orders subtask=1 idle=true",
+      'idle',
+    ]);
     b.collect('b2', 4000);
     // Its record leaves first (the generator sees a record after it was forwarded, as in Flink); then b is back
     // with the watermark it had promised (2989).
-    assert.deepEqual(trace.events.slice(6), ['r:b2@4000', 'active', 'w:2989']);
+    assert.deepEqual(trace.events.slice(9), [
+      'r:b2@4000',
+      "INFO weir: 'orders' (subtask 1) split b is active again: the subtask's watermark waits for it again operator=orders subtask=1 split=b idle=false",
+      "INFO weir: 'orders' (subtask 1) is active again: its watermark counts downstream again operator=orders subtask=1 idle=false",
+      'active',
+      'w:2989',
+    ]);
     clock.advanceTo(500);
-    // a went idle at 400 (last record at 100), so b alone leads.
-    assert.deepEqual(trace.events.slice(9), ['w:3989']);
+    // a stays idle (its last record at 100), so b alone leads.
+    assert.deepEqual(trace.events.slice(14), ['w:3989']);
   });
 
   it('stops counting a released split', () => {

@@ -6,6 +6,7 @@ import type { TimestampAssigner, WatermarkStrategy } from '../time/watermark-str
 import type { SplitOutput } from '../core/source.ts';
 import type { Output } from './output.ts';
 import type { WatermarkEmission } from '../time/watermark-emission.ts';
+import type { IdlenessLog } from './idleness-log.ts';
 
 /**
  * The watermark state of one split: its generator writes here (it is the generator's WatermarkOutput), and the
@@ -17,6 +18,7 @@ class SplitState<T> implements SplitOutput<T>, WatermarkOutput {
   private recordsSinceEmit = 0;
 
   constructor(
+    readonly id: string,
     private readonly owner: SplitWatermarks<T>,
     private readonly assigner: TimestampAssigner<T> | undefined,
     readonly generator: WatermarkGenerator<T>,
@@ -56,12 +58,14 @@ class SplitState<T> implements SplitOutput<T>, WatermarkOutput {
   markIdle(): void {
     if (this.idle) return;
     this.idle = true;
+    this.owner.idleness?.split(this.id, true);
     this.owner.combine();
   }
 
   markActive(): void {
     if (!this.idle) return;
     this.idle = false;
+    this.owner.idleness?.split(this.id, false);
     this.owner.combine();
   }
 }
@@ -85,6 +89,8 @@ export class SplitWatermarks<T> {
     private readonly output: Output<T>,
     private readonly emission: WatermarkEmission,
     private readonly bounded: boolean,
+    /** Where transitions between idle and active are logged (splits and the subtask). */
+    readonly idleness?: IdlenessLog,
   ) {}
 
   /** The output of split `id`, created with a fresh generator on first use. */
@@ -98,7 +104,7 @@ export class SplitWatermarks<T> {
           : strategy.createWatermarkGenerator({ now: () => this.clock.now() });
       const everyRecords =
         this.emission.mode === 'deterministic' ? this.emission.everyRecords : Number.POSITIVE_INFINITY;
-      split = new SplitState(this, strategy?.timestampAssigner, generator, everyRecords);
+      split = new SplitState(id, this, strategy?.timestampAssigner, generator, everyRecords);
       this.splits.set(id, split);
       // A new split has no watermark yet: it holds the subtask back until it emits one (as in Flink).
       this.combine();
@@ -152,12 +158,14 @@ export class SplitWatermarks<T> {
       // Every split idle, or none owned (more subtasks than partitions): as in Flink, the subtask is idle.
       if (!this.idle) {
         this.idle = true;
+        this.idleness?.subtask(true);
         this.output.emitWatermarkStatus(true);
       }
       return;
     }
     if (this.idle) {
       this.idle = false;
+      this.idleness?.subtask(false);
       this.output.emitWatermarkStatus(false);
     }
     if (min > this.lastWatermark && min !== Number.POSITIVE_INFINITY) {

@@ -6,6 +6,7 @@ import type { TimestampAssigner, WatermarkStrategy } from '../time/watermark-str
 import type { Output } from './output.ts';
 import type { OperatorContext } from './stream-operator.ts';
 import type { WatermarkEmission } from '../time/watermark-emission.ts';
+import { IdlenessLog } from './idleness-log.ts';
 
 export { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../time/watermark-emission.ts';
 
@@ -29,6 +30,7 @@ export class TimestampsAndWatermarks<T> implements WatermarkOutput {
   private idle = false;
   private periodic: ScheduledCallback | undefined = undefined;
   private stopped = false;
+  private readonly idleness: IdlenessLog;
 
   constructor(
     strategy: WatermarkStrategy<T>,
@@ -40,6 +42,7 @@ export class TimestampsAndWatermarks<T> implements WatermarkOutput {
     this.assigner = strategy.timestampAssigner;
     this.generator = strategy.createWatermarkGenerator({ now: () => context.clock.now() });
     this.everyRecords = emission.mode === 'deterministic' ? emission.everyRecords : Number.POSITIVE_INFINITY;
+    this.idleness = new IdlenessLog(context.logger, context.operatorName, context.subtaskIndex);
   }
 
   /** The timestamp of a record: the assigner's, or the one it carries. */
@@ -99,12 +102,14 @@ export class TimestampsAndWatermarks<T> implements WatermarkOutput {
   markIdle(): void {
     if (this.idle) return;
     this.idle = true;
+    this.idleness.subtask(true);
     this.output.emitWatermarkStatus(true);
   }
 
   markActive(): void {
     if (!this.idle) return;
     this.idle = false;
+    this.idleness.subtask(false);
     this.output.emitWatermarkStatus(false);
   }
 }

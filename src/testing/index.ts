@@ -7,6 +7,7 @@ export { ManualClock } from '../core/clock.ts';
 // The types of weir that this entry's signatures name (the same declarations as weir's own exports). DataStream is
 // not repeated here: it would bring the whole of weir's API into this entry; harness code imports it from 'weir'.
 export type { ProcessingTimeClock, ScheduledCallback } from '../core/clock.ts';
+export type { LogFields, Logger } from '../core/logger.ts';
 export type { OutputTag } from '../core/output-tag.ts';
 export type { JobSnapshot, OperatorSnapshot } from '../runtime/job-snapshot.ts';
 export type { KeyGroupSnapshot } from '../state/keyed-state-backend.ts';

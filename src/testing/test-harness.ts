@@ -8,6 +8,7 @@ import type { JobSnapshot } from '../runtime/job-snapshot.ts';
 import { PassThroughOperator } from '../operators/pass-through-operator.ts';
 import type { Subtask } from '../runtime/subtask.ts';
 import { ManualClock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
 import { MAX_WATERMARK, NO_TIMESTAMP } from '../core/time-domain.ts';
 import type { WatermarkEmissionMode } from '../time/watermark-emission.ts';
 import { HarnessSinkOperator, type HarnessElement } from './harness-sink-operator.ts';
@@ -30,6 +31,8 @@ export interface TestHarnessOptions {
   watermarkEmission?: WatermarkEmissionMode;
   /** The manual clock's start time (default 0). */
   initialProcessingTime?: number;
+  /** Where the pipeline's operators log (default: the environment's default logger, on standard error). */
+  logger?: Logger;
 }
 
 /** A pending timer as the harness lists it (Flink's `InternalTimer`, with where it lives). */
@@ -169,6 +172,7 @@ export class TestHarness<OUT> {
     const graph = env.buildGraph([sinkT]);
     this.runtime = new JobRuntime(graph, {
       clock: this.clock,
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
       ...(snapshot !== undefined ? { restoreFrom: snapshot } : {}),
       sideTap: (tagId, value, timestamp) => {
         let list = this.sides.get(tagId);

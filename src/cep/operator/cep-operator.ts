@@ -25,6 +25,7 @@ import { nfaStateSerializer } from '../nfa/nfa-state-serializer.ts';
 import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
+import { LateRecordLog } from '../../operators/late-record-log.ts';
 
 /** Orders events that share a timestamp (Flink's `EventComparator`); ties keep arrival order. */
 export type EventComparator<T> = (a: T, b: T) => number;
@@ -102,6 +103,8 @@ export class CepOperator<IN, KEY, OUT>
   private readonly gapWindows: number[];
   /** Late elements dropped because no late-data side output was set (Flink's numLateRecordsDropped). */
   numLateRecordsDropped = 0;
+  /** Logs the drops rate-limited; the record path only increments the count above. */
+  private lateRecordLog!: LateRecordLog;
 
   constructor(
     private readonly compiled: CompiledPattern<IN>,
@@ -127,6 +130,7 @@ export class CepOperator<IN, KEY, OUT>
       'numLateRecordsDropped',
       new FieldCounter(() => this.numLateRecordsDropped),
     );
+    this.lateRecordLog = new LateRecordLog(this.context, 'CEP operator');
     const backend = this.context.keyedStateBackend;
     if (backend === undefined) {
       throw new IllegalStateError(
@@ -186,8 +190,8 @@ export class CepOperator<IN, KEY, OUT>
       this.bufferEvent(value, timestamp);
     } else if (this.lateDataOutputTag !== undefined) {
       this.output.collectSide(this.lateDataOutputTag, value, timestamp);
-    } else {
-      this.numLateRecordsDropped++;
+    } else if (++this.numLateRecordsDropped === 1) {
+      this.lateRecordLog.first(timestamp, this.timerService.currentWatermark());
     }
   }
 
@@ -209,7 +213,14 @@ export class CepOperator<IN, KEY, OUT>
     this.updateNFA(nfaState);
   }
 
+  override processWatermark(watermark: number): void {
+    super.processWatermark(watermark);
+    if (this.numLateRecordsDropped !== this.lateRecordLog.logged)
+      this.lateRecordLog.report(this.numLateRecordsDropped, false);
+  }
+
   override close(): void | Promise<void> {
+    this.lateRecordLog.report(this.numLateRecordsDropped, true);
     return closeFunction(this.fn);
   }
 

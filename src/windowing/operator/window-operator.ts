@@ -39,6 +39,7 @@ import {
 } from './merging-window-set.ts';
 import { WindowProcessContext } from './window-process-context.ts';
 import { WindowTriggerContext } from './window-trigger-context.ts';
+import { LateRecordLog } from '../../operators/late-record-log.ts';
 
 /** The state a pane's contents live in: incremental (reducing, aggregating) or every element (list). */
 export type WindowStateDescriptor<IN, ACC> =
@@ -102,6 +103,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
 {
   /** Elements dropped because they were late and no late-data side output was set (Flink's numLateRecordsDropped). */
   numLateRecordsDropped = 0;
+  /** Logs the drops rate-limited; the record path only increments the count above. */
+  private lateRecordLog!: LateRecordLog;
 
   protected readonly assigner: WindowAssigner<IN, W>;
   protected readonly mergingAssigner: MergingWindowAssigner<IN, W> | undefined;
@@ -159,6 +162,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       'numLateRecordsDropped',
       new FieldCounter(() => this.numLateRecordsDropped),
     );
+    this.lateRecordLog = new LateRecordLog(this.context, 'window operator');
     const backend = this.context.keyedStateBackend;
     if (backend === undefined) {
       throw new IllegalStateError(
@@ -209,7 +213,14 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     return this.windowFunction.open(this.context.runtimeContext);
   }
 
+  override processWatermark(watermark: number): void {
+    super.processWatermark(watermark);
+    if (this.numLateRecordsDropped !== this.lateRecordLog.logged)
+      this.lateRecordLog.report(this.numLateRecordsDropped, false);
+  }
+
   override close(): void | Promise<void> {
+    this.lateRecordLog.report(this.numLateRecordsDropped, true);
     return this.windowFunction.close();
   }
 
@@ -234,7 +245,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     if (skipped && this.isElementLate(timestamp)) {
       if (this.lateDataOutputTag !== undefined)
         this.output.collectSide(this.lateDataOutputTag, value, timestamp);
-      else this.numLateRecordsDropped++;
+      else if (++this.numLateRecordsDropped === 1)
+        this.lateRecordLog.first(timestamp, this.timerService.currentWatermark());
     }
   }
 
