@@ -1,5 +1,6 @@
 // JobProgress: the live line `weir run` keeps on a terminal while a job runs (records read, rate, status).
 import type { JobClient } from '../execution/job-client.ts';
+import { metricValue } from '../metrics/metric.ts';
 
 /** Records the job's sources emitted so far, over every subtask of the current attempt. */
 export function sourceRecords(client: JobClient): number {
@@ -11,6 +12,19 @@ export function sourceRecords(client: JobClient): number {
     for (const s of subtasks) n += s.output.recordsOut;
   }
   return n;
+}
+
+/** The bytes the job's file sources read so far and their total, or undefined when it has none. */
+export function fileInputRead(client: JobClient): { read: number; total: number } | undefined {
+  const registry = client.running.metrics?.registry;
+  if (registry === undefined) return undefined;
+  let read = 0;
+  let total: number | undefined;
+  for (const m of registry.all()) {
+    if (m.name === 'fileBytesTotal') total = (total ?? 0) + metricValue(m.metric);
+    else if (m.name === 'fileBytesRead') read += metricValue(m.metric);
+  }
+  return total === undefined ? undefined : { read, total };
 }
 
 /**
@@ -49,7 +63,12 @@ export class JobProgress {
     const records = sourceRecords(this.client);
     const rate = ((records - this.last.records) * 1000) / Math.max(1, now - this.last.at);
     this.last = { at: now, records };
-    const line = `${this.client.jobName}: ${this.client.getJobStatus()}, ${records.toLocaleString('en')} records read, ${Math.round(rate).toLocaleString('en')}/s`;
+    const files = fileInputRead(this.client);
+    const percent =
+      files === undefined
+        ? ''
+        : `, ${files.total === 0 ? 100 : Math.floor((files.read * 1000) / files.total) / 10} % of file input read`;
+    const line = `${this.client.jobName}: ${this.client.getJobStatus()}, ${records.toLocaleString('en')} records read, ${Math.round(rate).toLocaleString('en')}/s${percent}`;
     this.out.write(`\r${line.padEnd(this.width)}`);
     this.width = line.length;
   }

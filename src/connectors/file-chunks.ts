@@ -1,5 +1,5 @@
 // FileChunks: pulls a file's bytes chunk by chunk from an offset, decompressing .gz files on the way.
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
@@ -69,4 +69,25 @@ export class FileChunks {
 /** Whether a path names a gzip file (by its extension). */
 export function isGzip(path: string): boolean {
   return path.endsWith('.gz');
+}
+
+/**
+ * The number of bytes a reader of `path` goes through, in the offsets' unit: the file's size, or for a gzip file
+ * the decompressed size its trailer states (ISIZE: exact for a single-member file under 4 GiB, the size modulo
+ * 2^32 beyond). A file that cannot be read counts 0; the reader reports why when it opens it.
+ */
+export function decodedFileSize(path: string): number {
+  let fd: number | undefined;
+  try {
+    const size = statSync(path).size;
+    if (!isGzip(path) || size < 18) return size;
+    fd = openSync(path, 'r');
+    const trailer = Buffer.alloc(4);
+    readSync(fd, trailer, 0, 4, size - 4);
+    return trailer.readUInt32LE(0);
+  } catch {
+    return 0;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

@@ -16,6 +16,8 @@ import type { PollResult, ReaderOutput, Source, SourceReader } from '../core/sou
 import { openSourceReader } from '../operators/split-assignment.ts';
 import type { FileSourceSplit } from './file-source-split.ts';
 import { setFlagsFromString } from 'node:v8';
+import { MetricGroupImpl } from '../metrics/metric-group.ts';
+import { metricValue, type Metric } from '../metrics/metric.ts';
 import { runInNewContext } from 'node:vm';
 
 let dir: string;
@@ -427,5 +429,64 @@ describe('FileSource.csv', () => {
     const one = await read(1);
     assert.equal(one.length, 4_800);
     assert.deepEqual(await read(3), one);
+  });
+});
+
+describe('FileSource progress gauges', () => {
+  /** A reader of `source` whose gauges land in a map, read as [fileBytesRead, fileBytesTotal, fileReadPercentage]. */
+  function withGauges<T>(source: Source<T>, restored?: unknown[]) {
+    const gauges = new Map<string, Metric>();
+    const metricGroup = new MetricGroupImpl(
+      { register: (_group, name, metric) => gauges.set(name, metric) },
+      'operator',
+      {},
+      [],
+    );
+    const reader = openSourceReader(
+      source,
+      { subtaskIndex: 0, parallelism: 1, sourceName: 'files', metricGroup },
+      restored,
+    );
+    const progress = () =>
+      ['fileBytesRead', 'fileBytesTotal', 'fileReadPercentage'].map((n) => metricValue(gauges.get(n)!));
+    return { reader, progress };
+  }
+
+  // 10 bytes a line: {"n":100}\n
+  const lines = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `{"n":${from + i}}\n`).join('');
+
+  it('reports bytes read of the files (decompressed for gzip), their total and the percentage, as the reader goes', async () => {
+    const plain = file('progress-a.jsonl', lines(100, 4));
+    const zipped = file('progress-b.jsonl.gz', gzipSync(lines(200, 6)));
+    const { reader, progress } = withGauges(
+      FileSource.jsonLines<{ n: number }>([plain, zipped], { batchSize: 3 }),
+    );
+    const out = new ListOutput<{ n: number }>();
+    const seen = [progress()];
+    while ((await reader.pollNext(out)) === 'more') seen.push(progress());
+    seen.push(progress());
+    assert.equal(out.values.length, 10);
+    assert.deepEqual(seen, [
+      [0, 100, 0],
+      [30, 100, 30],
+      // The second poll takes the last line of the plain file and goes on into the gzip file in the same batch.
+      [70, 100, 70],
+      [100, 100, 100],
+      [100, 100, 100],
+    ]);
+  });
+
+  it('counts what lies before a restored position as read', async () => {
+    const path = file('progress-c.jsonl', lines(300, 8));
+    const source = FileSource.jsonLines<{ n: number }>(path, { batchSize: 3 });
+    const first = openSourceReader(source, { subtaskIndex: 0, parallelism: 1, sourceName: 'files' });
+    await first.pollNext(new ListOutput());
+    const position = structuredClone(first.snapshotState!());
+    await first.close?.();
+    const { reader, progress } = withGauges(source, [position]);
+    assert.deepEqual(progress(), [30, 80, 37.5]);
+    await reader.pollNext(new ListOutput());
+    assert.deepEqual(progress(), [60, 80, 75]);
   });
 });

@@ -19,6 +19,7 @@ import type {
   SplitEnumerator,
   SplitEnumeratorContext,
 } from '../core/source.ts';
+import { FileReadProgress } from './file-read-progress.ts';
 import { checkFileSplit, fileSplit, type FileSourceSplit } from './file-source-split.ts';
 
 /** Options every file source takes. */
@@ -257,16 +258,27 @@ class FileSourceReader<T> implements SourceReader<T, FileSourceSplit>, RecordHan
   private cursor: FileCursor<T> | undefined = undefined;
   private output: ReaderOutput<T> | undefined = undefined;
   private closed = false;
+  private readonly progress: FileReadProgress;
 
   constructor(
     private readonly format: FileFormat<T>,
     private readonly context: SourceReaderContext,
     private readonly batchSize: number,
     private readonly malformedTag: OutputTag<MalformedRecord> | undefined,
-  ) {}
+  ) {
+    this.progress = new FileReadProgress(
+      this.splits,
+      () => this.cursor?.position().offset ?? this.splits[0]?.offset ?? 0,
+    );
+    if (context.metricGroup !== undefined) this.progress.register(context.metricGroup);
+  }
 
   addSplits(splits: FileSourceSplit[]): void {
-    for (const split of splits) this.splits.push(checkFileSplit(split, this.context.sourceName));
+    for (const split of splits) {
+      const checked = checkFileSplit(split, this.context.sourceName);
+      this.splits.push(checked);
+      this.progress.added(checked);
+    }
   }
 
   async pollNext(output: ReaderOutput<T>): Promise<PollResult> {
@@ -280,7 +292,7 @@ class FileSourceReader<T> implements SourceReader<T, FileSourceSplit>, RecordHan
       if (await this.cursor.read(this.batchSize, this)) return 'more';
       this.cursor.close();
       this.cursor = undefined;
-      this.splits.shift();
+      this.progress.finished(this.splits.shift()!);
     }
     return 'end';
   }

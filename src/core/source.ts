@@ -2,6 +2,7 @@
 import type { Logger } from './logger.ts';
 import type { OutputTag } from './output-tag.ts';
 import type { ProcessingTimeClock } from './clock.ts';
+import type { MetricGroup } from './metric-group.ts';
 
 /** Where a reader emits. `timestamp` is the record's own time, if the source knows one (e.g. a Kafka timestamp). */
 export interface ReaderOutput<T> {
@@ -34,6 +35,11 @@ export interface SourceReaderContext {
   readonly clock?: ProcessingTimeClock;
   /** The job's logger, for what a source reports without failing the job (default: stderr). */
   readonly logger?: Logger;
+  /**
+   * The source subtask's metric group (operator scope), for gauges of the reader's own progress (the file source's
+   * `fileBytesRead`, `fileBytesTotal`, `fileReadPercentage`). Absent when the reader runs outside a job.
+   */
+  readonly metricGroup?: MetricGroup;
   /**
    * Whether the splits handed to `addSplits` come from a snapshot (possibly none for this subtask) rather than
    * the enumerator's initial splits: a reader that discovers splits starts the ones it finds from their earliest

@@ -37,10 +37,10 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
   }
 
   override open(): void {
-    const { subtaskIndex, parallelism, operatorName: sourceName, clock, logger } = this.context;
+    const { subtaskIndex, parallelism, operatorName: sourceName, clock, logger, metricGroup } = this.context;
     this.reader = openSourceReader(
       this.source,
-      { subtaskIndex, parallelism, sourceName, clock, logger },
+      { subtaskIndex, parallelism, sourceName, clock, logger, metricGroup },
       this.restoredSplits,
     );
     if (this.strategy !== undefined) {

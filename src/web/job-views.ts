@@ -180,8 +180,20 @@ export function vertexDetails(job: RunningJob, node: StreamNode, now: number): R
         idleTimeMsPerSecond: s.time.idleTimeMsPerSecond,
         numRecordsInPerSecond: subtaskMetric(job, s, 'numRecordsInPerSecond') ?? 0,
         numRecordsOutPerSecond: subtaskMetric(job, s, 'numRecordsOutPerSecond') ?? 0,
+        ...fileProgress(job, s),
       },
     })),
+  };
+}
+
+/** A file source subtask's bytes read and to read, when it reports them (other subtasks: nothing). */
+function fileProgress(job: RunningJob, subtask: Subtask): Record<string, number> {
+  const total = subtaskMetric(job, subtask, 'fileBytesTotal');
+  if (total === undefined) return {};
+  return {
+    fileBytesRead: subtaskMetric(job, subtask, 'fileBytesRead') ?? 0,
+    fileBytesTotal: total,
+    fileReadPercentage: subtaskMetric(job, subtask, 'fileReadPercentage') ?? 0,
   };
 }
 

@@ -35,6 +35,14 @@ export type {
 } from '../../core/source.ts';
 export type { ProcessingTimeClock, ScheduledCallback } from '../../core/clock.ts';
 export type { Logger, LogFields } from '../../core/logger.ts';
+export type {
+  Counter,
+  Gauge,
+  Histogram,
+  HistogramStatistics,
+  Meter,
+  MetricGroup,
+} from '../../core/metric-group.ts';
 export type { Sink, SinkWriter, SinkWriterContext } from '../../core/sink.ts';
 export type { OutputTag } from '../../core/output-tag.ts';
 export type { WeirError } from '../../core/errors.ts';

@@ -149,6 +149,13 @@ function drawGraph(plan, vertices) {
   }
 }
 
+/** A file source's progress over all its subtasks: "42.5 % of 1.2 MB"; "–" for other operators. */
+function formatReadProgress(read, total) {
+  if (total === undefined) return '–';
+  const percent = total === 0 ? 100 : Math.floor((read * 1000) / total) / 10;
+  return `${percent} % of ${formatBytes(total)}`;
+}
+
 async function refreshJobList() {
   const { jobs } = await getJson('/jobs/overview');
   const select = $('job-select');
@@ -182,7 +189,13 @@ async function refresh() {
     let backPressured = 0;
     let inRate = 0;
     let outRate = 0;
+    let fileBytesRead = 0;
+    let fileBytesTotal;
     for (const s of details.subtasks) {
+      if (s.metrics.fileBytesTotal !== undefined) {
+        fileBytesRead += s.metrics.fileBytesRead;
+        fileBytesTotal = (fileBytesTotal ?? 0) + s.metrics.fileBytesTotal;
+      }
       busy = Math.max(busy, s.metrics.busyTimeMsPerSecond);
       backPressured = Math.max(backPressured, s.metrics.backPressuredTimeMsPerSecond);
       inRate += s.metrics.numRecordsInPerSecond;
@@ -208,6 +221,7 @@ async function refresh() {
       cell(`${busy} ms/s`, true),
       cell(`${backPressured} ms/s`, true),
       cell(vertex.status),
+      cell(formatReadProgress(fileBytesRead, fileBytesTotal), true),
     );
     operatorRows.push(row);
   }
