@@ -1,6 +1,7 @@
 // ThreadExchange: one thread's channels to and from subtasks on other threads, over MessagePorts.
+import { createRequire } from 'node:module';
 import type { MessagePort } from 'node:worker_threads';
-import { Packr, Unpackr } from 'msgpackr';
+import type * as Msgpackr from 'msgpackr';
 import { WeirError } from '../core/errors.ts';
 import type { StreamEdge, StreamGraph } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
@@ -37,10 +38,25 @@ class InboundChannel {
   ) {}
 }
 
+let codec: typeof Msgpackr | undefined;
+
+/**
+ * msgpackr, loaded when a job first exchanges records between threads: it loads its native accelerator
+ * (msgpackr-extract) with it, and `import 'weir'` must load no native addon for jobs on one thread.
+ */
+function msgpackr(): typeof Msgpackr {
+  codec ??= createRequire(import.meta.url)('msgpackr') as typeof Msgpackr;
+  return codec;
+}
+
 /** One other thread: the port to it and the codec state of each direction. */
 class Peer {
-  readonly packr = new Packr({ useRecords: true, moreTypes: true, writeFunction: rejectFunction });
-  readonly unpackr = new Unpackr({ useRecords: true, moreTypes: true });
+  readonly packr = new (msgpackr().Packr)({
+    useRecords: true,
+    moreTypes: true,
+    writeFunction: rejectFunction,
+  });
+  readonly unpackr = new (msgpackr().Unpackr)({ useRecords: true, moreTypes: true });
   /** Credit grants collected while handling one message, sent as one reply. */
   grants: number[] = [];
   constructor(
