@@ -51,6 +51,37 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/**
+ * An EXACTLY_ONCE job at parallelism 2 that copies both partitions of `input`, upper-cased, into `output` and ends
+ * at offset `perPartition` of each; it restarts up to 5 times and checkpoints every 100 ms.
+ */
+function copyJob(input: string, output: string, perPartition: number): StreamExecutionEnvironment {
+  const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+  env.enableCheckpointing(100, { storage: join(dir, uniqueTopic('checkpoints')) });
+  env.setRestartStrategy(RestartStrategies.fixedDelay(5, 500));
+  const source = KafkaSource.builder<string>()
+    .setBootstrapServers(bootstrapServers())
+    .setTopics(input)
+    .setGroupId(uniqueTopic('restart-group'))
+    .setBounded(OffsetsInitializer.offsets({ [`${input}-0`]: perPartition, [`${input}-1`]: perPartition }))
+    .setValueOnlyDeserializer(Deserializers.string())
+    .build();
+  env
+    .fromSource(source, undefined, 'in')
+    .map((v) => v.toUpperCase())
+    .sinkTo(
+      KafkaSink.builder<string>()
+        .setBootstrapServers(bootstrapServers())
+        .setTopic(output)
+        .setRecordSerializer((v) => ({ key: v.slice(0, 2), value: v }))
+        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .setTransactionalIdPrefix(uniqueTopic('restart-txn'))
+        .build(),
+      'out',
+    );
+  return env;
+}
+
 describe('Kafka broker restart (real broker)', { timeout: 480_000 }, () => {
   it('a job reading and writing with EXACTLY_ONCE loses and repeats nothing when the broker restarts mid-run', async () => {
     const input = uniqueTopic('restart-in');
@@ -60,31 +91,7 @@ describe('Kafka broker restart (real broker)', { timeout: 480_000 }, () => {
     // The first half is there at the start; the job is bounded at the second half's end, so it is still running
     // (reading, checkpointing, committing) while the broker goes down and comes back.
     await produce(input, records(0, PER_PARTITION / 2));
-    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
-    env.enableCheckpointing(100, { storage: join(dir, 'checkpoints') });
-    env.setRestartStrategy(RestartStrategies.fixedDelay(5, 500));
-    const source = KafkaSource.builder<string>()
-      .setBootstrapServers(bootstrapServers())
-      .setTopics(input)
-      .setGroupId(uniqueTopic('restart-group'))
-      .setBounded(
-        OffsetsInitializer.offsets({ [`${input}-0`]: PER_PARTITION, [`${input}-1`]: PER_PARTITION }),
-      )
-      .setValueOnlyDeserializer(Deserializers.string())
-      .build();
-    env
-      .fromSource(source, undefined, 'in')
-      .map((v) => v.toUpperCase())
-      .sinkTo(
-        KafkaSink.builder<string>()
-          .setBootstrapServers(bootstrapServers())
-          .setTopic(output)
-          .setRecordSerializer((v) => ({ key: v.slice(0, 2), value: v }))
-          .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-          .setTransactionalIdPrefix(uniqueTopic('restart-txn'))
-          .build(),
-        'out',
-      );
+    const env = copyJob(input, output, PER_PARTITION);
     const job = env.execute('broker restart');
     let failed: unknown;
     job.catch((error) => (failed = error));
@@ -118,30 +125,7 @@ describe('Kafka broker restart (real broker)', { timeout: 480_000 }, () => {
     // The broker process goes away (its ports and data stay); the job starts against it, and only then does the
     // broker start again, which takes seconds of JVM start-up: the clients' first attempts meet a closed port.
     await run('bash', [broker, 'down'], { env: process.env });
-    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
-    env.enableCheckpointing(100, { storage: join(dir, 'down-checkpoints') });
-    env.setRestartStrategy(RestartStrategies.fixedDelay(5, 500));
-    env
-      .fromSource(
-        KafkaSource.builder<string>()
-          .setBootstrapServers(bootstrapServers())
-          .setTopics(input)
-          .setBounded(OffsetsInitializer.offsets({ [`${input}-0`]: 200, [`${input}-1`]: 200 }))
-          .setValueOnlyDeserializer(Deserializers.string())
-          .build(),
-        undefined,
-        'in',
-      )
-      .sinkTo(
-        KafkaSink.builder<string>()
-          .setBootstrapServers(bootstrapServers())
-          .setTopic(output)
-          .setRecordSerializer((v) => ({ key: v.slice(0, 2), value: v }))
-          .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-          .setTransactionalIdPrefix(uniqueTopic('down-txn'))
-          .build(),
-        'out',
-      );
+    const env = copyJob(input, output, 200);
     const job = env.execute('broker down at start');
     let settled = false;
     void job.then(
@@ -155,7 +139,7 @@ describe('Kafka broker restart (real broker)', { timeout: 480_000 }, () => {
     assert.deepEqual(
       got,
       records(0, 200)
-        .map((r) => String(r.value))
+        .map((r) => String(r.value).toUpperCase())
         .sort(),
     );
   });

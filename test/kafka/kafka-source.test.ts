@@ -75,6 +75,16 @@ async function until(condition: () => boolean, what: string, ms = 60_000): Promi
   }
 }
 
+/** A bounded source of `{ n }` JSON values from `topic`, its malformed records to `malformed` when given. */
+function jsonNumbers(topic: string, malformed?: OutputTag<MalformedKafkaRecord>): KafkaSource<{ n: number }> {
+  const builder = KafkaSource.builder<{ n: number }>()
+    .setBootstrapServers(bootstrapServers())
+    .setTopics(topic)
+    .setBounded(OffsetsInitializer.latest())
+    .setValueOnlyDeserializer(Deserializers.json<{ n: number }>());
+  return (malformed === undefined ? builder : builder.setMalformedRecords(malformed)).build();
+}
+
 describe('KafkaSource (real broker)', { timeout: 600_000 }, () => {
   it('reads a bounded topic to its end with the Kafka timestamps, at parallelism 2 over 3 partitions', async () => {
     const topic = uniqueTopic('bounded');
@@ -120,12 +130,7 @@ describe('KafkaSource (real broker)', { timeout: 600_000 }, () => {
       { partition: 1, value: 'not json' },
     ]);
     const env = StreamExecutionEnvironment.create({ parallelism: 1 });
-    const src = KafkaSource.builder<{ n: number }>()
-      .setBootstrapServers(bootstrapServers())
-      .setTopics(topic)
-      .setBounded(OffsetsInitializer.latest())
-      .setValueOnlyDeserializer(Deserializers.json<{ n: number }>())
-      .build();
+    const src = jsonNumbers(topic);
     env.fromSource(src, undefined, 'events').sinkTo(new CollectSink());
     await assert.rejects(env.execute('malformed'), (error: Error) => {
       assert.match(error.message, new RegExp(`Kafka record ${topic}-1@2 could not be deserialized: .*JSON`));
@@ -143,13 +148,7 @@ describe('KafkaSource (real broker)', { timeout: 600_000 }, () => {
     ]);
     const bad = new OutputTag<MalformedKafkaRecord>('bad');
     const env = StreamExecutionEnvironment.create({ parallelism: 1 });
-    const src = KafkaSource.builder<{ n: number }>()
-      .setBootstrapServers(bootstrapServers())
-      .setTopics(topic)
-      .setBounded(OffsetsInitializer.latest())
-      .setValueOnlyDeserializer(Deserializers.json<{ n: number }>())
-      .setMalformedRecords(bad)
-      .build();
+    const src = jsonNumbers(topic, bad);
     const good = new CollectSink<{ n: number }>();
     const rejected = new CollectSink<MalformedKafkaRecord>();
     const events = env.fromSource(src, undefined, 'events');
@@ -188,13 +187,7 @@ describe('KafkaSource (real broker)', { timeout: 600_000 }, () => {
     const bad = new OutputTag<MalformedKafkaRecord>('bad');
     const env = StreamExecutionEnvironment.create({ parallelism: 2 });
     env.enableCheckpointing(20, { storage: join(dir, uniqueTopic('checkpoints')) });
-    const src = KafkaSource.builder<{ n: number }>()
-      .setBootstrapServers(bootstrapServers())
-      .setTopics(topic)
-      .setBounded(OffsetsInitializer.latest())
-      .setValueOnlyDeserializer(Deserializers.json<{ n: number }>())
-      .setMalformedRecords(bad)
-      .build();
+    const src = jsonNumbers(topic, bad);
     const good = new CollectSink<{ n: number }>();
     const events = env.fromSource(src, undefined, 'events');
     events.sinkTo(good);
