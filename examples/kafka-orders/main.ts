@@ -1,27 +1,32 @@
-// Kafka -> Weir -> Kafka, exactly once: per-customer order totals per 10 s of event time, from topic to topic.
+// Kafka -> Weir -> Kafka, exactly once: per-customer order totals per 10 s of event time, from topic to topic;
+// orders that are not JSON go to a dead-letter topic instead of failing the job.
 //
 //   npm run kafka:broker start                      # prints the bootstrap address
 //   WEIR_KAFKA_BOOTSTRAP=127.0.0.1:<port> node --import tsx examples/kafka-orders/main.ts
 //   npm run kafka:broker stop
 //
-// It creates the topics `orders-<run>` (4 partitions, 10,000 orders written by a plain producer) and
-// `totals-<run>`, runs the job bounded (to the end of what the topic holds), and prints a few committed totals.
+// It creates the topics `orders-<run>` (4 partitions, 10,000 orders written by a plain producer, every 2,500th
+// of them garbled), `totals-<run>` and `orders-dlq-<run>`, and runs the job bounded (to the end of what the topic
+// holds).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  OutputTag,
   StreamExecutionEnvironment,
   Time,
   TumblingEventTimeWindows,
   WatermarkStrategy,
 } from '../../src/index.ts';
 import {
+  deadLetterRecords,
   DeliveryGuarantee,
   Deserializers,
   KafkaSink,
   KafkaSource,
   OffsetsInitializer,
+  type MalformedKafkaRecord,
 } from '../../src/connectors/kafka/index.ts';
 import { call, kafkaClient } from '../../src/connectors/kafka/kafka-client.ts';
 
@@ -41,12 +46,14 @@ if (servers === undefined)
 const run = randomBytes(3).toString('hex');
 const ordersTopic = `orders-${run}`;
 const totalsTopic = `totals-${run}`;
+const deadLetterTopic = `orders-dlq-${run}`;
 
-// Set-up: two topics, and 10,000 orders whose Kafka timestamps step 10 ms from a fixed start.
+// Set-up: three topics, and 10,000 orders whose Kafka timestamps step 10 ms from a fixed start.
 const admin = kafkaClient().AdminClient.create({ 'bootstrap.servers': servers });
 for (const [topic, partitions] of [
   [ordersTopic, 4],
   [totalsTopic, 2],
+  [deadLetterTopic, 1],
 ] as const)
   await call(`creating ${topic}`, (cb) =>
     admin.createTopic({ topic, num_partitions: partitions, replication_factor: 1 }, 30_000, (e) =>
@@ -61,7 +68,7 @@ for (let i = 0; i < 10_000; i++) {
   producer.produce(
     ordersTopic,
     null,
-    Buffer.from(JSON.stringify(order)),
+    Buffer.from(i % 2_500 === 1_234 ? `{"customer": "c${i % 50}", "cents": ` : JSON.stringify(order)),
     order.customer,
     1_700_000_000_000 + i * 10,
   );
@@ -70,6 +77,7 @@ await call('flushing', (cb) => producer.flush(30_000, cb));
 await call('disconnecting', (cb) => producer.disconnect(10_000, cb));
 
 // The job.
+const garbled = new OutputTag<MalformedKafkaRecord>('garbled orders');
 const env = StreamExecutionEnvironment.create({ parallelism: 2 });
 env.enableCheckpointing(1_000, { storage: mkdtempSync(join(tmpdir(), 'weir-kafka-orders-')) });
 const orders = env.fromSource(
@@ -80,6 +88,7 @@ const orders = env.fromSource(
     .setStartingOffsets(OffsetsInitializer.earliest())
     .setBounded(OffsetsInitializer.latest())
     .setValueOnlyDeserializer(Deserializers.json<Order>())
+    .setMalformedRecords(garbled)
     .build(),
   // The Kafka timestamp is the event time; each partition has its own watermark.
   WatermarkStrategy.forBoundedOutOfOrderness<Order>(1_000).withIdleness(5_000),
@@ -100,5 +109,19 @@ orders
       .build(),
     'totals',
   );
+// The orders that are not JSON, byte for byte, with where they were read and why they failed in their headers.
+orders
+  .getSideOutput(garbled)
+  .sinkTo(
+    KafkaSink.builder<MalformedKafkaRecord>()
+      .setBootstrapServers(servers)
+      .setRecordSerializer(deadLetterRecords(deadLetterTopic))
+      .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+      .setTransactionalIdPrefix(`order-dead-letters-${run}`)
+      .build(),
+    'dead letters',
+  );
 const result = await env.execute('kafka order totals');
-console.log(`job finished in ${result.netRuntimeMs} ms; totals are committed to ${totalsTopic}`);
+console.log(
+  `job finished in ${result.netRuntimeMs} ms; totals are committed to ${totalsTopic}, the garbled orders to ${deadLetterTopic}`,
+);
