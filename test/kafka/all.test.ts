@@ -4,4 +4,5 @@ import './kafka-sink.test.ts';
 import './kafka-tls.test.ts';
 import './kafka-broker-restart.test.ts';
 import './kafka-crash.test.ts';
+import './repartition-exchange.test.ts';
 import './kafka-example.test.ts';

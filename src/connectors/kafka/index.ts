@@ -18,6 +18,17 @@ export { DeliveryGuarantee } from './delivery-guarantee.ts';
 export type { KafkaProducerRecord, KafkaRecordSerializationSchema } from './kafka-record-serializer.ts';
 export { deadLetterRecords, DeadLetterHeaders } from './dead-letter-records.ts';
 
+// Repartition exchange: a keyBy between processes through a topic partitioned by key group
+export { RepartitionWriter, type RepartitionWriterOptions } from './repartition-writer.ts';
+export {
+  RepartitionReader,
+  type RepartitionOutput,
+  type RepartitionReaderOptions,
+} from './repartition-reader.ts';
+export { jsonCodec, msgpackCodec, type RepartitionCodec } from './repartition-codec.ts';
+export { keyGroupsOfPartition, partitionForKey, partitionForKeyGroup } from './repartition-partitioner.ts';
+export type { RepartitionMarker } from './repartition-marker.ts';
+
 // Client
 export { KafkaError, type KafkaProperties } from './kafka-client.ts';
 export { KafkaClientBuilder, type KafkaSaslOptions, type KafkaTlsOptions } from './kafka-client-builder.ts';
@@ -46,3 +57,4 @@ export type {
 export type { Sink, SinkWriter, SinkWriterContext } from '../../core/sink.ts';
 export type { OutputTag } from '../../core/output-tag.ts';
 export type { WeirError } from '../../core/errors.ts';
+export type { KeySelector } from '../../core/functions.ts';

@@ -1,0 +1,69 @@
+// MergedWatermark: the minimum over (partition, producer) channels, with idleness, end and producers joining.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MergedWatermark } from './merged-watermark.ts';
+
+function merge(slots: number, expected: string[]): { merged: MergedWatermark; out: string[] } {
+  const out: string[] = [];
+  const merged = new MergedWatermark(slots, expected, {
+    emitWatermark: (w) => out.push(`W${w}`),
+    markIdle: (idle) => out.push(idle ? 'idle' : 'active'),
+  });
+  return { merged, out };
+}
+
+describe('MergedWatermark', () => {
+  it('emits the minimum over every partition of every expected producer, only when it rises', () => {
+    const { merged, out } = merge(2, ['A', 'B']);
+    merged.onWatermark(0, 'A', 10);
+    merged.onWatermark(1, 'A', 10);
+    merged.onWatermark(0, 'B', 20);
+    assert.deepEqual(out, []); // B not yet heard on partition 1
+    merged.onWatermark(1, 'B', 30);
+    assert.deepEqual(out, ['W10']);
+    merged.onWatermark(0, 'A', 25);
+    assert.deepEqual(out, ['W10']); // A's partition 1 is still at 10
+    merged.onWatermark(1, 'A', 25);
+    assert.deepEqual(out, ['W10', 'W20']);
+    merged.onWatermark(0, 'B', 15); // a lower watermark on a channel is ignored
+    assert.deepEqual(out, ['W10', 'W20']);
+    assert.equal(merged.current, 20);
+  });
+
+  it('leaves idle channels out; all idle makes the consumer idle; a watermark makes it active again', () => {
+    const { merged, out } = merge(1, ['A', 'B']);
+    merged.onWatermark(0, 'A', 10);
+    merged.onWatermark(0, 'B', 5);
+    merged.onIdle(0, 'B');
+    merged.onIdle(0, 'A');
+    merged.onWatermark(0, 'B', 7); // active again below what was emitted: nothing moves
+    merged.onWatermark(0, 'B', 12);
+    assert.deepEqual(out, ['W5', 'W10', 'idle', 'active', 'W12']);
+  });
+
+  it('a producer not expected holds every partition back from its first marker until heard there', () => {
+    const { merged, out } = merge(2, ['A']);
+    merged.onWatermark(0, 'A', 10);
+    merged.onWatermark(1, 'A', 10);
+    merged.onWatermark(0, 'C', 50);
+    merged.onWatermark(0, 'A', 60);
+    merged.onWatermark(1, 'A', 60);
+    assert.deepEqual(out, ['W10']); // C unknown on partition 1
+    merged.onIdle(1, 'C');
+    assert.deepEqual(out, ['W10', 'W50']);
+    assert.deepEqual(merged.knownProducers, ['A', 'C']);
+  });
+
+  it('ended channels stop counting; when all ended, the final watermark', () => {
+    const { merged, out } = merge(2, ['A', 'B']);
+    for (const s of [0, 1]) merged.onWatermark(s, 'A', 10);
+    for (const s of [0, 1]) merged.onWatermark(s, 'B', 20);
+    for (const s of [0, 1]) merged.onEnd(s, 'A');
+    assert.equal(merged.isEnded, false);
+    merged.onIdle(0, 'B');
+    merged.onEnd(0, 'B');
+    merged.onEnd(1, 'B');
+    assert.deepEqual(out, ['W10', 'W20', 'WInfinity']);
+    assert.equal(merged.isEnded, true);
+  });
+});
