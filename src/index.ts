@@ -4,7 +4,7 @@
 export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
 export type { EnvironmentOptions, ExecuteOptions } from './api/stream-execution-environment.ts';
 export type { WebUiOptions } from './web/web-server.ts';
-export type { RecordDisplay } from './web/job-views.ts';
+export type { RecordDisplay } from './core/record-display.ts';
 export type { JobExecutionResult } from './execution/job-execution-result.ts';
 export type { OperatorMetrics } from './runtime/job-runtime.ts';
 export { DataStream, DataStreamSink } from './api/data-stream.ts';

@@ -81,12 +81,16 @@ export class PatternStream<T, M> {
         comparator,
         lateDataOutputTag,
       );
-    if (this.input instanceof KeyedStream) return this.input.transform<OUT>(name, factory);
     // Flink keys a non-keyed stream by a constant and runs the operator with parallelism 1
-    return this.input
-      .keyBy(() => 0)
-      .transform<OUT>(name === 'CepOperator' ? 'GlobalCepOperator' : name, factory)
-      .setParallelism(1);
+    const stream =
+      this.input instanceof KeyedStream
+        ? this.input.transform<OUT>(name, factory)
+        : this.input
+            .keyBy(() => 0)
+            .transform<OUT>(name === 'CepOperator' ? 'GlobalCepOperator' : name, factory)
+            .setParallelism(1);
+    stream.transformation.isCep = true;
+    return stream;
   }
 
   /** Emits one result per match. */

@@ -106,6 +106,7 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
       runtime = threaded ?? new JobRuntime(job.graph, options);
       coordinator.attach(runtime);
       running.runtime = threaded?.local ?? (runtime as JobRuntime);
+      running.attempt = runtime;
       const restoredId = runtime.restoredCheckpointId;
       if (restoredId !== undefined) running.checkpoints.reportRestored(restoredId, Date.now(), undefined);
       const current = runtime;

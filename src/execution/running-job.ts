@@ -5,6 +5,7 @@ import type { StreamGraph } from '../graph/stream-graph.ts';
 import type { MetricGroupImpl } from '../metrics/metric-group.ts';
 import type { MetricRegistry } from '../metrics/metric-registry.ts';
 import type { JobRuntime } from '../runtime/job-runtime.ts';
+import type { JobAttempt } from '../runtime/job-attempt.ts';
 import { CheckpointStatsTracker } from './checkpoint-stats-tracker.ts';
 
 /** Flink's JobStatus values a Weir job goes through. */
@@ -50,6 +51,8 @@ export class RunningJob {
   numRestarts = 0;
   /** The current attempt's runtime (its subtasks carry the live counts). */
   runtime: JobRuntime | undefined = undefined;
+  /** The current attempt, on one thread or across workers (asked for what lives on every thread). */
+  attempt: JobAttempt | undefined = undefined;
   /** The job's root cause when it failed for good. */
   failureCause: ExceptionEntry | undefined = undefined;
   private readonly exceptions: ExceptionEntry[] = [];

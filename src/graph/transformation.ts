@@ -48,6 +48,8 @@ export class Transformation {
    * `assignTimestampsAndWatermarks` does: one generator per upstream subtask, on a forward edge.
    */
   inheritInputParallelism = false;
+  /** A CEP operator: the REST API and the dashboard show its partial matches per key. */
+  isCep = false;
 
   constructor(
     readonly kind: TransformationKind,

@@ -2,6 +2,7 @@
 import type { StreamGraph, StreamNode } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { OperatorMetrics } from './job-runtime.ts';
+import type { PartialMatchQuery, SubtaskPartialMatches } from '../cep/operator/partial-match-snapshot.ts';
 
 /** A subtask as the checkpoint coordinator sees it: which one, and its checkpoint figures. */
 export interface SubtaskRef {
@@ -35,4 +36,6 @@ export interface JobAttempt {
   describeWaits(): string[];
   metrics(): OperatorMetrics[];
   releaseMetrics(): void;
+  /** A CEP node's live partial matches per key, from every thread that runs its subtasks, by subtask index. */
+  partialMatches(node: StreamNode, query: PartialMatchQuery): Promise<SubtaskPartialMatches[]>;
 }

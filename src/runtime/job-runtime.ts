@@ -34,6 +34,8 @@ import type { SubtaskPlacement } from './slot-placement.ts';
 import type { JobAttempt, SubtaskRef } from './job-attempt.ts';
 import type { ChannelWriter } from './record-router.ts';
 import type { OutboundChannel } from './outbound-channel.ts';
+import { CepOperator } from '../cep/operator/cep-operator.ts';
+import type { PartialMatchQuery, SubtaskPartialMatches } from '../cep/operator/partial-match-snapshot.ts';
 
 export interface JobRuntimeOptions {
   readonly clock: ProcessingTimeClock;
@@ -299,6 +301,20 @@ export class JobRuntime implements JobServices, JobAttempt {
   /** Releases every keyed state backend (an on-disk backend deletes its working files). */
   disposeBackends(): void {
     for (const list of this.subtasks.values()) for (const subtask of list) subtask.backend?.dispose();
+  }
+
+  /** The live partial matches of a CEP node's subtasks on this thread (none for other operators). */
+  partialMatches(node: StreamNode, query: PartialMatchQuery): Promise<SubtaskPartialMatches[]> {
+    return Promise.resolve(this.localPartialMatches(node, query));
+  }
+
+  /** {@link partialMatches}, read at once (the caller is on this thread, between record calls). */
+  localPartialMatches(node: StreamNode, query: PartialMatchQuery): SubtaskPartialMatches[] {
+    const out: SubtaskPartialMatches[] = [];
+    for (const subtask of this.subtasks.get(node) ?? []) {
+      if (subtask.operator instanceof CepOperator) out.push(subtask.operator.partialMatchSnapshot(query));
+    }
+    return out;
   }
 
   subtasksOf(node: StreamNode): Subtask[] {

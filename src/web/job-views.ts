@@ -5,14 +5,9 @@ import type { CheckpointStats } from '../execution/checkpoint-stats-tracker.ts';
 import type { ExceptionEntry, RunningJob } from '../execution/running-job.ts';
 import { metricValue } from '../metrics/metric.ts';
 import type { Subtask } from '../runtime/subtask.ts';
+import { displayRecord, type RecordDisplay } from '../core/record-display.ts';
 
-/** How the exception history shows failing records. */
-export interface RecordDisplay {
-  /** Show the failing record at all (default true). */
-  readonly showRecords: boolean;
-  /** Characters of a record shown before it is cut (default 200). */
-  readonly maxRecordLength: number;
-}
+export type { RecordDisplay } from '../core/record-display.ts';
 
 /** A vertex id: 32 hex digits derived from the operator's uid, stable across runs (as Flink's operator ids). */
 export function vertexId(node: StreamNode): string {
@@ -87,6 +82,8 @@ export function jobPlan(job: RunningJob): Record<string, unknown> {
         exchange: 'pipelined_bounded',
         ...(edge.sideTag !== undefined ? { side_output: edge.sideTag.id } : {}),
       })),
+      // Weir: marks the vertices that serve /cep-partial-matches
+      ...(node.transformation.isCep ? { cep: true } : {}),
     })),
   };
 }
@@ -294,12 +291,7 @@ export function checkpointStatistics(job: RunningJob): Record<string, unknown> {
 /** Hides or cuts the record an exception names, everywhere it appears. */
 function showRecord(text: string, record: string | undefined, display: RecordDisplay): string {
   if (record === undefined || record.length === 0) return text;
-  const shown = !display.showRecords
-    ? '<record hidden>'
-    : record.length > display.maxRecordLength
-      ? `${record.slice(0, display.maxRecordLength)}… (${record.length} characters)`
-      : record;
-  return text.split(record).join(shown);
+  return text.split(record).join(displayRecord(record, display));
 }
 
 function exceptionEntry(e: ExceptionEntry, display: RecordDisplay): Record<string, unknown> {

@@ -24,6 +24,7 @@ import {
   type RecordDisplay,
 } from './job-views.ts';
 import { metricValue } from '../metrics/metric.ts';
+import { DEFAULT_PARTIAL_MATCH_QUERY } from '../cep/operator/partial-match-snapshot.ts';
 
 /** Options of the web UI: `execute(name, { webUi: { port } })` or `weir run --web-ui PORT`. */
 export interface WebUiOptions {
@@ -205,7 +206,7 @@ export class WebServer {
     rest: string[],
     query: URLSearchParams,
     now: number,
-  ): void {
+  ): void | Promise<void> {
     const [section, id, sub, sub2] = rest;
     if (section === undefined) return send(res, 200, jobDetails(job, now));
     if (section === 'plan' && id === undefined) return send(res, 200, { plan: jobPlan(job) });
@@ -237,6 +238,8 @@ export class WebServer {
       if (sub === 'backpressure') return send(res, 200, vertexBackPressure(job, node, now));
       if (sub === 'metrics') return send(res, 200, this.vertexMetrics(job, node, query));
       if (sub === 'subtasks' && sub2 === 'metrics') return send(res, 200, this.aggregated(job, node, query));
+      if (sub === 'cep-partial-matches' && sub2 === undefined)
+        return this.partialMatches(res, job, node, query);
     }
     send(res, 404, { errors: [`Not found: /jobs/${job.id}/${rest.join('/')}`] });
   }
@@ -276,6 +279,40 @@ export class WebServer {
       },
     );
     send(res, 202, { 'request-id': requestId });
+  }
+
+  /**
+   * `GET /jobs/:jid/vertices/:vid/cep-partial-matches[?max-keys=N&max-events=M]`: a CEP vertex's live partial
+   * matches per key and subtask, records shown as the exception history shows them. Read on request only.
+   */
+  private async partialMatches(
+    res: ServerResponse,
+    job: RunningJob,
+    node: StreamNode,
+    query: URLSearchParams,
+  ): Promise<void> {
+    if (!node.transformation.isCep) {
+      return send(res, 404, { errors: [`Vertex ${vertexId(node)} ('${node.name}') is not a CEP operator`] });
+    }
+    const attempt = job.attempt;
+    if (job.status !== 'RUNNING' || attempt === undefined) {
+      return send(res, 409, {
+        errors: [`Job ${job.id} is ${job.status}: partial matches are shown while it runs`],
+      });
+    }
+    const limit = (name: string, fallback: number): number | undefined => {
+      const text = query.get(name);
+      if (text === null) return fallback;
+      const n = Number(text);
+      return Number.isInteger(n) && n >= 0 && n <= 10_000 ? n : undefined;
+    };
+    const maxKeys = limit('max-keys', DEFAULT_PARTIAL_MATCH_QUERY.maxKeys);
+    const maxEvents = limit('max-events', DEFAULT_PARTIAL_MATCH_QUERY.maxEvents);
+    if (maxKeys === undefined || maxEvents === undefined) {
+      return send(res, 400, { errors: ['max-keys and max-events must be whole numbers from 0 to 10000'] });
+    }
+    const subtasks = await attempt.partialMatches(node, { ...this.display, maxKeys, maxEvents });
+    send(res, 200, { id: vertexId(node), name: node.name, now: Date.now(), subtasks });
   }
 
   /** Flink's metric route: without `get`, the available ids; with it, `{ id, value }` per id (values as strings). */

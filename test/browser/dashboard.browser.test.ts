@@ -1,5 +1,5 @@
 // The dashboard in a real browser (Debian's chromium through playwright-core): graph, live metrics, back-pressure,
-// a savepoint from the page. Run with `npm run test:browser`, which installs the browser first.
+// a savepoint from the page, CEP partial matches per key. Run with `npm run test:browser`, which installs the browser first.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import type { JobClient } from '../../src/execution/job-client.ts';
 import { vertexId } from '../../src/web/job-views.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { startPartialMatchJob } from '../cep/cep-partial-match-job.ts';
 
 const CHROMIUM = process.env.WEIR_CHROMIUM ?? '/usr/bin/chromium';
 /** Where to keep the screenshot (docs/images/dashboard.png when refreshing the docs); a temporary file otherwise. */
@@ -87,6 +88,11 @@ describe('dashboard in a browser', () => {
       ]);
       const edges = await page.$$eval('#graph text.edge-label', (ts) => ts.map((t) => t.textContent));
       assert.deepEqual(edges, ['FORWARD', 'REBALANCE', 'REBALANCE']);
+      assert.equal(
+        await page.isHidden('#partial-matches-section'),
+        true,
+        'no CEP operator, no partial matches',
+      );
 
       // Per-operator metrics move: the slow map's records-in cell grows between two refreshes of the page.
       const recordsIn = (): Promise<number> =>
@@ -140,6 +146,41 @@ describe('dashboard in a browser', () => {
       await page.screenshot({ path: screenshot, fullPage: true });
       assert.deepEqual([...readFileSync(screenshot).subarray(1, 4)], [...Buffer.from('PNG')]);
       assert.deepEqual(failedRequests, [], 'the page loads nothing it cannot get from the job');
+    } finally {
+      await page.close();
+      await client.cancel();
+    }
+  });
+
+  it('shows the live partial matches per key of a CEP operator', async () => {
+    const client = await startPartialMatchJob({ port: 0 });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    try {
+      await page.goto(client.webUiUrl!);
+      const rows = (): Promise<string[][]> =>
+        page.$$eval('#partial-matches tbody tr', (trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!)),
+        );
+      // c's start queued and d's event gone: every earlier event went through the NFA (see the job's EVENTS).
+      const shown = await waitFor('the partial matches on the page', async () => {
+        const r = await rows();
+        return r.some((row) => row[2] === '"c"') && !r.some((row) => row[2] === '"d"') ? r : undefined;
+      });
+      assert.deepEqual(shown, [
+        [
+          'sequences',
+          '0',
+          '"a"',
+          'end',
+          '1000',
+          'start@1000 {"key":"a","name":"start","ts":1000} → middle@2000 {"key":"a","name":"middle","ts":2000}',
+          '0',
+        ],
+        ['sequences', '0', '"b"', 'middle', '1500', 'start@1500 {"key":"b","name":"start","ts":1500}', '0'],
+        ['sequences', '0', '"b"', 'middle', '2500', 'start@2500 {"key":"b","name":"start","ts":2500}', '0'],
+        ['sequences', '0', '"c"', '–', '–', '', '1'],
+      ]);
+      assert.equal(await page.isVisible('#partial-matches-section'), true);
     } finally {
       await page.close();
       await client.cancel();

@@ -26,6 +26,12 @@ import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
+import {
+  snapshotPartialMatches,
+  type KeyMatchState,
+  type PartialMatchQuery,
+  type SubtaskPartialMatches,
+} from './partial-match-snapshot.ts';
 
 /** Orders events that share a timestamp (Flink's `EventComparator`); ties keep arrival order. */
 export type EventComparator<T> = (a: T, b: T) => number;
@@ -352,6 +358,36 @@ export class CepOperator<IN, KEY, OUT>
       else backend.setCurrentKey(keyless.key);
     }
     return counts;
+  }
+
+  /**
+   * This subtask's live partial matches per key, with the events each took so far and the elements each key has
+   * queued (see `partial-match-snapshot.ts`). Taken on request only, between record calls, like the gauges above:
+   * O(keys) to find the keys holding something, then the events of the keys shown; the record path pays nothing.
+   */
+  partialMatchSnapshot(query: PartialMatchQuery): SubtaskPartialMatches {
+    const backend = this.context.keyedStateBackend!;
+    const keyless = this.currentKeyOrNone(backend);
+    const found: KeyMatchState[] = [];
+    const seen = new Set<unknown>();
+    try {
+      // A key holds an NFA state, a queue, or both: each is visited once, by its normalised key.
+      for (const key of [...backend.getKeys(NFA_STATE_NAME), ...backend.getKeys(EVENT_QUEUE_STATE_NAME)]) {
+        backend.setCurrentKey(key);
+        const normalized = backend.currentNormalizedKey();
+        if (seen.has(normalized)) continue;
+        seen.add(normalized);
+        const partialMatches = (this.computationStates.value()?.partialMatches.items ?? []).filter(
+          (s) => s.startEventId !== null,
+        );
+        const queuedEvents = this.elementQueueState.value()?.size ?? 0;
+        if (partialMatches.length > 0 || queuedEvents > 0) found.push({ key, partialMatches, queuedEvents });
+      }
+    } finally {
+      if (keyless.none) backend.clearCurrentKey();
+      else backend.setCurrentKey(keyless.key);
+    }
+    return snapshotPartialMatches(this.context.subtaskIndex, found, this.accessor, query);
   }
 
   private currentKeyOrNone(backend: KeyedStateBackend): { none: boolean; key: unknown } {

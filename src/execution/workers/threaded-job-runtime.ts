@@ -8,6 +8,7 @@ import { JobRuntime, type JobRuntimeOptions, type OperatorMetrics } from '../../
 import { MAIN_THREAD, slotHost } from '../../runtime/slot-placement.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
 import { spawnWorker } from './spawn-worker.ts';
+import type { PartialMatchQuery, SubtaskPartialMatches } from '../../cep/operator/partial-match-snapshot.ts';
 import {
   deserializeError,
   graphFingerprint,
@@ -70,6 +71,12 @@ export class ThreadedJobRuntime implements JobAttempt {
     { remaining: number; done: () => void; fail: (e: unknown) => void }
   >();
   private closedMetrics: OperatorMetrics[][] = [];
+  /** Partial-match requests waiting for workers' answers, by request number. */
+  private readonly partialMatchRequests = new Map<
+    number,
+    { remaining: Set<number>; subtasks: SubtaskPartialMatches[]; done: () => void }
+  >();
+  private nextPartialMatchRequest = 1;
 
   constructor(
     readonly graph: StreamGraph,
@@ -144,6 +151,7 @@ export class ThreadedJobRuntime implements JobAttempt {
       worker.on('exit', (code) => {
         state.exited = true;
         state.closed?.();
+        this.partialMatchesAnswered(host, undefined, []);
         if (!state.closing) {
           this.fail(
             new WeirError(
@@ -324,8 +332,54 @@ export class ThreadedJobRuntime implements JobAttempt {
     this.local.releaseMetrics();
   }
 
+  /**
+   * A CEP node's partial matches from every thread that runs its subtasks: this thread's read at once, the workers'
+   * asked for and answered between their record calls. A worker that exits before it answers leaves its subtasks
+   * out (the job is then failing or over).
+   */
+  async partialMatches(node: StreamNode, query: PartialMatchQuery): Promise<SubtaskPartialMatches[]> {
+    const subtasks = this.local.localPartialMatches(node, query);
+    const hosts = new Set<number>();
+    for (let i = 0; i < node.parallelism; i++) hosts.add(slotHost(node, i, this.settings.workers));
+    const asked = this.workers.filter((w) => hosts.has(w.host) && !w.exited && !w.closing);
+    if (asked.length > 0) {
+      const request = this.nextPartialMatchRequest++;
+      await new Promise<void>((resolve) => {
+        this.partialMatchRequests.set(request, {
+          remaining: new Set(asked.map((w) => w.host)),
+          subtasks,
+          done: resolve,
+        });
+        for (const w of asked) {
+          w.worker.postMessage({ type: 'partial-matches', request, uid: node.uid, query } satisfies ToWorker);
+        }
+      });
+    }
+    return subtasks.sort((a, b) => a.subtask - b.subtask);
+  }
+
+  /** A worker answered a partial-match request, or can no longer answer any. */
+  private partialMatchesAnswered(
+    host: number,
+    request: number | undefined,
+    answer: SubtaskPartialMatches[],
+  ): void {
+    for (const [id, pending] of this.partialMatchRequests) {
+      if (request !== undefined && id !== request) continue;
+      if (!pending.remaining.delete(host)) continue;
+      pending.subtasks.push(...answer);
+      if (pending.remaining.size === 0) {
+        this.partialMatchRequests.delete(id);
+        pending.done();
+      }
+    }
+  }
+
   private onMessage(state: WorkerState, message: FromWorker): void {
     switch (message.type) {
+      case 'partial-matches':
+        this.partialMatchesAnswered(state.host, message.request, message.subtasks);
+        return;
       case 'ready':
         state.ready = true;
         break;

@@ -5,6 +5,7 @@ import type { CheckpointBarrier } from '../../runtime/checkpoint-barrier.ts';
 import type { JobSnapshot } from '../../runtime/job-snapshot.ts';
 import type { OperatorMetrics } from '../../runtime/job-runtime.ts';
 import type { SubtaskStateSnapshot } from '../../runtime/subtask-state-snapshot.ts';
+import type { PartialMatchQuery, SubtaskPartialMatches } from '../../cep/operator/partial-match-snapshot.ts';
 
 /**
  * The environment defaults a launcher (`weir run -p 2`) set on the main thread that shape the job graph: a worker's
@@ -42,7 +43,13 @@ export type ToWorker =
   | { readonly type: 'stop' }
   | { readonly type: 'stop-decision'; readonly stop: boolean }
   | { readonly type: 'cancel'; readonly error: SerializedError }
-  | { readonly type: 'close' };
+  | { readonly type: 'close' }
+  | {
+      readonly type: 'partial-matches';
+      readonly request: number;
+      readonly uid: string;
+      readonly query: PartialMatchQuery;
+    };
 
 /** Worker → main thread. */
 export type FromWorker =
@@ -66,6 +73,11 @@ export type FromWorker =
   | { readonly type: 'sources-done' }
   | { readonly type: 'finished' }
   | { readonly type: 'completed'; readonly id: number; readonly error?: SerializedError }
+  | {
+      readonly type: 'partial-matches';
+      readonly request: number;
+      readonly subtasks: SubtaskPartialMatches[];
+    }
   | {
       readonly type: 'closed';
       readonly metrics: OperatorMetrics[];

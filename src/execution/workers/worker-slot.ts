@@ -7,6 +7,7 @@ import { JobRuntime } from '../../runtime/job-runtime.ts';
 import { slotHost } from '../../runtime/slot-placement.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
 import type { StateBackend } from '../../state/state-backend.ts';
+import type { SubtaskPartialMatches } from '../../cep/operator/partial-match-snapshot.ts';
 import {
   deserializeError,
   graphFingerprint,
@@ -108,6 +109,7 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
   const job = runtime;
   job.onFailure((error) => post({ type: 'failed', error: serializeError(error) }));
   let stopDecision: ((stop: boolean) => void) | undefined = undefined;
+  let closing = false;
   parentPort!.on('message', (message: ToWorker) => {
     switch (message.type) {
       case 'start':
@@ -149,8 +151,21 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
         job.cancel(deserializeError(message.error));
         break;
       case 'close':
+        closing = true;
         void close(job, exchange, post);
         break;
+      case 'partial-matches': {
+        // Answered between this thread's record calls: the message is handled on its event loop.
+        const node = graph.nodes.find((n) => n.uid === message.uid);
+        let subtasks: SubtaskPartialMatches[] = [];
+        try {
+          if (node !== undefined && !closing) subtasks = job.localPartialMatches(node, message.query);
+        } catch {
+          // state already released by a failing attempt: nothing to show, and no reason to fail the job
+        }
+        post({ type: 'partial-matches', request: message.request, subtasks });
+        break;
+      }
     }
   });
   job.open().then(

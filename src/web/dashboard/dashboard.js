@@ -229,6 +229,8 @@ async function refresh() {
   $('watermarks').tBodies[0].replaceChildren(...watermarkRows);
   drawGraph(job.plan, vertices);
 
+  await refreshPartialMatches(jid, job);
+
   const checkpoints = await getJson(`/jobs/${jid}/checkpoints`);
   const c = checkpoints.counts;
   $('checkpoint-counts').textContent =
@@ -269,6 +271,65 @@ async function refresh() {
           return box;
         })),
   );
+}
+
+/** Keys and events per partial match the page asks for: enough to read, bounded for a job with many keys. */
+const PARTIAL_MATCH_LIMITS = '?max-keys=20&max-events=10';
+
+/** The CEP vertices' partial matches per key, one row per partial match (or per key with only queued events). */
+async function refreshPartialMatches(jid, job) {
+  const cepIds = new Set(job.plan.nodes.filter((n) => n.cep === true).map((n) => n.id));
+  const cepVertices = job.vertices.filter((v) => cepIds.has(v.id));
+  $('partial-matches-section').hidden = cepVertices.length === 0;
+  if (cepVertices.length === 0) return;
+  const rows = [];
+  const notes = [];
+  for (const vertex of cepVertices) {
+    let snapshot;
+    try {
+      snapshot = await getJson(
+        `/jobs/${jid}/vertices/${vertex.id}/cep-partial-matches${PARTIAL_MATCH_LIMITS}`,
+      );
+    } catch {
+      // a job that ended keeps no partial matches to show
+      continue;
+    }
+    for (const subtask of snapshot.subtasks) {
+      if (subtask.truncated) {
+        notes.push(
+          `${vertex.name} (subtask ${subtask.subtask}): ${subtask.keys.length} of ${subtask.numKeys} keys shown`,
+        );
+      }
+      for (const key of subtask.keys) {
+        const matches = key.partialMatches.length === 0 ? [undefined] : key.partialMatches;
+        for (const match of matches) {
+          const row = el('tr', { 'data-vertex': vertex.id, 'data-key': key.key });
+          const events =
+            match === undefined
+              ? ''
+              : match.events
+                  .map((e) => `${e.stage}@${e.timestamp}${e.record === null ? '' : ` ${e.record}`}`)
+                  .join(' → ') +
+                (match.numEvents > match.events.length
+                  ? ` (+${match.numEvents - match.events.length} more)`
+                  : '');
+          row.append(
+            cell(vertex.name),
+            cell(String(subtask.subtask), true),
+            cell(key.key),
+            cell(match?.state ?? '–'),
+            cell(match === undefined ? '–' : formatWatermark(String(match.startTimestamp)), true),
+            cell(events),
+            cell(String(key.queuedEvents), true),
+          );
+          rows.push(row);
+        }
+      }
+    }
+  }
+  $('partial-matches').tBodies[0].replaceChildren(...rows);
+  $('partial-matches-note').textContent =
+    rows.length === 0 ? 'No partial matches in progress.' : notes.join('; ');
 }
 
 async function pollSavepoint(jid, requestId) {
