@@ -19,6 +19,14 @@ export interface ReaderOutput<T> {
   createOutputForSplit?(splitId: string): SplitOutput<T>;
   /** The split is finished (or no longer owned): it stops holding the subtask's watermark back. */
   releaseOutputForSplit?(splitId: string): void;
+  /**
+   * Flink's `SourceOutput.emitWatermark`: a watermark the reader knows itself (read from its input, as the
+   * merged watermark of a repartition topic), for a source used without a watermark strategy. Only rising
+   * watermarks go downstream. (Optional so that simple test outputs need not implement it; the runtime does.)
+   */
+  emitWatermark?(watermark: number): void;
+  /** Flink's `SourceOutput.markIdle` / `markActive`: the reader's input is idle (true) or active again (false). */
+  markIdle?(idle: boolean): void;
 }
 
 /** Where a reader emits the records of one split. */

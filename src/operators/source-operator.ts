@@ -2,7 +2,7 @@
 import { describeRecord, JobExecutionError } from '../core/errors.ts';
 import type { OutputTag } from '../core/output-tag.ts';
 import type { PollResult, ReaderOutput, Source, SourceReader, SplitOutput } from '../core/source.ts';
-import { NO_TIMESTAMP } from '../core/time-domain.ts';
+import { MIN_WATERMARK, NO_TIMESTAMP } from '../core/time-domain.ts';
 import type { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import { AbstractStreamOperator, type SnapshotContext } from './stream-operator.ts';
 import type { OperatorStateDistribution } from './operator-state-distribution.ts';
@@ -23,6 +23,8 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
   private splitWatermarks: SplitWatermarks<T> | undefined = undefined;
   /** Every old subtask's unfinished splits, by old subtask, when restored. */
   private restoredSplits: readonly unknown[] | undefined = undefined;
+  /** The last watermark the reader emitted itself (`emitWatermark`), so only rising ones go downstream. */
+  private readerWatermark = MIN_WATERMARK;
 
   constructor(
     readonly source: Source<T>,
@@ -131,6 +133,16 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
 
   releaseOutputForSplit(splitId: string): void {
     this.splitWatermarks?.release(splitId);
+  }
+
+  emitWatermark(watermark: number): void {
+    if (watermark <= this.readerWatermark) return;
+    this.readerWatermark = watermark;
+    this.output.emitWatermark(watermark);
+  }
+
+  markIdle(idle: boolean): void {
+    this.output.emitWatermarkStatus(idle);
   }
 
   /** At the end of input: a last periodic emit, then no more; the driver then emits the final watermark. */

@@ -5,4 +5,5 @@ import './kafka-tls.test.ts';
 import './kafka-broker-restart.test.ts';
 import './kafka-crash.test.ts';
 import './repartition-exchange.test.ts';
+import './repartition-edge.test.ts';
 import './kafka-example.test.ts';

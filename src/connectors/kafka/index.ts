@@ -25,6 +25,8 @@ export {
   type RepartitionOutput,
   type RepartitionReaderOptions,
 } from './repartition-reader.ts';
+export { RepartitionSink, type RepartitionSinkOptions } from './repartition-sink.ts';
+export { RepartitionSource, type RepartitionSourceOptions } from './repartition-source.ts';
 export { jsonCodec, msgpackCodec, type RepartitionCodec } from './repartition-codec.ts';
 export { keyGroupsOfPartition, partitionForKey, partitionForKeyGroup } from './repartition-partitioner.ts';
 export type { RepartitionMarker } from './repartition-marker.ts';

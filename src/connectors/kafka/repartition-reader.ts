@@ -18,6 +18,10 @@ import { checkRepartitionTopic } from './repartition-partitioner.ts';
 const TIMEOUT_MS = 60_000;
 /** How long one poll waits for messages before returning, so its caller can checkpoint or stop. */
 const CONSUME_TIMEOUT_MS = 50;
+/** The pause between two tries of a metadata request that failed with a retriable error. */
+const RETRY_MS = 100;
+/** Kafka's UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE and NOT_LEADER_OR_FOLLOWER: a new topic settling. */
+const NO_LEADER_YET = [3, 5, 6];
 
 /** Where a {@link RepartitionReader} emits: records, the merged watermark and idleness, in read order. */
 export interface RepartitionOutput<T> {
@@ -79,7 +83,7 @@ export class RepartitionReader<T> {
     /** The partitions read, by number. */
     readonly partitions: readonly number[],
     starts: readonly number[],
-    private readonly partitionCount: number,
+    private readonly count: number,
     private readonly maxParallelism: number,
     options: RepartitionReaderOptions<T>,
   ) {
@@ -138,13 +142,7 @@ export class RepartitionReader<T> {
       const starts: number[] = [];
       for (const p of options.partitions) {
         let start = options.startingOffsets?.get(p);
-        if (start === undefined) {
-          const range = await call<{ lowOffset: number; highOffset: number }>(
-            `reading the first offset of ${options.topic}-${p}`,
-            (cb) => consumer.queryWatermarkOffsets(options.topic, p, TIMEOUT_MS, cb),
-          );
-          start = range.lowOffset;
-        }
+        if (start === undefined) start = await firstOffset(consumer, options.topic, p);
         starts.push(start);
       }
       consumer.setDefaultConsumeTimeout(CONSUME_TIMEOUT_MS);
@@ -164,6 +162,11 @@ export class RepartitionReader<T> {
       await call('disconnecting the consumer', (cb) => consumer.disconnect(cb)).catch(() => {});
       throw error;
     }
+  }
+
+  /** The number of partitions of the topic. */
+  get partitionCount(): number {
+    return this.count;
   }
 
   /** The merged watermark emitted last (-Infinity before the first). */
@@ -234,14 +237,36 @@ export class RepartitionReader<T> {
           `(headers: ${headers.map((h) => Object.keys(h).join(',')).join(', ')})`,
       );
     const marker = decodeMarker(m.value, where);
-    if (marker.partitions !== this.partitionCount || marker.maxParallelism !== this.maxParallelism)
+    if (marker.partitions !== this.count || marker.maxParallelism !== this.maxParallelism)
       throw new KafkaError(
         `Repartition marker at ${where}: producer '${marker.producer}' writes for ${marker.partitions} partitions and ` +
-          `max parallelism ${marker.maxParallelism}, this consumer reads ${this.partitionCount} partitions with max ` +
+          `max parallelism ${marker.maxParallelism}, this consumer reads ${this.count} partitions with max ` +
           `parallelism ${this.maxParallelism}; every task of the job must use the same`,
       );
     if (marker.kind === 'watermark') this.merged.onWatermark(slot, marker.producer, marker.watermark!);
     else if (marker.kind === 'idle') this.merged.onIdle(slot, marker.producer);
     else this.merged.onEnd(slot, marker.producer);
+  }
+}
+
+/**
+ * The first offset of a partition. Right after a topic is created its partitions may have no leader yet
+ * (a retriable error), so the query is retried for up to the timeout.
+ */
+async function firstOffset(consumer: ClientConsumer, topic: string, partition: number): Promise<number> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    try {
+      const range = await call<{ lowOffset: number; highOffset: number }>(
+        `reading the first offset of ${topic}-${partition}`,
+        (cb) => consumer.queryWatermarkOffsets(topic, partition, TIMEOUT_MS, cb),
+      );
+      return range.lowOffset;
+    } catch (error) {
+      const cause = (error as { cause?: { isRetriable?: boolean; code?: number } }).cause;
+      const retriable = cause?.isRetriable === true || NO_LEADER_YET.includes(cause?.code ?? 0);
+      if (!retriable || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
   }
 }
