@@ -97,8 +97,11 @@ describe('repartition exchange (Kafka)', { timeout: 180_000 }, () => {
   it('writes records into the partition of their key group and merges two producers’ watermarks', async () => {
     const topic = uniqueTopic('repartition-merge');
     await createTopic(topic, 4);
+    // Each announcement flushed before the next producer opens, so every partition starts with A's, then B's.
     const a = await writer(topic, 'A');
+    await a.flush();
     const b = await writer(topic, 'B');
+    await b.flush();
     const consumer = await reader(topic, ['A', 'B']);
     const out = new Recorder();
     try {
