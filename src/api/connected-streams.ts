@@ -69,9 +69,10 @@ export class ConnectedStreams<IN1, IN2, K = never> {
   }
 
   /** Runs a CoProcessFunction, or a KeyedCoProcessFunction when the streams are keyed. */
-  process<OUT>(
+  process<OUT, S extends object = Record<string, any>>(
     fn: FunctionObject<
-      [K] extends [never] ? CoProcessFunction<IN1, IN2, OUT> : KeyedCoProcessFunction<K, IN1, IN2, OUT>
+      [K] extends [never] ? CoProcessFunction<IN1, IN2, OUT> : KeyedCoProcessFunction<K, IN1, IN2, OUT>,
+      S
     >,
     name = this.isKeyed ? 'KeyedCoProcess' : 'CoProcess',
   ): DataStream<OUT> {
@@ -116,7 +117,10 @@ export class ConnectedStreams<IN1, IN2, K = never> {
    * @example
    * control.connect(words).keyBy((c) => c, (w) => w).flatMap(new ControlFunction());
    */
-  flatMap<OUT>(fn: FunctionObject<CoFlatMapFunction<IN1, IN2, OUT>>, name = 'Co-Flat Map'): DataStream<OUT> {
+  flatMap<OUT, S extends object = Record<string, any>>(
+    fn: FunctionObject<CoFlatMapFunction<IN1, IN2, OUT>, S>,
+    name = 'Co-Flat Map',
+  ): DataStream<OUT> {
     if (
       fn === null ||
       typeof fn !== 'object' ||

@@ -93,7 +93,10 @@ export class DataStream<T> {
    * Runs a ProcessFunction (side outputs, current watermark and processing time). Keyed state and timers need a
    * keyed stream: use `keyBy(...).process(...)`.
    */
-  process<R>(fn: FunctionObject<ProcessFunction<T, R>>, name = 'Process'): DataStream<R> {
+  process<R, S extends object = Record<string, any>>(
+    fn: FunctionObject<ProcessFunction<T, R>, S>,
+    name = 'Process',
+  ): DataStream<R> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {
       throw new ConfigurationError(`process() needs an object with a processElement method`);
     }

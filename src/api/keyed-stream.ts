@@ -35,8 +35,8 @@ export class KeyedStream<T, K> extends DataStream<T> {
   }
 
   /** Runs a KeyedProcessFunction: keyed state and key-bound timers. */
-  override process<R>(
-    fn: FunctionObject<KeyedProcessFunction<K, T, R>>,
+  override process<R, S extends object = Record<string, any>>(
+    fn: FunctionObject<KeyedProcessFunction<K, T, R>, S>,
     name = 'KeyedProcess',
   ): DataStream<R> {
     if (fn === null || typeof fn !== 'object' || typeof fn.processElement !== 'function') {

@@ -84,13 +84,22 @@ export interface KeyedCoProcessFunction<K, IN1, IN2, OUT> extends RichFunction {
 
 /**
  * A rich function passed as a plain object may carry fields of its own (state handles set in `open`, counters);
- * inside its methods `this` is that object. Class instances are accepted as they are.
+ * inside its methods `this` is that object, typed: `S` is the object's own shape, fields and methods alike.
+ *
+ * TypeScript infers `S` only when no type argument is written, so there are two typed forms:
+ * - Let both types be inferred: annotate the collector (`out: Collector<string>`) and the output type follows
+ *   from it, while `S` comes from the literal.
+ * - Write both: `process<string, { count: ValueState<number> }>({ count: ..., ... })`; the literal must then
+ *   have exactly the fields `S` lists.
+ *
+ * With only the output type written (`process<string>({...})`), `S` falls back to `Record<string, any>`: the
+ * function's own methods stay typed and its extra fields are `any`. Class instances are checked as they are.
  *
  * @example
- * stream.keyBy((e) => e.user).process<string>({
+ * stream.keyBy((e) => e.user).process({
  *   count: undefined as unknown as ValueState<number, number>,
  *   open(ctx) { this.count = ctx.getState(new ValueStateDescriptor<number>('n', { defaultValue: 0 })); },
- *   processElement(e, ctx, out) { this.count.update(this.count.value() + 1); out.collect(`${e.user}`); },
+ *   processElement(e, ctx, out: Collector<string>) { this.count.update(this.count.value() + 1); out.collect(e.user); },
  * });
  */
-export type FunctionObject<F> = F & ThisType<any> & Record<string, any>;
+export type FunctionObject<F, S extends object = Record<string, any>> = F & S & ThisType<F & S>;

@@ -29,11 +29,12 @@ export class BroadcastConnectedStream<IN1, IN2, K = never> {
   }
 
   /** Runs the function: `processElement` for the stream's elements, `processBroadcastElement` for the broadcast ones. */
-  process<OUT>(
+  process<OUT, S extends object = Record<string, any>>(
     fn: FunctionObject<
       [K] extends [never]
         ? BroadcastProcessFunction<IN1, IN2, OUT>
-        : KeyedBroadcastProcessFunction<K, IN1, IN2, OUT>
+        : KeyedBroadcastProcessFunction<K, IN1, IN2, OUT>,
+      S
     >,
     name = this.isKeyed ? 'Co-Process-Broadcast-Keyed' : 'Co-Process-Broadcast',
   ): DataStream<OUT> {

@@ -107,9 +107,9 @@ export class IntervalJoined<T1, T2, K> {
    * Calls `fn` for every joined pair; results carry the larger timestamp of the pair. `fn` is a
    * ProcessJoinFunction object (with `open` / `close` and keyed state) or a plain function of the same signature.
    */
-  process<R>(
+  process<R, S extends object = Record<string, any>>(
     fn:
-      | FunctionObject<ProcessJoinFunction<T1, T2, R>>
+      | FunctionObject<ProcessJoinFunction<T1, T2, R>, S>
       | ((left: T1, right: T2, ctx: ProcessJoinContext, out: Collector<R>) => void),
     name = 'IntervalJoin',
   ): DataStream<R> {
