@@ -5,7 +5,7 @@ import { ConfigurationError } from '../core/errors.ts';
 import type { KeyedStream } from './keyed-stream.ts';
 import type { OutputTag } from '../core/output-tag.ts';
 import type { AggregateFunction, ReduceFunction } from '../core/aggregate-function.ts';
-import type { Comparable, ComparableField, NumericField } from './aggregation/aggregation-field.ts';
+import type { Comparable, ComparableField, Numeric, NumericField } from './aggregation/aggregation-field.ts';
 import type { Evictor } from '../windowing/evictor.ts';
 import { GlobalWindows } from '../windowing/assigners/global-windows.ts';
 import { CountEvictor } from '../windowing/evictors/count-evictor.ts';
@@ -89,19 +89,25 @@ export class AllWindowedStream<T, W extends Window> {
     return single(stream as DataStream<V | R>);
   }
 
-  /** The sum of `field` per window, in the window's first element (Flink's `sum`). */
-  sum(field: NumericField<T>): DataStream<T> {
-    return single(this.windowed.sum(field));
+  /** The sum per window: of a numeric field, in the window's first element (Flink's `sum`); of a selector, the value. */
+  sum(field: NumericField<T>): DataStream<T>;
+  sum<N extends Numeric>(selector: (value: T) => N): DataStream<N>;
+  sum(by: NumericField<T> | ((value: T) => Numeric)): DataStream<T> | DataStream<Numeric> {
+    return typeof by === 'function' ? single(this.windowed.sum(by)) : single(this.windowed.sum(by));
   }
 
-  /** The minimum of `field` per window, in the window's first element (Flink's `min`). */
-  min(field: ComparableField<T>): DataStream<T> {
-    return single(this.windowed.min(field));
+  /** The minimum per window: of a field, in the window's first element (Flink's `min`); of a selector, the value. */
+  min(field: ComparableField<T>): DataStream<T>;
+  min<V extends Comparable>(selector: (value: T) => V): DataStream<V>;
+  min(by: ComparableField<T> | ((value: T) => Comparable)): DataStream<T> | DataStream<Comparable> {
+    return typeof by === 'function' ? single(this.windowed.min(by)) : single(this.windowed.min(by));
   }
 
-  /** The maximum of `field` per window, in the window's first element (Flink's `max`). */
-  max(field: ComparableField<T>): DataStream<T> {
-    return single(this.windowed.max(field));
+  /** The maximum per window: of a field, in the window's first element (Flink's `max`); of a selector, the value. */
+  max(field: ComparableField<T>): DataStream<T>;
+  max<V extends Comparable>(selector: (value: T) => V): DataStream<V>;
+  max(by: ComparableField<T> | ((value: T) => Comparable)): DataStream<T> | DataStream<Comparable> {
+    return typeof by === 'function' ? single(this.windowed.max(by)) : single(this.windowed.max(by));
   }
 
   /** The element with the smallest `by` per window; on a tie the earlier one when `first` (default) is true. */

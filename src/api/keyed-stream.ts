@@ -12,7 +12,11 @@ import { WindowedStream, countWindow } from './windowed-stream.ts';
 import type { WindowAssigner } from '../windowing/window-assigner.ts';
 import type { Window } from '../windowing/window.ts';
 import type { GlobalWindow } from '../windowing/global-window.ts';
-import type { Comparable, ComparableField, NumericField } from './aggregation/aggregation-field.ts';
+import type { Comparable, ComparableField, Numeric, NumericField } from './aggregation/aggregation-field.ts';
+import {
+  RollingSelectedValue,
+  type SelectedValueAggregation,
+} from './aggregation/selected-value-aggregation.ts';
 import { comparableAggregator } from './aggregation/comparable-aggregator.ts';
 import { sumAggregator } from './aggregation/sum-aggregator.ts';
 import { IntervalJoin } from './join/interval-join.ts';
@@ -54,24 +58,56 @@ export class KeyedStream<T, K> extends DataStream<T> {
   }
 
   /**
-   * A rolling sum of `field` per key: after every record, emits the key's first record with `field` replaced by
-   * the running sum (Flink's `sum`). Only numeric fields (number or bigint) are accepted by the compiler.
+   * A rolling sum per key, after every record. Given a numeric field (checked by the compiler), emits the key's
+   * first record with `field` replaced by the running sum (Flink's `sum`); given a selector, emits the running sum
+   * of the selected values itself (Flink's `sum(0)` on a stream of plain numbers).
    *
    * @example
-   * orders.keyBy((o) => o.customer).sum('amount');
+   * orders.keyBy((o) => o.customer).sum('amount');          // DataStream<Order>
+   * orders.keyBy((o) => o.customer).sum((o) => o.amount);   // DataStream<number>
    */
-  sum(field: NumericField<T>, name = 'Keyed Aggregation'): DataStream<T> {
-    return this.reduce(sumAggregator<T>(field), name);
+  sum(field: NumericField<T>, name?: string): DataStream<T>;
+  sum<N extends Numeric>(selector: (value: T) => N, name?: string): DataStream<N>;
+  sum(
+    by: NumericField<T> | ((value: T) => Numeric),
+    name = 'Keyed Aggregation',
+  ): DataStream<T> | DataStream<Numeric> {
+    if (typeof by === 'function') return this.rollingSelected('sum', by, name);
+    return this.reduce(sumAggregator<T>(by), name);
   }
 
-  /** A rolling minimum of `field` per key; the other fields keep the key's first record's values (Flink's `min`). */
-  min(field: ComparableField<T>, name = 'Keyed Aggregation'): DataStream<T> {
-    return this.reduce(comparableAggregator<T>('min', field), name);
+  /**
+   * A rolling minimum per key: of a field, in the key's first record whose other fields never change (Flink's
+   * `min`); of a selector, the smallest selected value itself.
+   */
+  min(field: ComparableField<T>, name?: string): DataStream<T>;
+  min<V extends Comparable>(selector: (value: T) => V, name?: string): DataStream<V>;
+  min(
+    by: ComparableField<T> | ((value: T) => Comparable),
+    name = 'Keyed Aggregation',
+  ): DataStream<T> | DataStream<Comparable> {
+    if (typeof by === 'function') return this.rollingSelected('min', by, name);
+    return this.reduce(comparableAggregator<T>('min', by), name);
   }
 
-  /** A rolling maximum of `field` per key; the other fields keep the key's first record's values (Flink's `max`). */
-  max(field: ComparableField<T>, name = 'Keyed Aggregation'): DataStream<T> {
-    return this.reduce(comparableAggregator<T>('max', field), name);
+  /** A rolling maximum per key, of a field or a selected value; as {@link min}. */
+  max(field: ComparableField<T>, name?: string): DataStream<T>;
+  max<V extends Comparable>(selector: (value: T) => V, name?: string): DataStream<V>;
+  max(
+    by: ComparableField<T> | ((value: T) => Comparable),
+    name = 'Keyed Aggregation',
+  ): DataStream<T> | DataStream<Comparable> {
+    if (typeof by === 'function') return this.rollingSelected('max', by, name);
+    return this.reduce(comparableAggregator<T>('max', by), name);
+  }
+
+  private rollingSelected<V extends Comparable>(
+    type: SelectedValueAggregation,
+    selector: (value: T) => V,
+    name: string,
+  ): DataStream<V> {
+    rejectAsyncFunction(selector, `${type}()`, name);
+    return this.process(new RollingSelectedValue<K, T, V>(type, selector), name);
   }
 
   /**

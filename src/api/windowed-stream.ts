@@ -5,9 +5,10 @@ import { ConfigurationError } from '../core/errors.ts';
 import type { KeyedStream } from './keyed-stream.ts';
 import type { OutputTag } from '../core/output-tag.ts';
 import type { AggregateFunction, ReduceFunction } from '../core/aggregate-function.ts';
-import type { Comparable, ComparableField, NumericField } from './aggregation/aggregation-field.ts';
+import type { Comparable, ComparableField, Numeric, NumericField } from './aggregation/aggregation-field.ts';
 import { comparableAggregator } from './aggregation/comparable-aggregator.ts';
 import { sumAggregator } from './aggregation/sum-aggregator.ts';
+import { selectedValueAggregate } from './aggregation/selected-value-aggregation.ts';
 import {
   AggregatingStateDescriptor,
   ListStateDescriptor,
@@ -148,23 +149,34 @@ export class WindowedStream<T, K, W extends Window> {
   }
 
   /**
-   * The sum of `field` per window: the window's first element with `field` replaced by the sum (Flink's `sum`).
+   * The sum per window: of a numeric field, in the window's first element with `field` replaced by the sum
+   * (Flink's `sum`); of a selector, the sum of the selected values itself.
    *
    * @example
    * orders.keyBy((o) => o.customer).window(TumblingEventTimeWindows.of(60_000)).sum('amount');
+   * orders.keyBy((o) => o.customer).window(TumblingEventTimeWindows.of(60_000)).sum((o) => o.amount);
    */
-  sum(field: NumericField<T>): DataStream<T> {
-    return this.reduce(sumAggregator<T>(field));
+  sum(field: NumericField<T>): DataStream<T>;
+  sum<N extends Numeric>(selector: (value: T) => N): DataStream<N>;
+  sum(by: NumericField<T> | ((value: T) => Numeric)): DataStream<T> | DataStream<Numeric> {
+    if (typeof by === 'function') return this.aggregate(selectedValueAggregate('sum', by));
+    return this.reduce(sumAggregator<T>(by));
   }
 
-  /** The minimum of `field` per window, in the window's first element (Flink's `min`). */
-  min(field: ComparableField<T>): DataStream<T> {
-    return this.reduce(comparableAggregator<T>('min', field));
+  /** The minimum per window: of a field, in the window's first element (Flink's `min`); of a selector, the value. */
+  min(field: ComparableField<T>): DataStream<T>;
+  min<V extends Comparable>(selector: (value: T) => V): DataStream<V>;
+  min(by: ComparableField<T> | ((value: T) => Comparable)): DataStream<T> | DataStream<Comparable> {
+    if (typeof by === 'function') return this.aggregate(selectedValueAggregate('min', by));
+    return this.reduce(comparableAggregator<T>('min', by));
   }
 
-  /** The maximum of `field` per window, in the window's first element (Flink's `max`). */
-  max(field: ComparableField<T>): DataStream<T> {
-    return this.reduce(comparableAggregator<T>('max', field));
+  /** The maximum per window: of a field, in the window's first element (Flink's `max`); of a selector, the value. */
+  max(field: ComparableField<T>): DataStream<T>;
+  max<V extends Comparable>(selector: (value: T) => V): DataStream<V>;
+  max(by: ComparableField<T> | ((value: T) => Comparable)): DataStream<T> | DataStream<Comparable> {
+    if (typeof by === 'function') return this.aggregate(selectedValueAggregate('max', by));
+    return this.reduce(comparableAggregator<T>('max', by));
   }
 
   /** The element with the smallest `by` per window; on a tie the earlier one when `first` (default) is true. */

@@ -69,7 +69,8 @@ export function comparableAggregator<T>(
   };
 }
 
-function compare(x: unknown, y: unknown, type: string, by: unknown): number {
+/** Compares two aggregated values (one type, NaN above every number), naming the aggregation when they differ in type. */
+export function compare(x: unknown, y: unknown, type: string, by: unknown): number {
   if (typeof x !== typeof y) {
     const what = typeof by === 'function' ? 'selector' : JSON.stringify(by);
     throw new TypeError(
