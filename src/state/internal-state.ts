@@ -20,11 +20,25 @@ export interface InternalMergingState<N> extends InternalKvState<N> {
 }
 
 export interface InternalValueState<N, T> extends ValueState<T>, InternalKvState<N> {}
-export interface InternalListState<N, T> extends ListState<T>, InternalMergingState<N> {}
+/**
+ * A mergeable appending state (list, reducing, aggregating) as operators see it: `add` also says whether it
+ * created the current entry, which the window operator's fast path needs and every backend knows for free.
+ */
+export interface InternalAppendingState<N, IN> extends InternalMergingState<N> {
+  /** Adds `value` to the current entry; true when this call created the entry, false when it existed. */
+  add(value: IN): boolean;
+}
+
+export interface InternalListState<N, T> extends ListState<T>, InternalAppendingState<N, T> {
+  add(value: T): boolean;
+}
 export interface InternalMapState<N, UK, UV> extends MapState<UK, UV>, InternalKvState<N> {}
-export interface InternalReducingState<N, T> extends ReducingState<T>, InternalMergingState<N> {}
+export interface InternalReducingState<N, T> extends ReducingState<T>, InternalAppendingState<N, T> {
+  add(value: T): boolean;
+}
 export interface InternalAggregatingState<N, IN, OUT>
-  extends AggregatingState<IN, OUT>, InternalMergingState<N> {
+  extends AggregatingState<IN, OUT>, InternalAppendingState<N, IN> {
+  add(value: IN): boolean;
   /** The raw accumulator of the current entry (for window functions that need it), or undefined. */
   getAccumulator(): unknown;
 }

@@ -77,6 +77,19 @@ export abstract class Trigger<T, W extends Window> {
   /** Called when an event-time timer registered through the context fires. */
   abstract onEventTime(time: number, window: W, ctx: TriggerContext): TriggerResult;
 
+  /**
+   * Declares that this trigger fires only when the watermark passes the window's end, as `EventTimeTrigger` does:
+   * it keeps no state of its own, `onElement` registers one event-time timer at `window.maxTimestamp()` and returns
+   * CONTINUE while the watermark is before it (FIRE once past it), `onEventTime` fires for that timer only, it never
+   * uses processing time, and `clear` only deletes that timer. The window operator then skips calls whose effect
+   * would be nil (the trigger for an element joining an existing pane, a second registration of the same timer),
+   * so results are the same, cheaper. A trigger that returns true without behaving so gets wrong results; the
+   * default is false.
+   */
+  firesOnlyAtWindowEnd(): boolean {
+    return false;
+  }
+
   /** Whether this trigger supports merging windows; if true it must implement {@link onMerge}. */
   canMerge(): boolean {
     return false;

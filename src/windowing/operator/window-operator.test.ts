@@ -23,7 +23,8 @@ import {
   type HarnessSnapshot,
 } from '../../../test/support/keyed-operator-harness.ts';
 import { TimeWindow } from '../time-window.ts';
-import type { Trigger } from '../trigger.ts';
+import { Trigger, type TriggerContext } from '../trigger.ts';
+import { TriggerResult } from '../trigger-result.ts';
 import { ContinuousEventTimeTrigger } from '../triggers/continuous-event-time-trigger.ts';
 import { CountTrigger } from '../triggers/count-trigger.ts';
 import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
@@ -1192,5 +1193,84 @@ describe('WindowOperator (Flink WindowOperatorTest)', () => {
       watermark(14600),
     ]);
     h.close();
+  });
+});
+
+/** EventTimeTrigger's behaviour written as a user would, counting onElement calls; `declares` sets the capability. */
+class WindowEndTrigger extends Trigger<unknown, TimeWindow> {
+  onElementCalls = 0;
+
+  constructor(private readonly declares: boolean) {
+    super();
+  }
+
+  override firesOnlyAtWindowEnd(): boolean {
+    return this.declares;
+  }
+
+  onElement(_e: unknown, _t: number, window: TimeWindow, ctx: TriggerContext): TriggerResult {
+    this.onElementCalls++;
+    if (window.maxTimestamp() <= ctx.getCurrentWatermark()) return TriggerResult.FIRE;
+    ctx.registerEventTimeTimer(window.maxTimestamp());
+    return TriggerResult.CONTINUE;
+  }
+
+  onEventTime(time: number, window: TimeWindow): TriggerResult {
+    return time === window.maxTimestamp() ? TriggerResult.FIRE : TriggerResult.CONTINUE;
+  }
+
+  onProcessingTime(): TriggerResult {
+    return TriggerResult.CONTINUE;
+  }
+
+  clear(window: TimeWindow, ctx: TriggerContext): void {
+    ctx.deleteEventTimeTimer(window.maxTimestamp());
+  }
+}
+
+describe('WindowOperator: the window-end trigger capability', () => {
+  for (const declares of [true, false]) {
+    it(`a trigger ${declares ? 'declaring' : 'not declaring'} firesOnlyAtWindowEnd gives Flink's tumbling results`, () => {
+      tumblingEventTimeWindows(
+        operator({
+          assigner: TumblingEventTimeWindows.of(3000),
+          state: reducing(),
+          fn: passThrough(),
+          trigger: new WindowEndTrigger(declares),
+        }),
+      );
+    });
+  }
+
+  it('the trigger is skipped for elements joining an existing pane only when it declares the capability', () => {
+    const calls: number[] = [];
+    for (const declares of [true, false]) {
+      const trigger = new WindowEndTrigger(declares);
+      const h = harness(
+        operator({
+          assigner: TumblingEventTimeWindows.of(3000),
+          state: reducing(),
+          fn: passThrough(),
+          trigger,
+        }),
+      );
+      h.processElement(['k', 1], 0);
+      h.processElement(['k', 1], 1000);
+      h.processElement(['k', 1], 2000);
+      h.processElement(['k', 1], 3500);
+      h.processWatermark(2999);
+      h.processElement(['k', 1], 4000);
+      h.processWatermark(5999);
+      assertOutputEqualsSorted(h.output, [
+        record(['k', 3], 2999),
+        watermark(2999),
+        record(['k', 2], 5999),
+        watermark(5999),
+      ]);
+      h.close();
+      calls.push(trigger.onElementCalls);
+    }
+    // Declared: once per pane (0 and 3500 created panes). Not declared: once per element.
+    assert.deepEqual(calls, [2, 5]);
   });
 });

@@ -5,13 +5,12 @@ import { TimestampedCollector } from '../../operators/timestamped-collector.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../../operators/stream-operator.ts';
 import { FieldCounter } from '../../metrics/counter.ts';
 import type {
+  InternalAppendingState,
   InternalListState,
-  InternalMergingState,
   InternalValueState,
 } from '../../state/internal-state.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { VoidNamespace, voidNamespaceSerializer, type NamespaceSerializer } from '../../state/namespace.ts';
-import type { AppendingState } from '../../core/state.ts';
 import {
   ValueStateDescriptor,
   type AggregatingStateDescriptor,
@@ -23,7 +22,6 @@ import { MAX_WATERMARK } from '../../core/time-domain.ts';
 import type { Evictor, EvictorContext, TimestampedValue } from '../evictor.ts';
 import type { Trigger } from '../trigger.ts';
 import { TriggerResult } from '../trigger-result.ts';
-import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
 import {
   MergingWindowAssigner,
   type WindowAssigner,
@@ -61,7 +59,8 @@ export interface WindowOperatorConfig<K, IN, ACC, OUT, W extends Window> {
   readonly evictor?: Evictor<IN, W> | undefined;
 }
 
-type PaneState<ACC> = AppendingState<any, any> & InternalMergingState<any> & { get(): ACC | undefined };
+/** A pane's contents: list, reducing or aggregating state per (key, window), whose `add` says whether it created the pane. */
+type PaneState<ACC> = InternalAppendingState<any, any> & { get(): ACC | undefined };
 
 /**
  * Flink's `WindowOperator` and `EvictingWindowOperator` in one class (the evictor only changes what a pane
@@ -85,15 +84,15 @@ type PaneState<ACC> = AppendingState<any, any> & InternalMergingState<any> & { g
  *
  * **Hot path.** For a tumbling event-time window with an aggregate the assigner returns a cached array, the
  * pane state is one accumulator, and the trigger and cleanup timers are de-duplicated by the timer heap: nothing
- * is allocated per element once a window exists. With Flink's default `EventTimeTrigger` (non-merging, no
- * evictor) an element whose pane already existed before it, in a window the watermark has not passed, skips the
+ * is allocated per element once a window exists. With a trigger that declares it fires only at the window's end
+ * ({@link Trigger.firesOnlyAtWindowEnd}: Flink's default `EventTimeTrigger`), non-merging and without an
+ * evictor, an element whose pane already existed before it, in a window the watermark has not passed, skips the
  * trigger and timer registration altogether: the first element of that pane registered the trigger timer at
  * `maxTimestamp` and the cleanup timer at `maxTimestamp + allowedLateness`, and both live exactly as long as the
  * pane (they are removed only by firing, which needs the watermark past `maxTimestamp`, or by `clearAllState`,
  * which drops the pane too), so `onElement` would return CONTINUE and both registrations would be de-duplicated
- * no-ops. The state backend says whether `add` created the entry; a backend that does not know takes the
- * general path. With that trigger and no allowed lateness the trigger's timer *is* the cleanup timer, so the
- * operator does not register or delete it a second time, and at cleanup it skips `EventTimeTrigger.clear`, whose
+ * no-ops. The pane state's `add` says whether it created the entry. With that trigger and no allowed lateness the trigger's timer *is* the cleanup timer, so the
+ * operator does not register or delete it a second time, and at cleanup it skips the trigger's `clear`, whose
  * only timer has fired by then. Each skip replaces a call whose effect would have been nil, so results, timers
  * and state are exactly those of the general path.
  */
@@ -119,8 +118,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   private readonly listContents: boolean;
   /** Whether an element added to an existing pane may skip the trigger (see "Hot path" above). */
   private readonly existingPaneFastPath: boolean;
-  /** Flink's EventTimeTrigger on an event-time assigner: its only timer is (window, maxTimestamp). */
-  private readonly eventTimeTrigger: boolean;
+  /** A trigger firing only at the window end (EventTimeTrigger) on event time: its one timer is (window, maxTimestamp). */
+  private readonly windowEndTrigger: boolean;
   /** With that trigger and no allowed lateness, the trigger's timer and the cleanup timer are one and the same. */
   private readonly cleanupIsTriggerTimer: boolean;
 
@@ -149,10 +148,10 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     this.isEventTime = config.assigner.isEventTime();
     this.windowSerializer = config.assigner.getWindowSerializer();
     this.listContents = config.windowStateDescriptor.kind === 'list';
-    this.eventTimeTrigger = config.trigger === EventTimeTrigger.create() && this.isEventTime;
-    this.cleanupIsTriggerTimer = this.eventTimeTrigger && this.allowedLateness === 0;
+    this.windowEndTrigger = config.trigger.firesOnlyAtWindowEnd() && this.isEventTime;
+    this.cleanupIsTriggerTimer = this.windowEndTrigger && this.allowedLateness === 0;
     this.existingPaneFastPath =
-      this.eventTimeTrigger && config.evictor === undefined && this.mergingAssigner === undefined;
+      this.windowEndTrigger && config.evictor === undefined && this.mergingAssigner === undefined;
     this.mergeFunction = (mergeResult, mergedWindows, stateWindowResult, mergedStateWindows) =>
       this.onWindowsMerged(mergeResult, mergedWindows, stateWindowResult, mergedStateWindows);
   }
@@ -262,9 +261,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       skipped = false;
       windowState.setCurrentNamespace(window);
       if (this.existingPaneFastPath) {
-        // `false` only from a backend that knows the entry existed; undefined (unknown) takes the general path.
-        const created = (windowState as unknown as { add(value: IN): boolean | undefined }).add(value);
-        if (created === false && window.maxTimestamp() > watermark) continue;
+        if (!windowState.add(value) && window.maxTimestamp() > watermark) continue;
       } else {
         this.addToPane(value, timestamp);
       }
@@ -277,7 +274,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
         this.emitWindowContents(window, contents!);
       }
       if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
-      // EventTimeTrigger's CONTINUE registered (window, maxTimestamp): with no allowed lateness that is the cleanup
+      // The trigger's CONTINUE registered (window, maxTimestamp): with no allowed lateness that is the cleanup
       // timer too, and registering it again would be a de-duplicated no-op.
       if (result === TriggerResult.CONTINUE && this.cleanupIsTriggerTimer) continue;
       this.registerCleanupTimer(window);
@@ -394,9 +391,9 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     }
     if ((result & TriggerResult.PURGE) !== 0) this.windowState.clear();
     if (this.isEventTime === eventTime && this.isCleanupTime(timer.namespace, timer.timestamp)) {
-      // EventTimeTrigger.clear only deletes the event-time timer at maxTimestamp <= this cleanup time: every such
+      // The trigger's clear only deletes the event-time timer at maxTimestamp <= this cleanup time: every such
       // timer has fired by now (it is this one, or an earlier one), so the deletion would be a no-op.
-      this.clearAllState(timer.namespace, mergingWindows, !(eventTime && this.eventTimeTrigger));
+      this.clearAllState(timer.namespace, mergingWindows, !(eventTime && this.windowEndTrigger));
     }
     mergingWindows?.persist();
   }

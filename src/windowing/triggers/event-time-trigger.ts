@@ -41,6 +41,11 @@ export class EventTimeTrigger extends Trigger<unknown, Window> {
     return TriggerResult.CONTINUE;
   }
 
+  /** The window operator's fast path relies on this trigger's behaviour, spelled out in the base contract. */
+  override firesOnlyAtWindowEnd(): boolean {
+    return true;
+  }
+
   override canMerge(): boolean {
     return true;
   }
