@@ -8,12 +8,19 @@
 //          --parallelism N (passed to Node systems)  --in-process  --no-micro  --out DIR
 //          --with-flink  --flink-events N  --flink-parallelism 1,2  --flink-runs N
 //          --flink-cell-budget SECONDS (default 20 unless --flink-events is given)  --flink-object-reuse
+//          --kafka (the Kafka -> Kafka comparison; on by default with --with-flink)  --no-kafka
+//          --kafka-records N  --kafka-runs N  --kafka-warmup N  --kafka-partitions N  --kafka-parallelism N
+//          --kafka-checkpoint-ms MS  --kafka-guarantee exactly-once,at-least-once  --kafka-latency-records N
+//          --kafka-latency-rate N  --kafka-no-latency
+// The Kafka comparison uses WEIR_KAFKA_BOOTSTRAP, or this checkout's running broker, or starts one and stops it
+// after; when no broker can start it is skipped with the reason, and the rest of the run is unaffected.
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseKafkaOptions, type KafkaCliOptions } from './kafka/kafka-options.ts';
 import { MICRO_KEYS } from './micro/value-state-bytes.ts';
 import { buildFlink, detectToolchain, flinkVersion, runFlink } from './runner/flink-runner.ts';
 import type { Measurement } from './runner/measurement.ts';
@@ -45,6 +52,8 @@ interface Options {
   budgetSeconds: number;
   flinkBudgetSeconds: number;
   flinkObjectReuse: boolean;
+  /** The Kafka comparison's settings, or undefined when it is not run. */
+  kafka: KafkaCliOptions | undefined;
 }
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -69,6 +78,10 @@ function parseOptions(argv: readonly string[]): Options {
     if (!WORKLOAD_IDS.includes(w))
       throw new Error(`unknown workload ${w}; known: ${WORKLOAD_IDS.join(', ')}`);
   const withFlink = has('with-flink') && !smoke; // --smoke never needs Java
+  const out =
+    value('out') ?? (smoke ? mkdtempSync(join(tmpdir(), 'weir-bench-smoke-')) : join(HERE, 'results'));
+  // --smoke never needs a broker either.
+  const kafka = !smoke && !has('no-kafka') && (has('kafka') || withFlink);
   return {
     smoke,
     events: num('events', smoke ? 20_000 : 500_000),
@@ -81,7 +94,7 @@ function parseOptions(argv: readonly string[]): Options {
     inProcess: smoke || has('in-process'),
     micro: !has('no-micro'),
     microKeys: num('micro-keys', smoke ? 10_000 : MICRO_KEYS),
-    out: value('out') ?? (smoke ? mkdtempSync(join(tmpdir(), 'weir-bench-smoke-')) : join(HERE, 'results')),
+    out,
     withFlink,
     flinkEvents: num('flink-events', 2_000_000),
     flinkParallelism: list('flink-parallelism', ['1', '2']).map(Number),
@@ -89,6 +102,7 @@ function parseOptions(argv: readonly string[]): Options {
     budgetSeconds: num('cell-budget', value('events') === undefined && !smoke ? 6 : Infinity),
     flinkBudgetSeconds: num('flink-cell-budget', value('flink-events') === undefined ? 20 : Infinity),
     flinkObjectReuse: has('flink-object-reuse'),
+    kafka: kafka ? { ...parseKafkaOptions(argv, 'kafka-'), flink: withFlink, out } : undefined,
   };
 }
 
@@ -256,6 +270,24 @@ async function main(): Promise<number> {
     `wrote ${join(options.out, 'latest.{json,md,svg}')} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
 
+  let kafkaFailed = false;
+  if (options.kafka !== undefined) {
+    const kafka = options.kafka;
+    log(`\nkafka: Kafka -> keyed running total -> Kafka${kafka.flink ? ', Weir and Flink' : ', Weir only'}`);
+    // Loaded only here, so runs without Kafka (the CI smoke run) never load the connector.
+    const { withBenchBroker } = await import('./kafka/kafka-broker.ts');
+    const { runKafkaBench } = await import('./kafka/main.ts');
+    try {
+      const skipped = await withBenchBroker(log, async (servers) => {
+        await runKafkaBench(servers, kafka);
+      });
+      if (skipped !== undefined) log(`KAFKA SKIPPED: ${skipped}`);
+    } catch (error) {
+      kafkaFailed = true;
+      process.stderr.write(`\nkafka comparison failed: ${String(error)}\n`);
+    }
+  }
+
   const broken = measurements.filter((m) => m.status === 'failed' || m.status === 'unavailable');
   if (broken.length > 0) {
     process.stderr.write(
@@ -263,7 +295,7 @@ async function main(): Promise<number> {
     );
     return 1;
   }
-  return 0;
+  return kafkaFailed ? 1 : 0;
 }
 
 process.exitCode = await main();
