@@ -73,6 +73,35 @@ console.log('weir/lmdb ok; import of weir loads no native addon');
 JS
 node lmdb.mjs
 
+# weir/opentelemetry loads @opentelemetry/api (an optional peer; here prom-client's peer brings it in); `import 'weir'`
+# must not: a resolve hook fails any import of an @opentelemetry package.
+cat > no-otel-hooks.mjs <<'JS'
+export async function resolve(specifier, context, next) {
+  if (specifier.startsWith('@opentelemetry/')) throw new Error(`loaded ${specifier}`);
+  return next(specifier, context);
+}
+JS
+cat > no-otel.mjs <<'JS'
+import { register } from 'node:module';
+register('./no-otel-hooks.mjs', import.meta.url);
+JS
+node --import ./no-otel.mjs --input-type=module -e "await import('weir'); console.log('import of weir loads no @opentelemetry package')"
+if node --import ./no-otel.mjs --input-type=module -e "await import('weir/opentelemetry')" 2>/dev/null; then
+  echo 'the hook did not see weir/opentelemetry load @opentelemetry/api' >&2
+  exit 1
+fi
+cat > otel-on.mjs <<'JS'
+import { StreamExecutionEnvironment } from 'weir';
+import { OpenTelemetryReporter } from 'weir/opentelemetry';
+const reporter = new OpenTelemetryReporter();
+const env = StreamExecutionEnvironment.create({ metrics: { reporters: [reporter] } });
+const out = await env.fromElements(1, 2).map((n) => n + 1).executeAndCollect();
+reporter.close();
+if (JSON.stringify(out) !== '[2,3]') throw new Error(`weir/opentelemetry job: ${JSON.stringify(out)}`);
+console.log('weir/opentelemetry ok');
+JS
+node otel-on.mjs
+
 # CommonJS consumers: require() of the ES module package (Node 20.19+, 22.12+), through the exports' default condition.
 cat > require.cjs <<'JS'
 const { StreamExecutionEnvironment, WindowOperator } = require('weir');
