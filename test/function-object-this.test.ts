@@ -11,11 +11,7 @@ import {
   type DataStream,
   type ValueState,
 } from '../src/index.ts';
-
-/** True when A and B are the same type (not merely assignable one way). */
-type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
-/** Compiles only when A and B are the same type. */
-const isType = <A, B>(equal: Equal<A, B>): boolean => equal;
+import { isType } from './support/is-type.ts';
 
 interface Click {
   readonly user: string;

@@ -13,12 +13,8 @@ import {
   type TriggerContext,
   type ValueState,
 } from '../src/index.ts';
+import { isType } from './support/is-type.ts';
 import { TestHarness } from '../src/testing/index.ts';
-
-/** True when A and B are the same type (not merely assignable one way). */
-type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
-/** Compiles only when A and B are the same type. */
-const isType = <A, B>(equal: Equal<A, B>): boolean => equal;
 
 describe('ValueState typing', () => {
   it('value() is T with a default value and T | undefined without one', () => {

@@ -6,11 +6,7 @@ import { JobExecutionError } from '../../core/errors.ts';
 import { TestHarness } from '../../testing/index.ts';
 import { EventTimeSessionWindows } from '../../windowing/assigners/event-time-session-windows.ts';
 import { TumblingEventTimeWindows } from '../../windowing/assigners/tumbling-event-time-windows.ts';
-
-/** True when A and B are the same type (not merely assignable one way). */
-type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
-/** Compiles only when A and B are the same type. */
-const isType = <A, B>(equal: Equal<A, B>): boolean => equal;
+import { isType } from '../../../test/support/is-type.ts';
 
 type Tuple2 = [number, number];
 
