@@ -1,6 +1,6 @@
 // A job run as its own process in worker mode: the crash job, plus what a mode adds (a dying worker, a record that
 // cannot cross threads, a cancel). Every worker imports this module again, as a user's job module is.
-// Arguments: outDir checkpointDir count workers mode.
+// Arguments: outDir checkpointDir count workers mode [savepoint to resume from, mode 'resume'].
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
@@ -11,12 +11,13 @@ import type { DataStream } from '../../src/api/data-stream.ts';
 import { buildCrashJob } from '../crash/crash-job.ts';
 import type { Tx } from '../crash/crash-job.ts';
 
-const [outDir, checkpointDir, count, workers, mode] = process.argv.slice(2);
+const [outDir, checkpointDir, count, workers, mode, savepoint] = process.argv.slice(2);
 const env = StreamExecutionEnvironment.create({ parallelism: 2, workers: Number(workers) });
 env.enableCheckpointing(40, { storage: checkpointDir!, retained: 2 });
 env.setRestartStrategy(RestartStrategies.fixedDelay(2, 0));
-// Throttled when a worker is to exit, so that the run lasts long enough for a checkpoint to complete before it.
-await buildCrashJob(env, outDir!, Number(count), mode === 'exit' ? 4_000 : undefined);
+// Throttled when a worker is to exit or the job to be stopped, so that the run is still going when that happens.
+const rates: Record<string, number> = { exit: 4_000, stop: 1_000 };
+await buildCrashJob(env, outDir!, Number(count), rates[mode!]);
 
 /** Whether a checkpoint has completed (its metadata is written last). */
 const checkpointCompleted = (): boolean =>
@@ -81,9 +82,19 @@ if (mode === 'cancel') {
   await client.triggerSavepoint(join(outDir!, 'savepoints'));
   await client.cancel();
   await client.result.catch((error: Error) => process.stdout.write(`CANCELLED ${error.name}\n`));
+} else if (mode === 'stop') {
+  const client = await env.executeAsync('worker-job');
+  // Observable progress first: a savepoint every thread took part in; then the stop, mid-input (throttled).
+  await client.triggerSavepoint(join(outDir!, 'savepoints'));
+  const path = await client.stopWithSavepoint(join(outDir!, 'savepoints'));
+  const result = await client.result;
+  process.stdout.write(`STOPPED ${path} ${String(result.stoppedWithSavepoint === path)}\n`);
 } else {
   try {
-    const result = await env.execute('worker-job');
+    const result = await env.execute(
+      'worker-job',
+      savepoint !== undefined ? { savepointPath: savepoint } : {},
+    );
     process.stdout.write(`DONE ${JSON.stringify(result.metrics.map((m) => [m.name, m.recordsIn]))}\n`);
   } catch (error) {
     process.stdout.write(`FAILED ${(error as Error).message}\n`);

@@ -20,9 +20,11 @@ function runJob(
   name: string,
   workers: number,
   mode: string,
+  savepoint?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string; out: string }> {
   const out = join(root, name, 'out');
   const args = [job, out, join(root, name, 'checkpoints'), String(COUNT), String(workers), mode];
+  if (savepoint !== undefined) args.push(savepoint);
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -84,5 +86,21 @@ describe('worker mode', { timeout: 300_000 }, () => {
     const run = await runJob('cancel', 2, 'cancel');
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /CANCELLED JobCancelledError/);
+  });
+
+  it('stopped with a savepoint, ends every worker thread; the savepoint restores to the single-thread output', async () => {
+    // The process exits on its own only when no worker thread is left (workers keep a process alive).
+    const stop = await runJob('stop', 2, 'stop');
+    assert.equal(stop.code, 0, stop.stderr);
+    const stopped = /STOPPED (\S+) true/.exec(stop.stdout);
+    assert.ok(stopped !== null, stop.stdout + stop.stderr);
+    // Stopped mid-input: not every window is committed yet.
+    const want = await expected();
+    const before = committedLines(stop.out, 'windows').length;
+    assert.ok(before < want.windows!.length, `${before} of ${want.windows!.length} windows`);
+    const resume = await runJob('stop', 2, 'resume', stopped[1]!);
+    assert.equal(resume.code, 0, resume.stderr);
+    assert.match(resume.stdout, /DONE/);
+    for (const output of OUTPUTS) assert.deepEqual(committedLines(resume.out, output), want[output], output);
   });
 });
