@@ -3,6 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isMainThread } from 'node:worker_threads';
 import { weirVersion } from '../core/weir-version.ts';
 import { runDetached } from './detached-run.ts';
 import { RestClient } from './rest-client.ts';
@@ -263,7 +264,10 @@ export async function runWeirCli(
   }
 }
 
+// A worker thread's process.argv[1] is not a file ('[worker eval]'): a job module that imports the CLI loads in
+// its workers too, where the CLI is never the entry point.
 const invokedDirectly =
+  isMainThread &&
   process.argv[1] !== undefined &&
   realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
 if (invokedDirectly) process.exitCode = await runWeirCli(process.argv.slice(2));

@@ -1,5 +1,6 @@
 // A job run as its own process in worker mode: the crash job, plus what a mode adds (a dying worker, a record that
-// cannot cross threads, a cancel). Every worker imports this module again, as a user's job module is.
+// cannot cross threads, a cancel, a stop with a savepoint inspected through the CLI). Every worker imports this module
+// again, as a user's job module is: the CLI's import included.
 // Arguments: outDir checkpointDir count workers mode [savepoint to resume from, mode 'resume'].
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import type { DataStream } from '../../src/api/data-stream.ts';
 import { buildCrashJob } from '../crash/crash-job.ts';
+import { runWeirCli } from '../../src/cli/weir-cli.ts';
 import type { Tx } from '../crash/crash-job.ts';
 
 const [outDir, checkpointDir, count, workers, mode, savepoint] = process.argv.slice(2);
@@ -89,6 +91,14 @@ if (mode === 'cancel') {
   const path = await client.stopWithSavepoint(join(outDir!, 'savepoints'));
   const result = await client.result;
   process.stdout.write(`STOPPED ${path} ${String(result.stoppedWithSavepoint === path)}\n`);
+  const printed: string[] = [];
+  const print = (line: string): void => void printed.push(line);
+  const code = await runWeirCli(['savepoint', 'inspect', path], {
+    out: print,
+    err: print,
+    terminal: process.stderr,
+  });
+  process.stdout.write(`INSPECTED ${code} ${printed.join(' | ')}\n`);
 } else {
   try {
     const result = await env.execute(

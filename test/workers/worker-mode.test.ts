@@ -94,6 +94,8 @@ describe('worker mode', { timeout: 300_000 }, () => {
     assert.equal(stop.code, 0, stop.stderr);
     const stopped = /STOPPED (\S+) true/.exec(stop.stdout);
     assert.ok(stopped !== null, stop.stdout + stop.stderr);
+    // The job module imports the CLI, so its workers load the CLI too; the savepoint reads back through it.
+    assert.match(stop.stdout, /INSPECTED 0 savepoint \d+ of job 'worker-job'.*: p=2, \d+ key groups/);
     // Stopped mid-input: not every window is committed yet.
     const want = await expected();
     const before = committedLines(stop.out, 'windows').length;
