@@ -58,9 +58,7 @@ consumer.assign(
 consumer.setDefaultConsumeTimeout(5);
 // By default a batch waits up to the timeout for each further record, so at a trickle it fills for a whole batch
 // of arrivals before returning; the probe must hand each record over as soon as it is there.
-(
-  consumer as ClientConsumer & { setDefaultIsTimeoutOnlyForFirstMessage(only: boolean): void }
-).setDefaultIsTimeoutOnlyForFirstMessage(true);
+consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
 
 let sent = 0;
 const send = (until: number): void => {

@@ -67,6 +67,11 @@ export interface ClientConsumer {
   position(partitions?: TopicPartition[]): TopicPartitionOffset[];
   consume(count: number, cb: Callback<ClientMessage[]>): void;
   setDefaultConsumeTimeout(ms: number): void;
+  /**
+   * True: `consume(n)` waits up to the timeout for the first record only and returns what is already fetched
+   * after it. False (the client's default): it waits up to the timeout for each of the n records.
+   */
+  setDefaultIsTimeoutOnlyForFirstMessage(only: boolean): void;
   commit(offsets: TopicPartitionOffset[]): void;
   on(event: 'event.error', listener: (error: LibrdKafkaError) => void): void;
 }

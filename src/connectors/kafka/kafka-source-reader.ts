@@ -263,6 +263,9 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplitPosition>
       (cb) => consumer.connect({ timeout: CONNECT_TIMEOUT_MS }, cb),
     );
     consumer.setDefaultConsumeTimeout(CONSUME_TIMEOUT_MS);
+    // The client's default waits up to the timeout for each record of a batch, so a trickle of records waited
+    // for a whole batch of arrivals (about a second at 2,000 records per poll); a poll returns what is there.
+    consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
     this.consumer = consumer;
     const partitions = await this.listPartitions();
     const fresh = this.context.restored !== true;

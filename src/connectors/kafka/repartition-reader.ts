@@ -146,6 +146,8 @@ export class RepartitionReader<T> {
         starts.push(start);
       }
       consumer.setDefaultConsumeTimeout(CONSUME_TIMEOUT_MS);
+      // A poll returns the records already fetched instead of waiting the timeout for each one of a batch.
+      consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
       consumer.assign(
         options.partitions.map((partition, i) => ({ topic: options.topic, partition, offset: starts[i]! })),
       );
