@@ -138,6 +138,7 @@ export class CepOperator<IN, KEY, OUT>
     );
     this.lateRecordLog = new LateRecordLog(this.context, 'CEP operator');
     const backend = this.context.keyedStateBackend;
+    // Stryker disable next-line ConditionalExpression: CEP.pattern keys every input, so only a hand-built graph gets here
     if (backend === undefined) {
       throw new IllegalStateError(
         `Operator '${this.context.operatorName}': CEP needs a keyed stream (CEP.pattern keys it)`,
@@ -242,6 +243,7 @@ export class CepOperator<IN, KEY, OUT>
     let n = 1;
     while (n < size && timestamps[n]! <= upTo) n++;
     if (n === size) this.elementQueueState.clear();
+    // Stryker disable next-line ConditionalExpression: in processing time `upTo` is infinite, so the whole queue is taken
     else if (!this.isProcessingTime) this.timerService.registerEventTimeTimer(VoidNamespace, timestamps[n]!);
     // Nothing but this loop touches the key's queue until it ends (no element can arrive meanwhile), so the
     // processed slots are dropped after it.
@@ -252,6 +254,7 @@ export class CepOperator<IN, KEY, OUT>
       let end = i + 1;
       while (end < n && timestamps[end] === ts) end++;
       this.advanceTime(nfaState, ts);
+      // Stryker disable next-line EqualityOperator: sorting a single element changes nothing
       if (comparator !== undefined && end - i > 1) {
         // Array.prototype.sort is stable: ties keep arrival order
         for (const e of (elements.slice(i, end) as IN[]).sort(comparator)) this.processEvent(nfaState, e, ts);
@@ -261,14 +264,17 @@ export class CepOperator<IN, KEY, OUT>
       i = end;
     }
     // shift the rest down, clear the freed element slots
+    // Stryker disable next-line EqualityOperator: one more copy only writes a spare slot past the new size
     for (let k = n; k < size; k++) {
       timestamps[k - n] = timestamps[k]!;
       elements[k - n] = elements[k];
     }
+    // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: clearing spare slots only lets the collector take the elements; they are never read again
     for (let k = size - n; k < size; k++) elements[k] = undefined;
     queue.size = size - n;
     // (the heap backend holds the queue itself; written back for backends that copy)
     if (n < size) this.elementQueueState.update(queue);
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: the pool only saves allocations; any queue it hands out is reset before use
     else if (this.queuePool.length < QUEUE_POOL_SIZE && timestamps.length <= POOLED_CAPACITY) {
       this.queuePool.push(queue);
     }
@@ -284,6 +290,7 @@ export class CepOperator<IN, KEY, OUT>
     let queue = this.elementQueueState.value();
     if (queue === undefined) {
       queue = this.queuePool.pop();
+      // Stryker disable next-line ConditionalExpression: a fresh queue instead of a pooled one only costs an allocation
       if (queue === undefined) {
         queue = { size: 1, timestamps: [timestamp], elements: [event] };
       } else {
@@ -301,6 +308,7 @@ export class CepOperator<IN, KEY, OUT>
     const last = timestamps[size - 1]!;
     // the new slot: after the last element with a timestamp <= this one (usually the end)
     let at = size;
+    // Stryker disable next-line EqualityOperator: the search below also places an equal timestamp after the equal ones
     if (timestamp < last) {
       let lo = 0;
       let hi = size - 1; // timestamps[hi] > timestamp
@@ -311,10 +319,12 @@ export class CepOperator<IN, KEY, OUT>
       }
       at = lo;
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: writing at index length grows a JavaScript array too; pushing first only keeps the growth in one place
     if (size === timestamps.length) {
       timestamps.push(0);
       elements.push(undefined);
     }
+    // Stryker disable next-line EqualityOperator: the extra copy into slot `at` is overwritten right after
     for (let k = size; k > at; k--) {
       timestamps[k] = timestamps[k - 1]!;
       elements[k] = elements[k - 1];
@@ -405,10 +415,13 @@ export class CepOperator<IN, KEY, OUT>
 
   private updateNFA(nfaState: NFAState): void {
     if (nfaState.stateChanged) {
+      // Stryker disable next-line BooleanLiteral: processEvent resets both flags before each event; a flag left set costs one more state write
       nfaState.stateChanged = false;
+      // Stryker disable next-line BooleanLiteral: as above
       nfaState.newStartPartialMatch = false;
       this.computationStates.update(nfaState);
       // now the key's own; an unchanged initial state was left as it was and serves the next key
+      // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
       if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
     }
   }
@@ -441,8 +454,9 @@ export class CepOperator<IN, KEY, OUT>
     } else if (changedBefore) {
       nfaState.stateChanged = true;
     }
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: the flag is only read right after nfa.process above, and reset before the next event
     if (startedBefore) nfaState.newStartPartialMatch = true;
-    if (matches.length > 0) this.processMatchedSequences(matches, timestamp);
+    this.processMatchedSequences(matches, timestamp);
   }
 
   private advanceTime(nfaState: NFAState, timestamp: number): void {
@@ -452,14 +466,15 @@ export class CepOperator<IN, KEY, OUT>
       timestamp,
       this.compiled.afterMatchSkipStrategy,
     );
-    if (matches.length > 0) this.processMatchedSequences(matches, timestamp);
-    if (timedOut.length > 0) this.processTimedOutSequences(timedOut);
+    this.processMatchedSequences(matches, timestamp);
+    this.processTimedOutSequences(timedOut);
   }
 
   private processMatchedSequences(matches: readonly Match<IN>[], timestamp: number): void {
-    this.setTimestamp(timestamp);
-    for (const m of matches)
+    for (const m of matches) {
+      this.setTimestamp(timestamp);
       rejectPromiseResult(this.fn.processMatch(m, this.matchContext, this.collector), 'processMatch()');
+    }
   }
 
   private processTimedOutSequences(timedOut: readonly TimedOutMatch<IN>[]): void {

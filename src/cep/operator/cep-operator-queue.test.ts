@@ -1,0 +1,353 @@
+// CepOperator's element queue and timers: watermark order, the timers it keeps, late data and keys that start nothing.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DataStream } from '../../api/data-stream.ts';
+import { CEP } from '../../api/cep.ts';
+import { OutputTag } from '../../core/output-tag.ts';
+import { TestHarness } from '../../testing/test-harness.ts';
+import { Pattern } from '../pattern/pattern.ts';
+
+interface Ev {
+  readonly id: number;
+  readonly name: string;
+  readonly key: string;
+}
+const ev = (id: number, name = 'x', key = 'k'): Ev => ({ id, name, key });
+const named = (n: string) => (e: Ev) => e.name === n;
+const timeouts = new OutputTag<string>('timeouts');
+const late = new OutputTag<Ev>('late');
+
+/** `a next b` without conditions: every event pairs with the one processed right after it. */
+function pairs(input: DataStream<Ev>) {
+  return CEP.pattern(
+    input.keyBy((e) => e.key),
+    Pattern.begin<Ev, 'a'>('a').next('b'),
+  ).select((m) => `${m.a[0]!.id}-${m.b[0]!.id}`);
+}
+
+const eventTimers = (h: { eventTimeTimers(): { timestamp: number }[] }) =>
+  h.eventTimeTimers().map((t) => t.timestamp);
+
+describe('CepOperator element queue', () => {
+  it('sorts out-of-order elements by timestamp, equal timestamps in arrival order, with one timer at the earliest', async () => {
+    const h = await TestHarness.create(pairs);
+    for (const [id, ts] of [
+      [1, 5],
+      [2, 9],
+      [3, 7],
+      [4, 6],
+      [5, 8],
+      [6, 7],
+      [7, 5],
+      [8, 9],
+    ] as const) {
+      h.processElement(ev(id), ts);
+    }
+    // one timer per key: at its earliest queued element, in Flink's timer service
+    assert.deepEqual(
+      h.eventTimeTimers().map((t) => [t.service, t.timestamp]),
+      [['watermark-callbacks', 5]],
+    );
+    h.processWatermark(6);
+    assert.deepEqual(h.output(), [
+      { value: '1-7', timestamp: 5 },
+      { value: '7-4', timestamp: 6 },
+      { watermark: 6 },
+    ]);
+    // the timer moved to the earliest element left
+    assert.deepEqual(eventTimers(h), [7]);
+    h.processWatermark(20);
+    assert.deepEqual(h.records(), ['1-7', '7-4', '4-3', '3-6', '6-5', '5-2', '2-8']);
+    assert.deepEqual(eventTimers(h), []);
+    await h.close();
+  });
+
+  it('an element inserted before the earliest queued one takes its own timer; the later timer stays', async () => {
+    const h = await TestHarness.create(pairs);
+    h.processElement(ev(1), 10);
+    h.processElement(ev(2), 12);
+    h.processElement(ev(3), 4);
+    assert.deepEqual(eventTimers(h), [4, 10]);
+    h.processWatermark(4);
+    assert.deepEqual(h.records(), []);
+    h.processWatermark(10);
+    assert.deepEqual(h.records(), ['3-1']);
+    h.processWatermark(12);
+    assert.deepEqual(h.records(), ['3-1', '1-2']);
+    await h.close();
+  });
+
+  it('a queue emptied and refilled keeps working for the same and other keys', async () => {
+    const h = await TestHarness.create(pairs);
+    h.processElement(ev(1, 'x', 'p'), 1);
+    h.processElement(ev(2, 'x', 'p'), 2);
+    h.processWatermark(2);
+    h.processElement(ev(3, 'x', 'q'), 3);
+    h.processElement(ev(4, 'x', 'q'), 4);
+    h.processElement(ev(5, 'x', 'p'), 5);
+    h.processWatermark(5);
+    assert.deepEqual(h.records(), ['1-2', '3-4', '2-5']);
+    await h.close();
+  });
+
+  it('an element after the watermark waits for it even when an earlier timer of its key fires first', async () => {
+    // x1 starts a match that times out at 13: that timer fires while x2 and x3 (20, 21) wait; x4 (15) arrives after
+    // it and must still be processed before them.
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').followedBy('b').within(3),
+      ).select(
+        timeouts,
+        (m, ts) => `timeout ${m.a![0]!.id} @${ts}`,
+        (m) => `${m.a[0]!.id}-${m.b[0]!.id}`,
+      ),
+    );
+    h.processElement(ev(1), 10);
+    h.processWatermark(10);
+    h.processElement(ev(2), 20);
+    h.processElement(ev(3), 21);
+    assert.deepEqual(eventTimers(h), [13, 20]);
+    h.processWatermark(13);
+    assert.deepEqual(
+      h.sideOutput(timeouts).map((r) => r.value),
+      ['timeout 1 @13'],
+    );
+    h.processElement(ev(4), 15);
+    h.processWatermark(30);
+    assert.deepEqual(h.output(), [
+      { watermark: 10 },
+      { watermark: 13 },
+      { value: '2-3', timestamp: 21 },
+      { watermark: 30 },
+    ]);
+    assert.deepEqual(h.sideOutput(timeouts), [
+      { value: 'timeout 1 @13', timestamp: 13 },
+      { value: 'timeout 4 @18', timestamp: 18 },
+      { value: 'timeout 3 @24', timestamp: 24 },
+    ]);
+    await h.close();
+  });
+
+  it('a previous-to-current window times a partial match out at its last event + gap, without a next element', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a')
+          .where(named('a'))
+          .followedBy('b')
+          .where(named('b'))
+          .within(4, 'PREVIOUS_AND_CURRENT')
+          .followedBy('c')
+          .where(named('c')),
+      ).select(
+        timeouts,
+        (m, ts) => `timeout [${Object.keys(m).join(',')}] @${ts}`,
+        (m) => `${m.a[0]!.id}-${m.b[0]!.id}-${m.c[0]!.id}`,
+      ),
+    );
+    h.processElement(ev(1, 'a'), 10);
+    h.processWatermark(10);
+    assert.deepEqual(eventTimers(h), [14]);
+    h.processWatermark(30);
+    assert.deepEqual(h.sideOutput(timeouts), [{ value: 'timeout [a] @14', timestamp: 14 }]);
+    assert.deepEqual(h.records(), []);
+    await h.close();
+  });
+
+  it('keys whose events start nothing keep no state; a started match keeps the NFA state and its buffered event', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').where(named('a')).next('b'),
+      ).select((m) => `${m.a[0]!.id}-${m.b[0]!.id}`),
+    );
+    h.processElement(ev(1, 'x', 'p'), 10);
+    h.processElement(ev(2, 'y', 'q'), 11);
+    h.processWatermark(20);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    h.processElement(ev(3, 'a', 'q'), 21);
+    h.processElement(ev(4, 'z', 'p'), 21);
+    h.processWatermark(22);
+    assert.equal(h.numKeyedStateEntries(), 2);
+    h.processElement(ev(5, 'b', 'q'), 23);
+    h.processWatermark(23);
+    assert.deepEqual(h.records(), ['3-5']);
+    await h.close();
+  });
+
+  it('late elements go to the late-data side output, or are dropped and counted', async () => {
+    const withTag = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').next('b'),
+      )
+        .sideOutputLateData(late)
+        .select((m) => `${m.a[0]!.id}-${m.b[0]!.id}`),
+    );
+    withTag.processWatermark(10);
+    withTag.processElement(ev(1), 10);
+    withTag.processElement(ev(2), 11);
+    withTag.processElement(ev(3), 9);
+    withTag.processWatermark(11);
+    assert.deepEqual(withTag.sideOutput(late), [
+      { value: ev(1), timestamp: 10 },
+      { value: ev(3), timestamp: 9 },
+    ]);
+    assert.deepEqual(withTag.records(), []);
+    await withTag.close();
+  });
+
+  it('fails naming the operator when an event-time record has no timestamp', async () => {
+    const h = await TestHarness.create(pairs);
+    assert.throws(
+      () => h.processElement(ev(1)),
+      (e: unknown) =>
+        String(e).includes(
+          "Operator 'CepOperator': a record has no timestamp, but the pattern stream runs in event time; " +
+            'assign timestamps and watermarks upstream or call inProcessingTime()',
+        ),
+    );
+    await h.close().catch(() => undefined);
+  });
+
+  it('processing time with a comparator: the elements of one millisecond are sorted, and matched one millisecond later', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').next('b'),
+        (x, y) => y.id - x.id,
+      )
+        .inProcessingTime()
+        .select((m) => `${m.a[0]!.id}-${m.b[0]!.id}`),
+    );
+    h.setProcessingTime(100);
+    h.processElement(ev(1));
+    h.processElement(ev(2));
+    assert.deepEqual(
+      h.processingTimeTimers().map((t) => t.timestamp),
+      [101],
+    );
+    assert.deepEqual(h.records(), []);
+    h.setProcessingTime(101);
+    assert.deepEqual(h.output(), [{ value: '2-1', timestamp: undefined }]);
+    h.processElement(ev(3));
+    h.processElement(ev(4));
+    assert.deepEqual(
+      h.processingTimeTimers().map((t) => t.timestamp),
+      [102],
+    );
+    h.setProcessingTime(102);
+    assert.deepEqual(h.records(), ['2-1', '1-4', '4-3']);
+    await h.close();
+  });
+
+  it('equal timestamps keep arrival order for primitive events too', async () => {
+    const h = await TestHarness.create((input: DataStream<string>) =>
+      CEP.pattern(
+        input.keyBy(() => 'k'),
+        Pattern.begin<string, 'a'>('a').next('b'),
+      ).select((m) => `${m.a[0]!}-${m.b[0]!}`),
+    );
+    for (const v of ['c', 'a', 'b']) h.processElement(v, 1);
+    h.processWatermark(1);
+    assert.deepEqual(h.records(), ['c-a', 'a-b']);
+    await h.close();
+  });
+
+  it('a partial match started earlier in the same watermark round is kept when a later event changes nothing', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').where(named('a')).followedBy('b').where(named('b')),
+      ).select((m) => `${m.a[0]!.id}-${m.b[0]!.id}`),
+    );
+    h.processElement(ev(1, 'a'), 5);
+    h.processElement(ev(2, 'x'), 6);
+    h.processWatermark(6);
+    h.processElement(ev(3, 'b'), 7);
+    h.processWatermark(7);
+    assert.deepEqual(h.records(), ['1-3']);
+    await h.close();
+  });
+
+  it('registers the window timer only for an event that starts a partial match', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a')
+          .where(named('a'))
+          .followedBy('b')
+          .where(named('b'))
+          .followedBy('c')
+          .where(named('c'))
+          .within(10),
+      ).select((m) => `${m.a[0]!.id}-${m.b[0]!.id}-${m.c[0]!.id}`),
+    );
+    h.processElement(ev(1, 'a'), 1);
+    h.processWatermark(1);
+    assert.deepEqual(eventTimers(h), [11]);
+    h.processElement(ev(2, 'b'), 3);
+    h.processWatermark(3);
+    assert.deepEqual(eventTimers(h), [11]);
+    h.processElement(ev(3, 'c'), 4);
+    h.processWatermark(20);
+    assert.deepEqual(h.records(), ['1-2-3']);
+    await h.close();
+  });
+
+  it('emits a match completed by time passing (notFollowedBy at the end), and ignores timeouts without a handler', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').where(named('a')).notFollowedBy('b').where(named('b')).within(5),
+      ).select((m) => `${m.a[0]!.id}`),
+    );
+    h.processElement(ev(1, 'a'), 1);
+    h.processElement(ev(2, 'a'), 2);
+    h.processElement(ev(3, 'b'), 4);
+    h.processElement(ev(4, 'a'), 10);
+    h.processWatermark(20);
+    // a1 and a2 are followed by b3 within 5 ms; a4 is not, and is emitted once the watermark passes its window
+    // end (15), stamped with that watermark as Flink does
+    assert.deepEqual(h.output(), [{ value: '4', timestamp: 20 }, { watermark: 20 }]);
+    await h.close();
+  });
+
+  it('restores a queue whose earlier slots were processed: only the waiting elements come back', async () => {
+    const h = await TestHarness.create(pairs);
+    h.processElement(ev(1), 1);
+    h.processElement(ev(2), 2);
+    h.processElement(ev(3), 3);
+    h.processWatermark(2);
+    assert.deepEqual(h.records(), ['1-2']);
+    const snapshot = h.snapshot();
+    await h.close();
+    const restored = await TestHarness.restore(pairs, snapshot);
+    restored.processElement(ev(4), 4);
+    restored.processWatermark(10);
+    assert.deepEqual(restored.records(), ['2-3', '3-4']);
+    await restored.close();
+  });
+
+  it('conditions and the match function see the current processing time', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').where((_, ctx) => ctx.currentProcessingTime() >= 100),
+      ).process({
+        processMatch(m, ctx, out) {
+          out.collect(`${m.a[0]!.id}@${ctx.currentProcessingTime()}`);
+        },
+      }),
+    );
+    h.setProcessingTime(50);
+    h.processElement(ev(1), 1);
+    h.processWatermark(1);
+    h.setProcessingTime(120);
+    h.processElement(ev(2), 2);
+    h.processWatermark(2);
+    assert.deepEqual(h.records(), ['2@120']);
+    await h.close();
+  });
+});
