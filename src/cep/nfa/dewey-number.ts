@@ -24,6 +24,7 @@ export function addStage(version: DeweyNumber): DeweyNumber {
   const n = version.length;
   // Stryker disable next-line ArrayDeclaration: an empty array grows to the same digits; the size only saves the growing
   const next = new Array<number>(n + 1);
+  // Stryker disable next-line EqualityOperator: one more copy writes slot n, which is set to 0 right after
   for (let i = 0; i < n; i++) next[i] = version[i]!;
   next[n] = 0;
   return next;
