@@ -11,6 +11,12 @@ export class SubtaskTime {
   /** Self time measured exactly: watermarks, processing-time timers, end of input (ms). */
   exactBusyMs = 0;
   exactBackPressuredMs = 0;
+  /**
+   * This subtask's shares of a source batch's time (self time and time inside downstream calls), from the
+   * sampled batches of the last tick that had any: ticks without a sample reuse them.
+   */
+  busyShare = 0;
+  backPressuredShare = 0;
   /** Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond and idleTimeMsPerSecond (last tick). */
   busyTimeMsPerSecond = 0;
   backPressuredTimeMsPerSecond = 0;
@@ -20,10 +26,13 @@ export class SubtaskTime {
 /**
  * Everything in a Weir job runs synchronously on one thread: a source's batch calls each downstream operator in
  * turn. Timing every hop would double the cost of a cheap operator, so the tracker times **batches**: every source
- * batch's wall time is summed (two clock reads per batch), and at most one batch per {@link SAMPLE_SPACING_MS} is
- * a *sampled* batch in which every hop measures its self time (its time minus the time of the hops it called)
- * and the time it spent inside downstream calls. On each tick the sampled shares are scaled to the batches'
- * total. Watermarks, processing-time timers and end of input are timed exactly (they are rare).
+ * batch's wall time is summed (two clock reads per batch), and now and then a batch is a *sampled* batch in which
+ * every hop measures its self time (its time minus the time of the hops it called) and the time it spent inside
+ * downstream calls. Sampled batches are at least {@link SAMPLE_SPACING_MS} apart and take at most
+ * {@link SAMPLED_TIME_SHARE} of the time: with slow records a single batch can outlast the spacing, and timing
+ * every batch would put clock reads on every hop of every record. On each tick each subtask's share of the sampled
+ * time is applied to the batches' total (a tick without a sample reuses the last shares). Watermarks,
+ * processing-time timers and end of input are timed exactly (they are rare).
  *
  * Back-pressured time follows from the synchronous handoff: while a consumer processes a record its producer is
  * blocked, so the time a subtask spends inside downstream calls is the time it was back-pressured. As in Flink,
@@ -37,7 +46,8 @@ export class BusyTimeTracker implements View {
   private child = 0;
   private batchMs = 0;
   private sampledMs = 0;
-  private lastSampleStart = Number.NEGATIVE_INFINITY;
+  /** The earliest time the next sampled batch may start. */
+  private nextSampleAt = Number.NEGATIVE_INFINITY;
   private lastTick: number | undefined = undefined;
   private readonly subtasks: SubtaskTime[] = [];
 
@@ -57,8 +67,8 @@ export class BusyTimeTracker implements View {
   beginBatch(): number {
     if (!this.enabled) return 0;
     const start = performance.now();
-    if (!this.active && start - this.lastSampleStart >= SAMPLE_SPACING_MS) {
-      this.lastSampleStart = start;
+    if (!this.active && start >= this.nextSampleAt) {
+      this.nextSampleAt = start + SAMPLE_SPACING_MS;
       this.active = true;
       this.exact = false;
       this.child = 0;
@@ -74,7 +84,11 @@ export class BusyTimeTracker implements View {
       this.batchMs += performance.now() - start;
       return;
     }
-    const elapsed = performance.now() + start;
+    const end = performance.now();
+    const elapsed = end + start;
+    // Hop timing costs about as much as a cheap hop: keep sampled batches to a small share of the time.
+    const next = end + elapsed * (1 / SAMPLED_TIME_SHARE - 1);
+    if (next > this.nextSampleAt) this.nextSampleAt = next;
     this.batchMs += elapsed;
     this.sampledMs += elapsed;
     time.sampledBusyMs += elapsed - this.child;
@@ -138,10 +152,15 @@ export class BusyTimeTracker implements View {
     this.lastTick = nowMs;
     if (last === undefined || nowMs <= last) return;
     const interval = nowMs - last;
-    const scale = this.sampledMs > 0 ? this.batchMs / this.sampledMs : 0;
+    const sampledMs = this.sampledMs;
+    const batchMs = this.batchMs;
     for (const t of this.subtasks) {
-      const busy = clamp(((t.sampledBusyMs * scale + t.exactBusyMs) * 1000) / interval);
-      const bp = clamp(((t.sampledBackPressuredMs * scale + t.exactBackPressuredMs) * 1000) / interval);
+      if (sampledMs > 0) {
+        t.busyShare = t.sampledBusyMs / sampledMs;
+        t.backPressuredShare = t.sampledBackPressuredMs / sampledMs;
+      }
+      const busy = clamp(((t.busyShare * batchMs + t.exactBusyMs) * 1000) / interval);
+      const bp = clamp(((t.backPressuredShare * batchMs + t.exactBackPressuredMs) * 1000) / interval);
       t.busyTimeMsPerSecond = busy;
       t.backPressuredTimeMsPerSecond = Math.min(bp, 1000 - busy);
       t.idleTimeMsPerSecond = Math.max(0, 1000 - busy - t.backPressuredTimeMsPerSecond);
@@ -151,8 +170,11 @@ export class BusyTimeTracker implements View {
   }
 }
 
-/** At most one sampled batch per this many ms: ~1 % of a saturated second is timed hop by hop. */
+/** At most one sampled batch per this many ms. */
 export const SAMPLE_SPACING_MS = 25;
+
+/** The largest share of the time spent in sampled batches (timed hop by hop). */
+export const SAMPLED_TIME_SHARE = 0.02;
 
 function clamp(ms: number): number {
   return ms < 0 ? 0 : ms > 1000 ? 1000 : Math.round(ms);

@@ -1,0 +1,68 @@
+// BusyTimeTracker: sampled batches stay a small share of the time, and ticks without a sample keep the shares.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { performance } from 'node:perf_hooks';
+import { BusyTimeTracker, SAMPLED_TIME_SHARE, type SubtaskTime } from './busy-time-tracker.ts';
+
+/** Holds the thread for `ms` of wall time: a batch whose records are slow. */
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+/** One source batch whose records all go to `op` for `ms`; returns whether the batch was sampled. */
+function batch(tracker: BusyTimeTracker, source: SubtaskTime, op: SubtaskTime, ms: number): boolean {
+  const started = tracker.beginBatch();
+  const sampled = tracker.active;
+  if (sampled) {
+    const outer = tracker.beginHop();
+    const hopStart = performance.now();
+    spin(ms);
+    tracker.endHop(op, outer, hopStart);
+  } else {
+    spin(ms);
+  }
+  tracker.endBatch(source, started);
+  return sampled;
+}
+
+describe('BusyTimeTracker', () => {
+  it('samples one of several slow batches, not every batch that outlasts the spacing', () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    const op = tracker.track();
+    // A 20 ms batch outlasts the 25 ms spacing's budget: sampling it allows the next sample only after
+    // 20 ms / SAMPLED_TIME_SHARE, far beyond the 80 ms the other four batches take.
+    assert.ok(20 / SAMPLED_TIME_SHARE >= 500);
+    const sampled = [1, 2, 3, 4, 5].map(() => batch(tracker, source, op, 20));
+    assert.deepEqual(sampled, [true, false, false, false, false]);
+  });
+
+  it('applies the last sampled shares to ticks that had no sampled batch', () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    const op = tracker.track();
+    tracker.sample(1_000);
+    assert.equal(batch(tracker, source, op, 20), true);
+    tracker.sample(2_000);
+    // All of the sampled batch's time was spent in the operator, which the source waited on.
+    assert.ok(op.busyTimeMsPerSecond >= 20, `op busy ${op.busyTimeMsPerSecond}`);
+    assert.ok(source.backPressuredTimeMsPerSecond >= 20, `source bp ${source.backPressuredTimeMsPerSecond}`);
+    assert.ok(source.busyTimeMsPerSecond < 10, `source busy ${source.busyTimeMsPerSecond}`);
+    // Three more batches, none sampled: their 60 ms still count as the operator's, by its last share.
+    assert.deepEqual(
+      [1, 2, 3].map(() => batch(tracker, source, op, 20)),
+      [false, false, false],
+    );
+    tracker.sample(3_000);
+    assert.ok(op.busyTimeMsPerSecond >= 30, `op busy ${op.busyTimeMsPerSecond}`);
+    assert.ok(source.busyTimeMsPerSecond < 10, `source busy ${source.busyTimeMsPerSecond}`);
+    assert.equal(op.idleTimeMsPerSecond, 1000 - op.busyTimeMsPerSecond - op.backPressuredTimeMsPerSecond);
+  });
+
+  it('reads no clock when disabled', () => {
+    const tracker = new BusyTimeTracker(false);
+    assert.equal(tracker.beginBatch(), 0);
+    assert.equal(tracker.active, false);
+  });
+});
