@@ -44,4 +44,15 @@ export abstract class MergingWindowAssigner<T, W extends Window> extends WindowA
    * group of more than one window.
    */
   abstract mergeWindows(windows: readonly W[], callback: (toBeMerged: W[], mergeResult: W) => void): void;
+
+  /**
+   * Whether this assigner's windows are TimeWindows that merge exactly when they intersect (touching counts)
+   * into the window covering them, as `TimeWindow.mergeWindows` decides. The window operator then merges a new
+   * window with a single pass over the key's in-flight windows instead of calling {@link mergeWindows} (same
+   * results, no arrays or sorting per element). False by default: any other assigner is asked through
+   * {@link mergeWindows}.
+   */
+  mergesIntersectingTimeWindows(): boolean {
+    return false;
+  }
 }

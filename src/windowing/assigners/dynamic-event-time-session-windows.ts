@@ -45,6 +45,11 @@ export class DynamicEventTimeSessionWindows<T> extends MergingWindowAssigner<T, 
     TimeWindow.mergeWindows(windows, callback);
   }
 
+  /** Sessions merge exactly when they touch or overlap, as `TimeWindow.mergeWindows` decides. */
+  override mergesIntersectingTimeWindows(): boolean {
+    return true;
+  }
+
   getDefaultTrigger(): Trigger<T, TimeWindow> {
     return EventTimeTrigger.create();
   }

@@ -36,6 +36,11 @@ export class DynamicProcessingTimeSessionWindows<T> extends MergingWindowAssigne
     TimeWindow.mergeWindows(windows, callback);
   }
 
+  /** Sessions merge exactly when they touch or overlap, as `TimeWindow.mergeWindows` decides. */
+  override mergesIntersectingTimeWindows(): boolean {
+    return true;
+  }
+
   getDefaultTrigger(): Trigger<T, TimeWindow> {
     return ProcessingTimeTrigger.create();
   }

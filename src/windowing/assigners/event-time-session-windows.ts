@@ -56,6 +56,11 @@ export class EventTimeSessionWindows extends MergingWindowAssigner<unknown, Time
     TimeWindow.mergeWindows(windows, callback);
   }
 
+  /** Sessions merge exactly when they touch or overlap, as `TimeWindow.mergeWindows` decides. */
+  override mergesIntersectingTimeWindows(): boolean {
+    return true;
+  }
+
   getDefaultTrigger(): Trigger<unknown, TimeWindow> {
     return EventTimeTrigger.create();
   }

@@ -52,6 +52,11 @@ export class ProcessingTimeSessionWindows extends MergingWindowAssigner<unknown,
     TimeWindow.mergeWindows(windows, callback);
   }
 
+  /** Sessions merge exactly when they touch or overlap, as `TimeWindow.mergeWindows` decides. */
+  override mergesIntersectingTimeWindows(): boolean {
+    return true;
+  }
+
   getDefaultTrigger(): Trigger<unknown, TimeWindow> {
     return ProcessingTimeTrigger.create();
   }

@@ -1,6 +1,8 @@
 // MergingWindowSet: in-flight windows, state windows and merge callbacks, as Flink's MergingWindowSetTest.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { assertProperty } from '../../../test/support/property.ts';
 import { HeapKeyedStateBackend } from '../../state/heap/heap-keyed-state-backend.ts';
 import type { InternalValueState } from '../../state/internal-state.ts';
 import { KeyGroupRange } from '../../state/key-group-range.ts';
@@ -8,6 +10,9 @@ import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts
 import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
 import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
 import { TimeWindow, timeWindowSerializer } from '../time-window.ts';
+import type { Trigger } from '../trigger.ts';
+import { MergingWindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
+import type { NamespaceSerializer } from '../../state/namespace.ts';
 import {
   mergingWindowPairsSerializer,
   MergingWindowSet,
@@ -17,7 +22,7 @@ import {
 const w = (start: number, end: number) => new TimeWindow(start, end);
 const b = (x: TimeWindow | undefined) => (x === undefined ? undefined : [x.start, x.end]);
 
-function newSet() {
+function newSet(assigner: MergingWindowAssigner<unknown, TimeWindow> = EventTimeSessionWindows.withGap(3)) {
   const backend = new HeapKeyedStateBackend(128, new KeyGroupRange(0, 127), () => 0);
   backend.setCurrentKey('k');
   const state = backend.getOrCreateKeyedState(
@@ -29,8 +34,31 @@ function newSet() {
   state.setCurrentNamespace(VoidNamespace);
   return {
     backend,
-    set: new MergingWindowSet(EventTimeSessionWindows.withGap(3), state, timeWindowSerializer).load(),
+    set: new MergingWindowSet(assigner, state, timeWindowSerializer).load(),
   };
+}
+
+/** Sessions that do not declare the intersecting-windows capability: every merge goes through `mergeWindows`. */
+class GeneralPathSessions extends MergingWindowAssigner<unknown, TimeWindow> {
+  private readonly sessions = EventTimeSessionWindows.withGap(3);
+  assignWindows(element: unknown, timestamp: number, context: WindowAssignerContext): readonly TimeWindow[] {
+    return this.sessions.assignWindows(element, timestamp, context);
+  }
+  mergeWindows(
+    windows: readonly TimeWindow[],
+    callback: (toBeMerged: TimeWindow[], mergeResult: TimeWindow) => void,
+  ): void {
+    this.sessions.mergeWindows(windows, callback);
+  }
+  getDefaultTrigger(): Trigger<unknown, TimeWindow> {
+    return this.sessions.getDefaultTrigger();
+  }
+  getWindowSerializer(): NamespaceSerializer<TimeWindow> {
+    return timeWindowSerializer;
+  }
+  isEventTime(): boolean {
+    return true;
+  }
 }
 
 describe('MergingWindowSet', () => {
@@ -109,5 +137,42 @@ describe('MergingWindowSet', () => {
     assert.throws(() => reloaded.retireWindow(w(10, 13)), /not in in-flight window set/);
     reloaded.persist();
     assert.equal(restored.numStateEntries(), 0);
+  });
+
+  it('merges intersecting time windows in one pass with the results of the general mergeWindows path', () => {
+    // Operations on one key: add [start, start + length), or retire the i-th in-flight window (mod their count).
+    const operation = fc.oneof(
+      fc.record({ add: fc.integer({ min: 0, max: 60 }), length: fc.integer({ min: 1, max: 12 }) }),
+      fc.record({ retire: fc.nat() }),
+    );
+    assertProperty(
+      fc.property(fc.array(operation, { maxLength: 40 }), (operations) => {
+        const run = (assigner: MergingWindowAssigner<unknown, TimeWindow>) => {
+          const { set } = newSet(assigner);
+          const log: unknown[] = [];
+          const record = (
+            result: TimeWindow,
+            merged: readonly TimeWindow[],
+            stateResult: TimeWindow,
+            mergedState: readonly TimeWindow[],
+          ) => log.push(['merge', b(result), merged.map(b), b(stateResult), mergedState.map(b)]);
+          for (const op of operations) {
+            if ('add' in op) {
+              const result = set.addWindow(w(op.add, op.add + op.length), record);
+              log.push(['added', b(result), b(set.getStateWindow(result))]);
+            } else {
+              const inFlight = [...set.inFlight()].sort((x, y) => x.start - y.start);
+              if (inFlight.length === 0) continue;
+              set.retireWindow(inFlight[op.retire % inFlight.length]!);
+            }
+            // In-flight windows and their state windows, by value and in start order.
+            const windows = set.inFlight().map((x) => [b(x), b(set.getStateWindow(x))]);
+            log.push(windows.sort((x, y) => x[0]![0]! - y[0]![0]!));
+          }
+          return log;
+        };
+        assert.deepEqual(run(EventTimeSessionWindows.withGap(3)), run(new GeneralPathSessions()));
+      }),
+    );
   });
 });

@@ -4,6 +4,7 @@ import type { InternalValueState } from '../../state/internal-state.ts';
 import type { NamespaceSerializer, VoidNamespace } from '../../state/namespace.ts';
 import type { TypeSerializer } from '../../core/type-serializer.ts';
 import { deserialize, serialize } from 'node:v8';
+import { TimeWindow } from '../time-window.ts';
 import type { MergingWindowAssigner } from '../window-assigner.ts';
 import type { Window } from '../window.ts';
 
@@ -34,12 +35,16 @@ export class MergingWindowSet<W extends Window> {
    */
   private pairs: MergingWindowPairs<W> = [];
   private changed = false;
+  /** The assigner's windows are TimeWindows that merge when they intersect: the single-pass path applies. */
+  private readonly intersecting: boolean;
 
   constructor(
     private readonly assigner: MergingWindowAssigner<any, W>,
     private readonly state: InternalValueState<VoidNamespace, MergingWindowPairs<W>>,
     private readonly windowSerializer: NamespaceSerializer<W>,
-  ) {}
+  ) {
+    this.intersecting = assigner.mergesIntersectingTimeWindows();
+  }
 
   /** Reads the current key's windows from state. */
   load(): this {
@@ -80,6 +85,12 @@ export class MergingWindowSet<W extends Window> {
    * merge that involves windows that already had state (never with the new window among the merged ones).
    */
   addWindow(newWindow: W, mergeFunction: MergeFunction<W>): W {
+    if (this.intersecting) {
+      return this.addIntersecting(
+        newWindow as unknown as TimeWindow,
+        mergeFunction as unknown as MergeFunction<TimeWindow>,
+      ) as unknown as W;
+    }
     const pairs = this.pairs;
     // Alone, a window has nothing to merge with: any group the assigner could report holds one distinct window.
     if (pairs.length === 0) {
@@ -139,6 +150,57 @@ export class MergingWindowSet<W extends Window> {
     return resultWindow;
   }
 
+  /**
+   * `addWindow` for windows that merge exactly when they intersect, with the results of the general path. The
+   * in-flight windows of a key never intersect one another (they would have merged), so the new window merges
+   * with exactly the in-flight windows it intersects, into their cover, and one pass finds them. The state window
+   * of the result is that of the earliest merged window, as `TimeWindow.mergeWindows`' sort by start makes it.
+   */
+  private addIntersecting(newWindow: TimeWindow, mergeFunction: MergeFunction<TimeWindow>): TimeWindow {
+    const pairs = this.pairs as unknown as MergingWindowPairs<TimeWindow>;
+    let first = -1;
+    let count = 0;
+    let start = newWindow.start;
+    let end = newWindow.end;
+    for (let i = 0; i < pairs.length; i++) {
+      const w = pairs[i]![0];
+      if (!w.intersects(newWindow)) continue;
+      count++;
+      if (first < 0 || w.start < pairs[first]![0].start) first = i;
+      if (w.start < start) start = w.start;
+      if (w.end > end) end = w.end;
+    }
+    if (count === 0) {
+      pairs.push([newWindow, newWindow]);
+      this.changed = true;
+      return newWindow;
+    }
+    const earliest = pairs[first]!;
+    // The new window falls inside an in-flight one: no state moves and the trigger need not know.
+    if (count === 1 && start === earliest[0].start && end === earliest[0].end) return earliest[0];
+    const stateWindow = earliest[1];
+    const merged: TimeWindow[] = [];
+    const mergedStateWindows: TimeWindow[] = [];
+    for (let i = 0; i < pairs.length;) {
+      const pair = pairs[i]!;
+      if (!pair[0].intersects(newWindow)) {
+        i++;
+        continue;
+      }
+      merged.push(pair[0]);
+      if (pair[1] !== stateWindow && !this.same(pair[1] as unknown as W, stateWindow as unknown as W))
+        mergedStateWindows.push(pair[1]);
+      pairs.splice(i, 1);
+    }
+    if (merged.length > 1) merged.sort(byStart);
+    if (mergedStateWindows.length > 1) mergedStateWindows.sort(byStart);
+    const mergeResult = new TimeWindow(start, end);
+    pairs.push([mergeResult, stateWindow]);
+    this.changed = true;
+    mergeFunction(mergeResult, merged, stateWindow, mergedStateWindows);
+    return mergeResult;
+  }
+
   private distinct(windows: readonly W[]): W[] {
     const out: W[] = [];
     for (const w of windows) {
@@ -150,7 +212,13 @@ export class MergingWindowSet<W extends Window> {
   }
 
   private same(a: W, b: W): boolean {
-    return a === b || this.windowSerializer.key(a) === this.windowSerializer.key(b);
+    if (a === b) return true;
+    if (this.intersecting) {
+      const x = a as unknown as TimeWindow;
+      const y = b as unknown as TimeWindow;
+      return x.start === y.start && x.end === y.end;
+    }
+    return this.windowSerializer.key(a) === this.windowSerializer.key(b);
   }
 
   private indexOf(window: W): number {
@@ -186,4 +254,8 @@ export function mergingWindowPairsSerializer<W>(
         ws.deserialize(s),
       ]),
   };
+}
+
+function byStart(a: TimeWindow, b: TimeWindow): number {
+  return a.start - b.start;
 }
