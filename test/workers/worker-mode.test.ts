@@ -105,4 +105,13 @@ describe('worker mode', { timeout: 300_000 }, () => {
     assert.match(resume.stdout, /DONE/);
     for (const output of OUTPUTS) assert.deepEqual(committedLines(resume.out, output), want[output], output);
   });
+
+  it('finishes when its main-thread sink receives its last batches after both workers reported the end', async () => {
+    const { result, COUNT: count } = await import('./main-thread-sink-job.ts');
+    const want = Array.from({ length: count }, (_, i) => i * 2);
+    assert.deepEqual(
+      [...result].sort((a, b) => a - b),
+      want,
+    );
+  });
 });

@@ -213,6 +213,9 @@ export class ThreadedJobRuntime implements JobAttempt {
 
   /** Starts every worker's sources; resolves once every subtask on every thread finished (or the job stopped). */
   async runSources(): Promise<void> {
+    // This thread's own subtasks (a sink that runs here) can finish after every worker reported: a worker's last
+    // batches may still be in flight, or wait for this thread's credit, when its report arrives on another port.
+    void this.local.whenAllFinished().then(() => this.wake());
     this.broadcast({ type: 'start' });
     await this.until(
       () =>
