@@ -24,16 +24,20 @@ async function partialMatches(client: JobClient, query = ''): Promise<{ status: 
  * Waits until c's start (the last event) is queued and no other key has queued events: the watermark after it
  * (6999) has then fed every earlier event to the NFA.
  */
-async function settled(client: JobClient, query = ''): Promise<any> {
-  return waitFor('the events to reach the CEP operator', async () => {
-    const { status, body } = await partialMatches(client, query);
-    if (status !== 200) return undefined;
-    const keys = body.subtasks.flatMap((s: any) => s.keys);
-    const c = keys.find((k: any) => k.key === '"c"');
-    return c?.queuedEvents === 1 && keys.every((k: any) => k === c || k.queuedEvents === 0)
-      ? body
-      : undefined;
-  });
+async function settled(client: JobClient, query = '', timeoutMs?: number): Promise<any> {
+  return waitFor(
+    'the events to reach the CEP operator',
+    async () => {
+      const { status, body } = await partialMatches(client, query);
+      if (status !== 200) return undefined;
+      const keys = body.subtasks.flatMap((s: any) => s.keys);
+      const c = keys.find((k: any) => k.key === '"c"');
+      return c?.queuedEvents === 1 && keys.every((k: any) => k === c || k.queuedEvents === 0)
+        ? body
+        : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 const a = {
@@ -164,7 +168,8 @@ describe('CEP partial matches over REST', () => {
   it('collects the partial matches of subtasks on worker threads', async () => {
     const { client } = await import('./cep-partial-match-worker-job.ts');
     try {
-      const body = await settled(client);
+      // The workers start first: on a loaded machine that alone has taken over 15 s.
+      const body = await settled(client, '', 90_000);
       // b and c hash to subtask 0 (on worker 1), a to subtask 1 (on worker 2); the main thread holds neither.
       assert.deepEqual(body.subtasks, [
         { subtask: 0, numKeys: 2, truncated: false, keys: [b, c] },
