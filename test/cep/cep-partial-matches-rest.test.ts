@@ -21,8 +21,10 @@ async function partialMatches(client: JobClient, query = ''): Promise<{ status: 
 }
 
 /**
- * Waits until c's start (the last event) is queued and no other key has queued events: the watermark after it
- * (6999) has then fed every earlier event to the NFA.
+ * Waits until all three keys are there, c's start (the last event) is queued and no other key has queued events:
+ * the watermark after it (6999) has then fed every earlier event to the NFA. On worker threads each key's subtask
+ * gets its events and watermarks on its own channel, so one subtask settling says nothing of the other's: a key
+ * whose events are still in flight is absent, not settled.
  */
 async function settled(client: JobClient, query = '', timeoutMs?: number): Promise<any> {
   return waitFor(
@@ -32,7 +34,9 @@ async function settled(client: JobClient, query = '', timeoutMs?: number): Promi
       if (status !== 200) return undefined;
       const keys = body.subtasks.flatMap((s: any) => s.keys);
       const c = keys.find((k: any) => k.key === '"c"');
-      return c?.queuedEvents === 1 && keys.every((k: any) => k === c || k.queuedEvents === 0)
+      return keys.length === 3 &&
+        c?.queuedEvents === 1 &&
+        keys.every((k: any) => k === c || k.queuedEvents === 0)
         ? body
         : undefined;
     },
