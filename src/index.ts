@@ -271,7 +271,8 @@ export type { FileOffset } from './connectors/file-format.ts';
 export { FileSink } from './connectors/file-sink.ts';
 export { AsyncSink } from './connectors/async-sink.ts';
 export type { AsyncSinkOptions } from './connectors/async-sink.ts';
-export type { FileSinkOptions } from './connectors/file-sink.ts';
+export type { FileSinkOptions, FileSinkDeliveryGuarantee } from './connectors/file-sink.ts';
+export { DeliveryGuarantee } from './core/delivery-guarantee.ts';
 
 // ── Fault tolerance ──────────────────────────────────────────────────────────
 // ── Configuration ────────────────────────────────────────────────────────────
@@ -304,10 +305,6 @@ export type {
   CheckpointedJobSnapshot,
   CheckpointedOperatorSnapshot,
 } from './runtime/checkpointed-job-snapshot.ts';
-
-// ── Exactly-once sinks ───────────────────────────────────────────────────────
-export { TwoPhaseCommitFileSink } from './connectors/two-phase-commit-file-sink.ts';
-export type { TwoPhaseCommitFileSinkOptions } from './connectors/two-phase-commit-file-sink.ts';
 
 // ── Metrics ──────────────────────────────────────────────────────────────────
 export type {

@@ -1,7 +1,8 @@
 // The fault-tolerance example job: per-user click totals per minute, checkpointed, into an exactly-once file sink.
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
-import { TwoPhaseCommitFileSink } from '../../src/connectors/two-phase-commit-file-sink.ts';
+import { FileSink } from '../../src/connectors/file-sink.ts';
+import { DeliveryGuarantee } from '../../src/core/delivery-guarantee.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
 import { Time } from '../../src/time/time.ts';
@@ -65,6 +66,6 @@ export function buildFaultTolerantJob(
     .window(TumblingEventTimeWindows.of(Time.minutes(1)))
     .reduce((a, b) => ({ user: a.user, clicks: a.clicks + b.clicks }))
     .uid('clicks-per-minute')
-    .sinkTo(TwoPhaseCommitFileSink.jsonLines(options.output))
+    .sinkTo(FileSink.jsonLines(options.output, { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }))
     .uid('per-minute-files');
 }

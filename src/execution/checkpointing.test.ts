@@ -26,7 +26,8 @@ import { CorruptCheckpointError } from './checkpoint-metadata.ts';
 import { loadLatestCheckpoint, loadSavepoint, loadSnapshotDirectory } from './checkpoint-storage.ts';
 import { JobCancelledError } from './job-cancelled-error.ts';
 import { RestartStrategies } from './restart-strategies.ts';
-import { TwoPhaseCommitFileSink } from '../connectors/two-phase-commit-file-sink.ts';
+import { FileSink } from '../connectors/file-sink.ts';
+import { DeliveryGuarantee } from '../core/delivery-guarantee.ts';
 import { RecordingLogger } from '../../test/support/recording-logger.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'weir-checkpointing-'));
@@ -153,7 +154,7 @@ function buildJob(
     .process(sumAtEnd(), 'sums')
     .uid('sums');
   if (opts.keyedParallelism !== undefined) sums.setParallelism(opts.keyedParallelism);
-  sums.sinkTo(TwoPhaseCommitFileSink.jsonLines(out)).uid('sink');
+  sums.sinkTo(FileSink.jsonLines(out, { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE })).uid('sink');
 }
 
 describe('checkpointing', () => {
@@ -260,7 +261,7 @@ describe('checkpointing', () => {
         .uid('progress')
         .transform('counting', () => new Counting())
         .uid('counting')
-        .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')))
+        .sinkTo(FileSink.jsonLines(fresh('out'), { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }))
         .uid('sink');
     const env = StreamExecutionEnvironment.create({ parallelism: 2 });
     env.enableCheckpointing(1_000_000, { storage: fresh('chk') });
@@ -303,7 +304,7 @@ describe('checkpointing', () => {
       })
       .keyBy((e) => e.key)
       .process(sumAtEnd(), 'sums')
-      .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')));
+      .sinkTo(FileSink.jsonLines(fresh('out'), { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }));
     const client = await env.executeAsync('eight-files');
     await progress.reached;
     await client.triggerSavepoint(fresh('savepoints'));
@@ -328,7 +329,7 @@ describe('checkpointing', () => {
       .fromElements(1, 2)
       .map((x) => x)
       .uid('other')
-      .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')));
+      .sinkTo(FileSink.jsonLines(fresh('out'), { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }));
     await assert.rejects(
       other.execute('mismatch', { savepointPath: path }),
       (e: Error) => e instanceof ConfigurationError && /'sums'/.test(e.message),
@@ -337,7 +338,7 @@ describe('checkpointing', () => {
       .fromElements(1, 2)
       .map((x) => x)
       .uid('other')
-      .sinkTo(TwoPhaseCommitFileSink.jsonLines(fresh('out')));
+      .sinkTo(FileSink.jsonLines(fresh('out'), { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }));
     await other.execute('allowed', { savepointPath: path, allowNonRestoredState: true });
   });
 

@@ -12,7 +12,8 @@ import { GeneratorSource } from '../connectors/generator-source.ts';
 import { WatermarkStrategy } from '../time/watermark-strategy.ts';
 import { loadSnapshotDirectory } from './checkpoint-storage.ts';
 import { RestartStrategies } from './restart-strategies.ts';
-import { TwoPhaseCommitFileSink } from '../connectors/two-phase-commit-file-sink.ts';
+import { FileSink } from '../connectors/file-sink.ts';
+import { DeliveryGuarantee } from '../core/delivery-guarantee.ts';
 import { RecordingLogger } from '../../test/support/recording-logger.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'weir-finished-sources-'));
@@ -116,7 +117,7 @@ function build(
       return e;
     }, 'check')
     .uid('check')
-    .sinkTo(TwoPhaseCommitFileSink.jsonLines(out))
+    .sinkTo(FileSink.jsonLines(out, { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }))
     .uid('sink');
 }
 

@@ -5,7 +5,8 @@ import { OutputTag } from '../../src/core/output-tag.ts';
 import type { DataStream } from '../../src/api/data-stream.ts';
 import type { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { SeededRandom } from '../../src/connectors/seeded-random.ts';
-import { TwoPhaseCommitFileSink } from '../../src/connectors/two-phase-commit-file-sink.ts';
+import { FileSink } from '../../src/connectors/file-sink.ts';
+import { DeliveryGuarantee } from '../../src/core/delivery-guarantee.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { MapStateDescriptor } from '../../src/core/state-descriptor.ts';
 import { Time } from '../../src/time/time.ts';
@@ -65,7 +66,9 @@ export async function buildCrashJob(
   await buildCrashPipeline(
     tx,
     (output, stream) => {
-      const sink = TwoPhaseCommitFileSink.jsonLines<unknown>(join(outDir, output));
+      const sink = FileSink.jsonLines<unknown>(join(outDir, output), {
+        deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE,
+      });
       stream.sinkTo(killSwitch === undefined ? sink : killSwitch.around(sink)).uid(`${output}-sink`);
     },
     withCep,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { loadLatestCheckpoint, loadSnapshotDirectory } from '../../src/execution/checkpoint-storage.ts';
 import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
-import { TwoPhaseCommitFileSink } from '../../src/connectors/two-phase-commit-file-sink.ts';
+import { FileSink } from '../../src/connectors/file-sink.ts';
+import { DeliveryGuarantee } from '../../src/core/delivery-guarantee.ts';
 import { FileSource } from '../../src/connectors/file-source.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
@@ -70,7 +71,7 @@ gen
     return e;
   }, 'check')
   .uid('check')
-  .sinkTo(TwoPhaseCommitFileSink.jsonLines(outDir!))
+  .sinkTo(FileSink.jsonLines(outDir!, { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }))
   .uid('sink');
 
 const latest = loadLatestCheckpoint(checkpointDir!);

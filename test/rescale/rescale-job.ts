@@ -5,7 +5,8 @@ import {
   StreamExecutionEnvironment,
   Time,
   TumblingEventTimeWindows,
-  TwoPhaseCommitFileSink,
+  FileSink,
+  DeliveryGuarantee,
   WatermarkStrategy,
   type Source,
 } from '../../src/index.ts';
@@ -45,7 +46,9 @@ export function buildJob(
       return e;
     })
     .uid('progress');
-  events.sinkTo(TwoPhaseCommitFileSink.jsonLines(out.records)).uid('records');
+  events
+    .sinkTo(FileSink.jsonLines(out.records, { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }))
+    .uid('records');
   events
     .keyBy((e) => e.key)
     .window(TumblingEventTimeWindows.of(Time.milliseconds(1_000)))
@@ -61,7 +64,7 @@ export function buildJob(
       merge: (a, b) => ({ ...a, sum: a.sum + b.sum, n: a.n + b.n }),
     })
     .uid('windows')
-    .sinkTo(TwoPhaseCommitFileSink.jsonLines(out.windows))
+    .sinkTo(FileSink.jsonLines(out.windows, { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }))
     .uid('window-sink');
 }
 

@@ -2,7 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { TwoPhaseCommitFileSink } from '../../src/connectors/two-phase-commit-file-sink.ts';
+import { FileSink } from '../../src/connectors/file-sink.ts';
+import { DeliveryGuarantee } from '../../src/core/delivery-guarantee.ts';
 import { FileSource } from '../../src/connectors/file-source.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
@@ -28,6 +29,8 @@ const gen = env.fromSource(
   'gen',
 );
 const file = env.fromSource(FileSource.jsonLines<Ev>([join(dir, 'in.jsonl')]), ts(), 'file');
-gen.union(file).sinkTo(TwoPhaseCommitFileSink.jsonLines(join(dir, 'out')));
+gen
+  .union(file)
+  .sinkTo(FileSink.jsonLines(join(dir, 'out'), { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }));
 await env.execute('repro');
 console.log(`DONE ${completed}`);

@@ -14,7 +14,7 @@ export { KafkaDeserializationError, type KafkaSplitPosition } from './kafka-sour
 
 // Sink
 export { KafkaSink, KafkaSinkBuilder } from './kafka-sink.ts';
-export { DeliveryGuarantee } from './delivery-guarantee.ts';
+export { DeliveryGuarantee } from '../../core/delivery-guarantee.ts';
 export type { KafkaProducerRecord, KafkaRecordSerializationSchema } from './kafka-record-serializer.ts';
 export { deadLetterRecords, DeadLetterHeaders } from './dead-letter-records.ts';
 

@@ -1,6 +1,6 @@
 // KafkaSinkWriter: one sink subtask with delivery guarantee NONE or AT_LEAST_ONCE: sends as records arrive.
 import type { SinkWriter, SinkWriterContext } from '../../core/sink.ts';
-import { DeliveryGuarantee } from './delivery-guarantee.ts';
+import { DeliveryGuarantee } from '../../core/delivery-guarantee.ts';
 import {
   call,
   kafkaClient,

@@ -1,7 +1,7 @@
 // KafkaSink: Flink's KafkaSink: records to Kafka topics with delivery guarantee NONE, AT_LEAST_ONCE or EXACTLY_ONCE.
 import { ConfigurationError } from '../../core/errors.ts';
 import type { Sink, SinkWriter, SinkWriterContext } from '../../core/sink.ts';
-import { DeliveryGuarantee } from './delivery-guarantee.ts';
+import { DeliveryGuarantee } from '../../core/delivery-guarantee.ts';
 import type { KafkaProperties } from './kafka-client.ts';
 import { KafkaClientBuilder } from './kafka-client-builder.ts';
 import type { KafkaRecordSerializationSchema } from './kafka-record-serializer.ts';
