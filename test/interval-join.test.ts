@@ -38,19 +38,47 @@ async function expectInAnyOrder(job: DataStream<string>, ...expected: string[]):
 
 const env1 = (): StreamExecutionEnvironment => StreamExecutionEnvironment.create({ parallelism: 1 });
 
+const zeroToTwoElements: Tuple2[] = [
+  ['key', 0],
+  ['key', 1],
+  ['key', 2],
+];
 const zeroToTwo = (env: StreamExecutionEnvironment): KeyedStream<Tuple2, string> =>
-  keyedAscending(env, ['key', 0], ['key', 1], ['key', 2]);
+  keyedAscending(env, ...zeroToTwoElements);
+
+/** The job most of Flink's cases run: a keyed ascending stream interval-joined with a copy of itself. */
+interface SelfJoin {
+  readonly elements: readonly Tuple2[];
+  readonly between: readonly [lower: number, upper: number];
+  /** Both bounds exclusive (default: both inclusive, as in Flink). */
+  readonly exclusive?: boolean;
+  readonly parallelism?: number;
+}
+
+/** Runs a {@link SelfJoin} combining pairs with Flink's CombineToStringJoinFunction; expects `expected` in any order. */
+async function expectSelfJoin(job: SelfJoin, ...expected: string[]): Promise<void> {
+  const env = StreamExecutionEnvironment.create({ parallelism: job.parallelism ?? 1 });
+  let join = keyedAscending(env, ...job.elements)
+    .intervalJoin(keyedAscending(env, ...job.elements))
+    .between(job.between[0], job.between[1]);
+  if (job.exclusive === true) join = join.upperBoundExclusive().lowerBoundExclusive();
+  await expectInAnyOrder(join.process(combineToString), ...expected);
+}
+
+/** Two keys, alternating, timestamps 0 to 5. */
+const twoKeys: Tuple2[] = [
+  ['key1', 0],
+  ['key2', 1],
+  ['key1', 2],
+  ['key2', 3],
+  ['key1', 4],
+  ['key2', 5],
+];
 
 describe('IntervalJoinITCase (Flink)', () => {
   it('testCanJoinOverSameKey', async () => {
-    const env = env1();
-    const elements: Tuple2[] = [0, 1, 2, 3, 4, 5].map((i) => ['key', i]);
-    const joined = keyedAscending(env, ...elements)
-      .intervalJoin(keyedAscending(env, ...elements))
-      .between(0, 0)
-      .process(combineToString);
-    await expectInAnyOrder(
-      joined,
+    await expectSelfJoin(
+      { elements: [0, 1, 2, 3, 4, 5].map((i): Tuple2 => ['key', i]), between: [0, 0] },
       '(key,0):(key,0)',
       '(key,1):(key,1)',
       '(key,2):(key,2)',
@@ -61,22 +89,9 @@ describe('IntervalJoinITCase (Flink)', () => {
   });
 
   it('testJoinsCorrectlyWithMultipleKeys', async () => {
-    const env = env1();
-    const elements: Tuple2[] = [
-      ['key1', 0],
-      ['key2', 1],
-      ['key1', 2],
-      ['key2', 3],
-      ['key1', 4],
-      ['key2', 5],
-    ];
     // Unkeyed, the bounds [0, 1] would also pair (1, 2), (2, 3), ...: that they do not is what is tested.
-    const joined = keyedAscending(env, ...elements)
-      .intervalJoin(keyedAscending(env, ...elements))
-      .between(0, 1)
-      .process(combineToString);
-    await expectInAnyOrder(
-      joined,
+    await expectSelfJoin(
+      { elements: twoKeys, between: [0, 1] },
       '(key1,0):(key1,0)',
       '(key2,1):(key2,1)',
       '(key1,2):(key1,2)',
@@ -167,22 +182,17 @@ describe('IntervalJoinITCase (Flink)', () => {
   });
 
   it('testBoundsCanBeExclusive', async () => {
-    const env = env1();
-    const joined = zeroToTwo(env)
-      .intervalJoin(zeroToTwo(env))
-      .between(0, 2)
-      .upperBoundExclusive()
-      .lowerBoundExclusive()
-      .process(combineToString);
-    await expectInAnyOrder(joined, '(key,0):(key,1)', '(key,1):(key,2)');
+    await expectSelfJoin(
+      { elements: zeroToTwoElements, between: [0, 2], exclusive: true },
+      '(key,0):(key,1)',
+      '(key,1):(key,2)',
+    );
   });
 
   for (const name of ['testBoundsCanBeInclusive', 'testBoundsAreInclusiveByDefault']) {
     it(name, async () => {
-      const env = env1();
-      const joined = zeroToTwo(env).intervalJoin(zeroToTwo(env)).between(0, 2).process(combineToString);
-      await expectInAnyOrder(
-        joined,
+      await expectSelfJoin(
+        { elements: zeroToTwoElements, between: [0, 2] },
         '(key,0):(key,0)',
         '(key,0):(key,1)',
         '(key,0):(key,2)',
@@ -206,21 +216,8 @@ describe('IntervalJoinITCase (Flink)', () => {
 
   it('the same joins at parallelism 3 and 4 give the same pairs', async () => {
     for (const parallelism of [3, 4]) {
-      const env = StreamExecutionEnvironment.create({ parallelism });
-      const elements: Tuple2[] = [
-        ['key1', 0],
-        ['key2', 1],
-        ['key1', 2],
-        ['key2', 3],
-        ['key1', 4],
-        ['key2', 5],
-      ];
-      const joined = keyedAscending(env, ...elements)
-        .intervalJoin(keyedAscending(env, ...elements))
-        .between(-2, 0)
-        .process(combineToString);
-      await expectInAnyOrder(
-        joined,
+      await expectSelfJoin(
+        { elements: twoKeys, between: [-2, 0], parallelism },
         '(key1,0):(key1,0)',
         '(key1,2):(key1,0)',
         '(key1,2):(key1,2)',

@@ -1,18 +1,9 @@
 // Tests of FileSink: layouts, encoding, the part file life cycle (in-progress, pending, finished) across checkpoints,
 // failures and restores at both delivery guarantees, and a round trip through FileSource.
 import assert from 'node:assert/strict';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
 import { DeliveryGuarantee } from '../core/delivery-guarantee.ts';
 import { ConfigurationError } from '../core/errors.ts';
@@ -21,14 +12,10 @@ import { RestartStrategies } from '../execution/restart-strategies.ts';
 import { FileSink, type FileSinkOptions } from './file-sink.ts';
 import { FileSource } from './file-source.ts';
 import { GeneratorSource } from './generator-source.ts';
+import { committedIds } from '../../test/support/committed-lines.ts';
+import { freshDirs } from '../../test/support/fresh-dirs.ts';
 
-let dir: string;
-let dirs = 0;
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'weir-file-sink-'));
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
-const fresh = (name: string) => join(dir, `${name}-${dirs++}`);
+const fresh = freshDirs('weir-file-sink-');
 
 const EXACTLY_ONCE: FileSinkOptions = { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE };
 const AT_LEAST_ONCE: FileSinkOptions = { deliveryGuarantee: DeliveryGuarantee.AT_LEAST_ONCE };
@@ -69,53 +56,38 @@ function inProgress(path: string): string[] {
     .sort();
 }
 
-function numbersIn(path: string): number[] {
-  return readdirSync(path)
-    .filter((name) => name.startsWith('part-'))
-    .flatMap((name) => readFileSync(join(path, name), 'utf8').split('\n'))
-    .filter((line) => line.length > 0)
-    .map((line) => (JSON.parse(line) as { i: number }).i)
-    .sort((a, b) => a - b);
-}
-
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 describe('FileSink.jsonLines', () => {
   it('writes one JSON line per record to a single file at parallelism 1, bigints as strings', async () => {
-    const path = join(dir, 'out', 'single.jsonl');
+    const out = fresh('out');
+    const path = join(out, 'single.jsonl');
     const env = StreamExecutionEnvironment.create();
     env
       .fromElements<unknown>({ a: 1 }, 'two', [3], { big: 12345678901234567890n }, undefined)
       .sinkTo(FileSink.jsonLines(path));
     await env.execute();
     assert.equal(readFileSync(path, 'utf8'), '{"a":1}\n"two"\n[3]\n{"big":"12345678901234567890"}\nnull\n');
-    assert.deepEqual(readdirSync(join(dir, 'out')), ['single.jsonl'], 'no in-progress file is left behind');
+    assert.deepEqual(readdirSync(out), ['single.jsonl'], 'no in-progress file is left behind');
   });
 
   it('writes a part file per subtask in a directory at parallelism 3', async () => {
-    const path = join(dir, 'parts');
+    const path = fresh('parts');
     const env = StreamExecutionEnvironment.create({ parallelism: 3 });
     env
       .fromSource(
-        GeneratorSource.of(10_000, (i) => ({ i })),
+        GeneratorSource.of(10_000, (id) => ({ id })),
         undefined,
         'numbers',
       )
       .sinkTo(FileSink.jsonLines(path, { blockSize: 1_000 }));
     await env.execute();
     assert.deepEqual(readdirSync(path).sort(), ['part-0.jsonl', 'part-1.jsonl', 'part-2.jsonl']);
-    const lines = readdirSync(path).flatMap((name) =>
-      readFileSync(join(path, name), 'utf8').trimEnd().split('\n'),
-    );
-    const ids = lines.map((line) => (JSON.parse(line) as { i: number }).i).sort((a, b) => a - b);
-    assert.deepEqual(
-      ids,
-      Array.from({ length: 10_000 }, (_, i) => i),
-    );
+    assert.deepEqual(committedIds(path), range(10_000));
   });
 
   it('round-trips through FileSource.jsonLines', async () => {
-    const path = join(dir, 'round-trip.jsonl');
+    const path = join(fresh('round-trip'), 'out.jsonl');
     const records = Array.from({ length: 5_000 }, (_, i) => ({
       i,
       s: `text ${i} ✓`,
@@ -156,12 +128,12 @@ describe('FileSink without checkpointing', () => {
       .fromElements(1, 2, 3, 4, 5)
       .map((x) => {
         if (x === 4) throw new Error('injected failure at 4');
-        return { i: x };
+        return { id: x };
       })
       .sinkTo(FileSink.jsonLines(path, { blockSize: 1 }));
     await assert.rejects(env.execute('fails'), /injected failure at 4/);
     assert.equal(existsSync(path), false, 'a failed job published its partial file');
-    assert.deepEqual(files(join(path, '..')), { '.out.jsonl.inprogress': '{"i":1}\n{"i":2}\n{"i":3}\n' });
+    assert.deepEqual(files(join(path, '..')), { '.out.jsonl.inprogress': '{"id":1}\n{"id":2}\n{"id":3}\n' });
   });
 
   it('after a restart from the beginning the published file holds every record once', async () => {
@@ -176,12 +148,12 @@ describe('FileSink without checkpointing', () => {
           failure.armed = false;
           throw new Error('injected failure at 4');
         }
-        return { i: x };
+        return { id: x };
       })
       .sinkTo(FileSink.jsonLines(path, { blockSize: 1 }));
     await env.execute('restarts');
     assert.deepEqual(files(join(path, '..')), {
-      'out.jsonl': '{"i":1}\n{"i":2}\n{"i":3}\n{"i":4}\n{"i":5}\n',
+      'out.jsonl': '{"id":1}\n{"id":2}\n{"id":3}\n{"id":4}\n{"id":5}\n',
     });
   });
 
@@ -352,14 +324,14 @@ describe('FileSink with checkpointing: a job that fails and restores', () => {
     env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
     env
       .fromSource(
-        GeneratorSource.of(n, (i) => ({ i }), { batchSize: 100, ratePerSecond: 20_000 }),
+        GeneratorSource.of(n, (id) => ({ id }), { batchSize: 100, ratePerSecond: 20_000 }),
         undefined,
         'numbers',
       )
       .map((e) => {
-        if (failure.armed && !failure.fired && e.i >= failAt) {
+        if (failure.armed && !failure.fired && e.id >= failAt) {
           failure.fired = true;
-          throw new Error(`injected failure at ${e.i}`);
+          throw new Error(`injected failure at ${e.id}`);
         }
         return e;
       })
@@ -376,12 +348,12 @@ describe('FileSink with checkpointing: a job that fails and restores', () => {
   it('exactly once: every number is in the finished files once', async () => {
     const path = fresh('job-exactly-once');
     await run(path, EXACTLY_ONCE, 3_000, 1_500);
-    assert.deepEqual(numbersIn(path), range(3_000));
+    assert.deepEqual(committedIds(path), range(3_000));
   });
 
   it('at least once: every number is in the finished files, none lost', async () => {
     const path = fresh('job-at-least-once');
     await run(path, AT_LEAST_ONCE, 3_000, 1_500);
-    assert.deepEqual([...new Set(numbersIn(path))], range(3_000));
+    assert.deepEqual([...new Set(committedIds(path))], range(3_000));
   });
 });

@@ -1,17 +1,8 @@
 // End-to-end checkpointing in one process: restarts, exactly-once commits, savepoints, rescaling, corrupt checkpoints.
 import assert from 'node:assert/strict';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ConfigurationError } from '../core/errors.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../operators/stream-operator.ts';
 import type { KeyedProcessFunction } from '../core/functions.ts';
@@ -29,11 +20,11 @@ import { RestartStrategies } from './restart-strategies.ts';
 import { FileSink } from '../connectors/file-sink.ts';
 import { DeliveryGuarantee } from '../core/delivery-guarantee.ts';
 import { RecordingLogger } from '../../test/support/recording-logger.ts';
+import { freshDirs } from '../../test/support/fresh-dirs.ts';
+import { Progress } from '../../test/support/progress.ts';
+import { committedLines as committed } from '../../test/support/committed-lines.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'weir-checkpointing-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const fresh = (name: string) => join(root, `${name}-${dirs++}`);
+const fresh = freshDirs('weir-checkpointing-');
 
 interface Ev {
   id: number;
@@ -67,27 +58,6 @@ function expectedSums(count: number, keys: number): string[] {
     sums.set(i % keys, s);
   }
   return [...sums].map(([key, s]) => JSON.stringify({ key, sum: s.sum, n: s.n })).sort();
-}
-
-function committed(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => f.startsWith('part-'))
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter((l) => l.length > 0)
-    .sort();
-}
-
-/** Counts the records the job has processed; `reached` resolves once `count` passed, so tests wait on progress. */
-class Progress {
-  private seen = 0;
-  private resolve!: () => void;
-  readonly reached = new Promise<void>((resolve) => (this.resolve = resolve));
-
-  constructor(private readonly count: number) {}
-
-  record(): void {
-    if (++this.seen === this.count) this.resolve();
-  }
 }
 
 /** The test job: a generated stream (optionally failing once at `failAt`), summed per key, into a 2PC sink. */

@@ -1,9 +1,8 @@
 // Checkpoints after some sources finished (FLIP-147): union, connect and side-output branches, restored mid-way.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { OutputTag } from '../core/output-tag.ts';
 import type { DataStream } from '../api/data-stream.ts';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
@@ -15,11 +14,10 @@ import { RestartStrategies } from './restart-strategies.ts';
 import { FileSink } from '../connectors/file-sink.ts';
 import { DeliveryGuarantee } from '../core/delivery-guarantee.ts';
 import { RecordingLogger } from '../../test/support/recording-logger.ts';
+import { freshDirs } from '../../test/support/fresh-dirs.ts';
+import { committedIds as committed } from '../../test/support/committed-lines.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'weir-finished-sources-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const fresh = (name: string) => join(root, `${name}-${dirs++}`);
+const fresh = freshDirs('weir-finished-sources-');
 
 interface Ev {
   id: number;
@@ -27,15 +25,6 @@ interface Ev {
 }
 
 const timestamps = () => WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.ts);
-
-function committed(dir: string): number[] {
-  return readdirSync(dir)
-    .filter((f) => f.startsWith('part-'))
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter((l) => l.length > 0)
-    .map((l) => (JSON.parse(l) as Ev).id)
-    .sort((a, b) => a - b);
-}
 
 function range(from: number, to: number): number[] {
   const out: number[] = [];

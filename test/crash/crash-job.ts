@@ -1,5 +1,5 @@
 // The job the crash test kills: keyed state, event-time windows, timers, side outputs and CEP into exactly-once sinks.
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { OutputTag } from '../../src/core/output-tag.ts';
 import type { DataStream } from '../../src/api/data-stream.ts';
@@ -13,6 +13,7 @@ import { Time } from '../../src/time/time.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { TumblingEventTimeWindows } from '../../src/windowing/assigners/tumbling-event-time-windows.ts';
 import type { KillSwitch } from './kill-switch.ts';
+import { committedLines as committedLinesIn } from '../support/committed-lines.ts';
 
 /** A card transaction; `ts` grows with the index, so each source subtask is in order and nothing is late. */
 export interface Tx {
@@ -181,12 +182,5 @@ export async function buildCrashPipeline(
 /** Every committed line of one output, sorted (subtasks interleave differently from run to run). */
 export function committedLines(outDir: string, output: string): string[] {
   const dir = join(outDir, output);
-  if (!existsSync(dir)) return [];
-  const lines: string[] = [];
-  for (const file of readdirSync(dir)) {
-    if (!file.startsWith('part-')) continue;
-    for (const line of readFileSync(join(dir, file), 'utf8').split('\n'))
-      if (line.length > 0) lines.push(line);
-  }
-  return lines.sort();
+  return existsSync(dir) ? committedLinesIn(dir) : [];
 }

@@ -1,11 +1,12 @@
 // Exactly-once with a source that finishes early: seeded kills during alignment and the final checkpoint, restarts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { runChildProcess, seededRandom } from '../support/child-run.ts';
+import { committedIds } from '../support/committed-lines.ts';
 
 const COUNT = 20_000;
 const RATE = 5_000;
@@ -36,15 +37,6 @@ async function runChild(args: string[], plan: string): Promise<Run> {
   if (exit.signal === 'SIGKILL') return { killed: true, ...run };
   if (exit.code === 0 && exit.stdout.includes('DONE')) return { killed: false, ...run };
   throw new Error(`union child with plan '${plan}' exited with ${exit.code}: ${exit.stderr}`);
-}
-
-function committedIds(dir: string): number[] {
-  return readdirSync(dir)
-    .filter((f) => f.startsWith('part-'))
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter((l) => l.length > 0)
-    .map((l) => (JSON.parse(l) as { id: number }).id)
-    .sort((a, b) => a - b);
 }
 
 describe('crash test: a generator unioned with a source that finishes at once', () => {

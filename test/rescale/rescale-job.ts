@@ -1,6 +1,4 @@
 // The job every rescale test runs behind its source: each record, and per key 1 s window sums, committed exactly once.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   StreamExecutionEnvironment,
   Time,
@@ -66,15 +64,6 @@ export function buildJob(
     .uid('windows')
     .sinkTo(FileSink.jsonLines(out.windows, { deliveryGuarantee: DeliveryGuarantee.EXACTLY_ONCE }))
     .uid('window-sink');
-}
-
-/** The lines an exactly-once file sink committed under `dir`, sorted. */
-export function committed(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => f.startsWith('part-'))
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter((l) => l.length > 0)
-    .sort();
 }
 
 /** The exact output of the whole input, read once: every record, and every (key, window) sum. */

@@ -1,19 +1,17 @@
 // Rescaling in worker mode: savepoints restore at another parallelism with subtasks on worker threads, every record once.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { FileSource, GeneratorSource, loadSavepoint, StreamExecutionEnvironment } from '../../src/index.ts';
-import { buildJob, committed, event, expected, jsonl, range, type Ev } from './rescale-job.ts';
+import { buildJob, event, expected, jsonl, range, type Ev } from './rescale-job.ts';
+import { freshDirs } from '../support/fresh-dirs.ts';
+import { committedLines as committed } from '../support/committed-lines.ts';
 
 const job = fileURLToPath(new URL('./rescale-worker-job.ts', import.meta.url));
-const root = mkdtempSync(join(tmpdir(), 'weir-rescale-workers-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const fresh = (name: string) => join(root, `${name}-${dirs++}`);
+const fresh = freshDirs('weir-rescale-workers-');
 const outputs = () => ({ records: fresh('records'), windows: fresh('windows') });
 
 /** Runs the job module as its own process (its workers import it again); resolves with its standard output. */

@@ -1,9 +1,8 @@
 // Rescaling with sources: a savepoint taken mid-stream at parallelism 3 restores at 1, 2 and 5 with every record once.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   FileSource,
   GeneratorSource,
@@ -11,23 +10,12 @@ import {
   StreamExecutionEnvironment,
   type Source,
 } from '../../src/index.ts';
-import { buildJob, committed, event, expected, jsonl, range, type Ev } from './rescale-job.ts';
+import { buildJob, event, expected, jsonl, range, type Ev } from './rescale-job.ts';
+import { freshDirs } from '../support/fresh-dirs.ts';
+import { Progress } from '../support/progress.ts';
+import { committedLines as committed } from '../support/committed-lines.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'weir-rescale-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-const fresh = (name: string) => join(root, `${name}-${dirs++}`);
-
-/** Resolves once `count` records went through the job, so the savepoint is triggered mid-stream, not on a timer. */
-class Progress {
-  private seen = 0;
-  private resolve!: () => void;
-  readonly reached = new Promise<void>((resolve) => (this.resolve = resolve));
-  constructor(private readonly count: number) {}
-  record(): void {
-    if (++this.seen === this.count) this.resolve();
-  }
-}
+const fresh = freshDirs('weir-rescale-');
 
 /**
  * Runs the job at parallelism 3 until `progressAt` records went through, takes a savepoint and cancels; then

@@ -1,11 +1,12 @@
 // No silent stalls: a job that can make no progress fails with an error naming what waits, never exits with code 13.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { committedIds } from '../support/committed-lines.ts';
 
 const stalledJob = fileURLToPath(new URL('./stalled-job.ts', import.meta.url));
 const unionJob = fileURLToPath(new URL('./union-job.ts', import.meta.url));
@@ -25,15 +26,6 @@ function run(job: string, args: string[]): Promise<{ code: number | null; stdout
     proc.on('error', reject);
     proc.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-function committedIds(dir: string): number[] {
-  return readdirSync(dir)
-    .filter((f) => f.startsWith('part-'))
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter((l) => l.length > 0)
-    .map((l) => (JSON.parse(l) as { id: number }).id)
-    .sort((a, b) => a - b);
 }
 
 describe('stalled jobs', () => {
