@@ -8,6 +8,37 @@ import { AsyncIterableSource } from './async-iterable-source.ts';
 import { CollectSink } from './collect-sink.ts';
 import type { ReaderOutput } from '../core/source.ts';
 import { openSourceReader } from '../operators/split-assignment.ts';
+import { JobCancelledError } from '../execution/job-cancelled-error.ts';
+
+/**
+ * An async iterator whose `next()` never settles (a socket that never sends): `asked` resolves once `next()` was
+ * called, `returned` counts the calls to `return()`, which (as an async generator's) waits for the pending
+ * `next()` and so never settles either.
+ */
+function silent(): { iterable: AsyncIterable<number>; asked: Promise<void>; returned: () => number } {
+  let ask!: () => void;
+  const asked = new Promise<void>((resolve) => (ask = resolve));
+  let returns = 0;
+  const iterator: AsyncIterator<number> = {
+    next: () => (ask(), new Promise<IteratorResult<number>>(() => {})),
+    return: () => (returns++, new Promise<IteratorResult<number>>(() => {})),
+  };
+  return { iterable: { [Symbol.asyncIterator]: () => iterator }, asked, returned: () => returns };
+}
+
+/** An async generator that waits forever before its first item; `waiting` resolves once it waits. */
+function waitingGenerator(): { start: () => AsyncIterable<number>; waiting: Promise<void> } {
+  let reached!: () => void;
+  const waiting = new Promise<void>((resolve) => (reached = resolve));
+  return {
+    start: async function* () {
+      reached();
+      await new Promise<void>(() => {});
+      yield 1;
+    },
+    waiting,
+  };
+}
 
 /** An async iterable the test feeds by hand, like a socket. */
 function channel<T>(): { iterable: AsyncIterable<T>; push(value: T): void; end(): void } {
@@ -94,6 +125,85 @@ describe('env.fromAsyncIterable', () => {
     const rest: number[] = [];
     while ((await restored.pollNext(collector(rest))) === 'more');
     assert.deepEqual(rest, [4, 5]);
+  });
+
+  it(
+    'closes a reader whose next() is pending without waiting for it, calling return()',
+    { timeout: 20_000 },
+    async () => {
+      const feed = silent();
+      const reader = openSourceReader(new AsyncIterableSource(feed.iterable), {
+        subtaskIndex: 0,
+        parallelism: 1,
+        sourceName: 'silent',
+      });
+      const values: number[] = [];
+      // The poll hands control back after its idle wait, the next() still pending.
+      assert.equal(await reader.pollNext(collector(values)), 'more');
+      await feed.asked;
+      assert.equal(feed.returned(), 0);
+      await reader.close!();
+      assert.equal(feed.returned(), 1);
+      assert.deepEqual(values, []);
+    },
+  );
+
+  it('awaits return() when no next() is pending, so a generator runs its finally blocks', async () => {
+    const cleanedUp: string[] = [];
+    const reader = openSourceReader(
+      new AsyncIterableSource(async function* () {
+        try {
+          for (let i = 0; i < 2_000; i++) yield i;
+        } finally {
+          await Promise.resolve();
+          cleanedUp.push('finally');
+        }
+      }),
+      { subtaskIndex: 0, parallelism: 1, sourceName: 'numbers' },
+    );
+    const values: number[] = [];
+    // A poll ends after a full batch (1,024 items) without asking for the next item.
+    assert.equal(await reader.pollNext(collector(values)), 'more');
+    assert.equal(values.length, 1_024);
+    await reader.close!();
+    assert.deepEqual(cleanedUp, ['finally']);
+  });
+
+  it(
+    'cancels a job whose iterables wait forever: cancel() returns, the job is CANCELED',
+    { timeout: 20_000 },
+    async () => {
+      const feed = silent();
+      const generator = waitingGenerator();
+      const env = StreamExecutionEnvironment.create();
+      const sink = new CollectSink<number>();
+      env.fromAsyncIterable(feed.iterable, 'silent').sinkTo(sink);
+      env.fromAsyncIterable(generator.start, 'waiting').sinkTo(new CollectSink<number>());
+      const client = await env.executeAsync('waiting-forever');
+      await Promise.all([feed.asked, generator.waiting]);
+      assert.equal(client.getJobStatus(), 'RUNNING');
+      await client.cancel();
+      assert.equal(client.getJobStatus(), 'CANCELED');
+      await assert.rejects(client.result, JobCancelledError);
+      assert.equal(feed.returned(), 1);
+      assert.deepEqual(sink.values, []);
+    },
+  );
+
+  it('cancels such a job through the REST API', { timeout: 20_000 }, async () => {
+    const generator = waitingGenerator();
+    const env = StreamExecutionEnvironment.create();
+    env.fromAsyncIterable(generator.start, 'waiting').sinkTo(new CollectSink<number>());
+    const client = await env.executeAsync('waiting-rest', { webUi: { port: 0 } });
+    await generator.waiting;
+    const response = await fetch(new URL(`/jobs/${client.jobId}/cancel`, client.webUiUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(response.status, 202);
+    await assert.rejects(client.result, JobCancelledError);
+    assert.equal(client.getJobStatus(), 'CANCELED');
   });
 
   it('refuses to restore an iterable it cannot replay, naming the source', () => {

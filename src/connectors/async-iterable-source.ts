@@ -1,5 +1,6 @@
 // AsyncIterableSource: a source over an async iterable (a Node stream, a paginated API, an async generator).
 import { ConfigurationError } from '../core/errors.ts';
+import { defaultLogger, type Logger } from '../core/logger.ts';
 import type {
   PollResult,
   ReaderOutput,
@@ -48,7 +49,7 @@ export class AsyncIterableSource<T> implements Source<T, SequenceSplit> {
   }
 
   createReader(context: SourceReaderContext): SourceReader<T, SequenceSplit> {
-    return new AsyncIterableReader(this.input, context.sourceName);
+    return new AsyncIterableReader(this.input, context.sourceName, context.logger ?? defaultLogger());
   }
 }
 
@@ -63,6 +64,7 @@ class AsyncIterableReader<T> implements SourceReader<T, SequenceSplit> {
   constructor(
     private readonly input: AsyncIterableInput<T>,
     private readonly sourceName: string,
+    private readonly logger: Logger,
   ) {}
 
   addSplits(splits: SequenceSplit[]): void {
@@ -83,7 +85,12 @@ class AsyncIterableReader<T> implements SourceReader<T, SequenceSplit> {
     if (this.iterator === undefined) {
       const iterable = typeof this.input === 'function' ? this.input() : this.input;
       this.iterator = iterable[Symbol.asyncIterator]();
-      for (; this.skip > 0; this.skip--) if ((await this.iterator.next()).done) return this.finish();
+      for (; this.skip > 0; this.skip--) {
+        this.pending = this.iterator.next();
+        const skipped = await this.pending;
+        this.pending = undefined;
+        if (skipped.done === true) return this.finish();
+      }
     }
     // The first item may wait up to IDLE_WAIT_MS, the rest only until the end of this event-loop turn.
     const idle = deferTurn(true);
@@ -115,8 +122,29 @@ class AsyncIterableReader<T> implements SourceReader<T, SequenceSplit> {
     return this.owned && !this.finished ? [{ emitted: this.emitted }] : [];
   }
 
+  /**
+   * Ends the iterator through `return()`. While a `next()` is still pending (the job is cancelled or failed while
+   * the iterable waits, perhaps forever), nothing can abort it, and an async generator only runs `return()` once
+   * that `next()` settles: close then calls `return()` without waiting for it, so the job ends at once; a
+   * generator runs its `finally` blocks if its pending `next()` ever settles.
+   */
   async close(): Promise<void> {
-    await this.iterator?.return?.();
+    const iterator = this.iterator;
+    if (iterator?.return === undefined) return;
+    if (this.pending === undefined) {
+      await iterator.return();
+      return;
+    }
+    const failed = (error: unknown): void =>
+      this.logger.warn(
+        { operator: this.sourceName },
+        `'${this.sourceName}': the async iterable's return() failed while its next() was pending: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    try {
+      Promise.resolve(iterator.return()).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 }
 

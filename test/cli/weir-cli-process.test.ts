@@ -12,6 +12,7 @@ import { waitFor } from '../support/wait-for.ts';
 const CLI = fileURLToPath(new URL('../../src/cli/weir-cli.ts', import.meta.url));
 const JOB = fileURLToPath(new URL('./counting-job.ts', import.meta.url));
 const THREADS_JOB = fileURLToPath(new URL('./threads-job.ts', import.meta.url));
+const WAITING_JOB = fileURLToPath(new URL('./waiting-job.ts', import.meta.url));
 const COUNT = 30_000;
 
 const dirs: string[] = [];
@@ -166,6 +167,18 @@ describe('weir command line against a running job', () => {
     assert.deepEqual(cancel.stdout, [`Cancelled job ${jid}.`]);
     assert.equal(await run.exit, 1);
     assert.match(run.stderr.at(-1)!, new RegExp(`^Job 'cli-counting' \\(${jid}\\) CANCELED: `));
+  });
+
+  it('cancels a job whose source awaits forever', { timeout: 60_000 }, async () => {
+    const run = weir('run', '--web-ui', '0', WAITING_JOB);
+    const { jid, address } = await started(run);
+    await waitFor('the source to wait', () => run.stdout.includes('waiting'));
+    const cancel = await weirDone('cancel', jid, '--address', address);
+    assert.equal(cancel.code, 0, cancel.stderr.join('\n'));
+    assert.deepEqual(cancel.stdout, [`Cancelled job ${jid}.`]);
+    assert.equal(await run.exit, 1);
+    assert.equal(run.stderr.at(-1), `Job 'cli-waiting' (${jid}) CANCELED: Job 'cli-waiting' was cancelled`);
+    assert.deepEqual(run.stdout, ['waiting']);
   });
 
   it('exits 1 naming the job file when it cannot be loaded, and 1 when the job fails', async () => {
