@@ -59,7 +59,8 @@ export interface ExecuteOptions {
   savepointOnSigterm?: string;
   /**
    * Serve the REST API and the dashboard while the job runs (Flink's web UI), e.g. `{ port: 8081 }`. Binds to
-   * 127.0.0.1 unless `host` is given (then `token` is required). Closed when the job ends.
+   * 127.0.0.1 unless `host` is given (then `token` is required). Closed when the job ends, unless `keepAlive`
+   * keeps it serving the job's final state until SIGINT (or `JobClient.closeWebUi()`).
    */
   webUi?: WebUiOptions;
 }
@@ -438,7 +439,7 @@ export class StreamExecutionEnvironment {
     const web =
       options.webUi === undefined
         ? undefined
-        : await (await import('../web/web-server.ts')).WebServer.start(options.webUi);
+        : await (await import('../web/web-server.ts')).WebServer.forJob(options.webUi);
     web?.addJob(running);
     registry?.start();
     const { control, result } = startFaultTolerantJob({
@@ -456,9 +457,16 @@ export class StreamExecutionEnvironment {
     });
     const settled = result.finally(async () => {
       registry?.close();
-      await web?.close();
+      await web?.jobEnded();
     });
-    const client = new JobClient(jobName, settled, control, running, web?.url);
+    const client = new JobClient(
+      jobName,
+      settled,
+      control,
+      running,
+      web?.url,
+      web === undefined ? undefined : () => web.close(true),
+    );
     if (options.savepointOnSigterm !== undefined)
       stopWithSavepointOnSigterm(client, options.savepointOnSigterm, this.logger);
     defaults.onJobStart?.(client);

@@ -41,6 +41,7 @@ function foregroundArguments(settings: RunSettings): string[] {
   args.push('--web-ui', String(webUi.port));
   if (webUi.host !== undefined) args.push('--web-ui-host', webUi.host);
   if (webUi.token !== undefined) args.push('--web-ui-token', webUi.token);
+  if (settings.keepUi) args.push('--keep-ui');
   args.push(resolve(settings.jobFile), ...settings.jobArgs);
   return args;
 }

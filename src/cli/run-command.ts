@@ -19,7 +19,14 @@ export interface RunSettings {
   readonly checkpointIntervalMs: number;
   readonly fromSavepoint?: string;
   readonly allowNonRestoredState: boolean;
-  readonly webUi?: { readonly port: number; readonly host?: string; readonly token?: string };
+  readonly webUi?: {
+    readonly port: number;
+    readonly host?: string;
+    readonly token?: string;
+    readonly keepAlive?: boolean;
+  };
+  /** Keep the web UI serving after the jobs ended, until SIGINT (`--keep-ui`). */
+  readonly keepUi: boolean;
   /** Run in a background process (`--detached`) and return once the job started. */
   readonly detached: boolean;
   /** Where a detached run's output goes (`--log-file`). */
@@ -104,6 +111,12 @@ export async function runJobFile(settings: RunSettings, output: RunOutput): Prom
     }
   }
   setEnvironmentDefaults(undefined);
+  if (settings.keepUi) {
+    // Jobs on one port share a kept server: name each address once.
+    for (const url of new Set(started.flatMap(({ client }) => client.webUiUrl ?? []))) {
+      output.line(`Dashboard and REST API still served at ${url} until interrupted (Ctrl-C)`);
+    }
+  }
   return code;
 }
 

@@ -68,12 +68,18 @@ describe('weir command line', () => {
       (await run('run', '--web-ui-token', 's3cret', 'job.ts')).err[0],
       'weir: --web-ui-host and --web-ui-token need --web-ui PORT',
     );
+    assert.deepEqual((await run('run', '--keep-ui', 'job.ts')).err[0], 'weir: --keep-ui needs --web-ui PORT');
     assert.deepEqual((await run('stop', 'orders')).err[0], 'weir: weir stop needs --savepoint <dir>');
     assert.deepEqual(
       (await run('savepoint', 'orders')).err[0],
       'weir: weir savepoint needs a job id or name and a directory',
     );
-    for (const argv of [['run'], ['stop', 'orders'], ['savepoint', 'orders']]) {
+    for (const argv of [
+      ['run'],
+      ['run', '--keep-ui', 'job.ts'],
+      ['stop', 'orders'],
+      ['savepoint', 'orders'],
+    ]) {
       assert.equal((await run(...argv)).code, 2);
     }
   });

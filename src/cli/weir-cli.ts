@@ -24,6 +24,8 @@ const USAGE = `usage:
       --web-ui PORT               serve the REST API and the dashboard on PORT (0: any free port)
       --web-ui-host H             bind to H (default 127.0.0.1; any other address needs --web-ui-token)
       --web-ui-token T            the token savepoint, stop and cancel requests must carry
+      --keep-ui                   keep serving the REST API and the dashboard after the job ended (its final
+                                  status, metrics, checkpoints and exceptions) until interrupted (Ctrl-C)
       -d, --detached              run the job in a background process: print its id and REST address once it
                                   runs, and return (its REST API is on, --web-ui 8081 unless given)
       --log-file F                where a detached job's output goes (default: a new file in the temp directory)
@@ -38,7 +40,8 @@ const USAGE = `usage:
                                   (its newest usable checkpoint); verifies every checksum
   weir --help, -h                 print this help
   weir --version, -v              print the version of weir
-exit codes: 0 success; 1 the job failed or was cancelled, or the command failed; 2 bad usage`;
+exit codes: 0 success; 1 the job failed or was cancelled, or the command failed; 2 bad usage (with --keep-ui,
+  weir run exits with its job's code once interrupted)`;
 
 /** Where the command writes: `out` for results, `err` for status and errors, `terminal` for a progress line. */
 export interface CliOutput {
@@ -71,6 +74,7 @@ const RUN_OPTIONS = {
   'web-ui': { type: 'string' },
   'web-ui-host': { type: 'string' },
   'web-ui-token': { type: 'string' },
+  'keep-ui': { type: 'boolean' },
   detached: { type: 'boolean', short: 'd' },
   'log-file': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
@@ -113,6 +117,8 @@ function runSettings(args: readonly string[]): RunSettings {
     throw new UsageError('--web-ui-host and --web-ui-token need --web-ui PORT');
   }
   const detached = values.detached === true;
+  const keepUi = values['keep-ui'] === true;
+  if (keepUi && port === undefined && !detached) throw new UsageError('--keep-ui needs --web-ui PORT');
   if (!detached && values['log-file'] !== undefined) throw new UsageError('--log-file needs --detached');
   return {
     jobFile,
@@ -125,6 +131,7 @@ function runSettings(args: readonly string[]): RunSettings {
     checkpointIntervalMs: integer('checkpoint-interval', values['checkpoint-interval'], 1) ?? 10_000,
     fromSavepoint: values['from-savepoint'],
     allowNonRestoredState: values['allow-non-restored-state'] === true,
+    keepUi,
     webUi:
       port === undefined
         ? undefined
@@ -132,6 +139,7 @@ function runSettings(args: readonly string[]): RunSettings {
             port,
             ...(values['web-ui-host'] !== undefined ? { host: values['web-ui-host'] } : {}),
             ...(values['web-ui-token'] !== undefined ? { token: values['web-ui-token'] } : {}),
+            ...(keepUi ? { keepAlive: true } : {}),
           },
   };
 }

@@ -23,6 +23,7 @@ export class JobClient {
     readonly running: RunningJob,
     /** The dashboard's address when the job was started with `webUi`. */
     readonly webUiUrl: string | undefined = undefined,
+    private readonly closeServer: (() => Promise<void>) | undefined = undefined,
   ) {
     result.catch(() => {});
   }
@@ -56,6 +57,20 @@ export class JobClient {
     const path = await this.control.stopWithSavepoint(dir);
     await this.result;
     return path;
+  }
+
+  /**
+   * Closes the job's web UI now, closing its open connections: a server kept alive after the job ended
+   * (`webUi.keepAlive`) stops serving the final state, as on SIGINT; one the job still runs on stops early.
+   * Resolves once it no longer listens; does nothing without a web UI.
+   *
+   * @example
+   * const client = await env.executeAsync('orders', { webUi: { port: 8081, keepAlive: true } });
+   * await client.result; // the dashboard still shows the finished job
+   * await client.closeWebUi();
+   */
+  async closeWebUi(): Promise<void> {
+    await this.closeServer?.();
   }
 
   /** Cancels the job (no final checkpoint: exactly-once sinks keep only what earlier checkpoints committed). */

@@ -39,6 +39,12 @@ export interface WebUiOptions {
   readonly token?: string;
   /** How failing records appear in the exception history. */
   readonly exceptionRecords?: Partial<RecordDisplay>;
+  /**
+   * Keep serving after the job ended, showing its final state (status, metrics, checkpoint and exception
+   * history), until the process receives SIGINT (Ctrl-C) or `JobClient.closeWebUi()` is called. Other jobs of
+   * the process started with the same host and port then join this server rather than failing to bind.
+   */
+  readonly keepAlive?: boolean;
 }
 
 /** A savepoint or stop requested through the API, polled at `/jobs/:jid/savepoints/:triggerid`. */
@@ -52,6 +58,9 @@ interface AsyncOperation {
 
 /** How long a server whose jobs ended waits for clients to collect savepoint results before closing. */
 const CLOSE_GRACE_MS = 10_000;
+
+/** Servers started with `keepAlive`, by the `host:port` they listen on, until they close. */
+const keptServers = new Map<string, WebServer>();
 
 const DASHBOARD_FILES: Record<string, string> = {
   '/': 'index.html',
@@ -105,6 +114,31 @@ export class WebServer {
     return server;
   }
 
+  /**
+   * The server a job started with `options` serves on: a kept-alive server of this process already listening on
+   * the same host and port (not 0), or a new one.
+   */
+  static async forJob(options: WebUiOptions): Promise<WebServer> {
+    const host = options.host ?? '127.0.0.1';
+    const kept = options.port === 0 ? undefined : keptServers.get(`${host}:${options.port}`);
+    if (kept !== undefined) {
+      if (kept.options.token !== options.token) {
+        throw new ConfigurationError(
+          `The web UI on ${host}:${options.port} is kept open by an earlier job with another token; start this job with the same webUi.token or another port`,
+        );
+      }
+      return kept;
+    }
+    const server = await WebServer.start(options);
+    if (options.keepAlive === true) keptServers.set(server.address, server);
+    return server;
+  }
+
+  /** `host:port` as bound. */
+  private get address(): string {
+    return `${this.host}:${this.port}`;
+  }
+
   get port(): number {
     return (this.server.address() as AddressInfo).port;
   }
@@ -115,28 +149,65 @@ export class WebServer {
     return `http://${host}:${this.port}/`;
   }
 
-  /** Makes a job visible on this server. */
+  /** Jobs added and not ended yet. */
+  private running = 0;
+  /** While a kept-alive server outlives its jobs: closes it on SIGINT. */
+  private onInterrupt: (() => void) | undefined = undefined;
+
+  /** Makes a job visible on this server; call {@link jobEnded} when it ends. */
   addJob(job: RunningJob): void {
     this.jobs.push(job);
+    this.running++;
+    this.stopListeningForInterrupt();
+  }
+
+  /**
+   * One of the server's jobs ended. Once none runs, the server closes (see {@link close}), or, kept alive, goes on
+   * serving their final state until SIGINT: only then, so that Ctrl-C still ends a running job the usual way.
+   */
+  jobEnded(): Promise<void> {
+    if (--this.running > 0) return Promise.resolve();
+    if (this.options.keepAlive !== true) return this.close();
+    this.onInterrupt = () => {
+      this.onInterrupt = undefined;
+      void this.close(true);
+    };
+    process.once('SIGINT', this.onInterrupt);
+    return Promise.resolve();
+  }
+
+  private stopListeningForInterrupt(): void {
+    if (this.onInterrupt === undefined) return;
+    process.off('SIGINT', this.onInterrupt);
+    this.onInterrupt = undefined;
   }
 
   private closing: { resolve(): void; timer: NodeJS.Timeout } | undefined = undefined;
 
+  private closed: Promise<void> | undefined = undefined;
+
   /**
    * Stops listening and closes idle connections. A savepoint or stop requested through the API whose result no
-   * client has read yet holds the server open (up to 10 s) so that the client learns where it went.
+   * client has read yet holds the server open (up to 10 s) so that the client learns where it went, unless
+   * `now` (an interrupt, or an explicit close of a kept-alive server) closes every connection at once.
    */
-  close(): Promise<void> {
-    return new Promise((resolve) => {
+  close(now = false): Promise<void> {
+    if (this.closed !== undefined) return this.closed;
+    this.stopListeningForInterrupt();
+    if (keptServers.get(this.address) === this) keptServers.delete(this.address);
+    this.closed = new Promise((resolve) => {
       const finish = () => {
         if (this.closing !== undefined) clearTimeout(this.closing.timer);
         this.closing = undefined;
         this.server.close(() => resolve());
-        this.server.closeIdleConnections();
+        if (now) this.server.closeAllConnections();
+        else this.server.closeIdleConnections();
       };
       this.closing = { resolve: finish, timer: setTimeout(finish, CLOSE_GRACE_MS) };
-      this.maybeClose();
+      if (now) finish();
+      else this.maybeClose();
     });
+    return this.closed;
   }
 
   private maybeClose(): void {

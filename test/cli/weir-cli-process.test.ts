@@ -181,6 +181,31 @@ describe('weir command line against a running job', () => {
     assert.deepEqual(run.stdout, ['waiting']);
   });
 
+  it('keeps the REST API after the job finished with --keep-ui, until interrupted', async () => {
+    const run = weir('run', '--web-ui', '0', '--keep-ui', JOB, '300', '0');
+    const { jid, address } = await started(run);
+    const served = await waitFor('the job to finish with its UI kept', () =>
+      run.stderr.includes(`Dashboard and REST API still served at ${address} until interrupted (Ctrl-C)`),
+    );
+    assert.equal(served, true);
+    assert.match(run.stderr.at(-2)!, new RegExp(`^Job 'cli-counting' \\(${jid}\\) finished in \\d+ ms$`));
+    const overview = (await (await fetch(new URL('/jobs/overview', address))).json()) as {
+      jobs: { jid: string; state: string }[];
+    };
+    assert.deepEqual(
+      overview.jobs.map((j) => [j.jid, j.state]),
+      [[jid, 'FINISHED']],
+    );
+    const list = await weirDone('list', '--address', address);
+    assert.match(list.stdout[0]!, new RegExp(` : ${jid} : cli-counting \\(FINISHED\\)$`));
+    assert.equal(run.child.exitCode, null, 'still serving');
+    run.child.kill('SIGINT');
+    assert.equal(await run.exit, 0);
+    // print() at parallelism 1 has no subtask prefix: one running count per number.
+    assert.equal(run.stdout.length, 300);
+    assert.deepEqual(run.stdout.slice(-3).sort(), ['0 100', '1 100', '2 100']);
+  });
+
   it('exits 1 naming the job file when it cannot be loaded, and 1 when the job fails', async () => {
     const missing = await weirDone('run', join(tmpdir(), 'no-such-weir-job.ts'));
     assert.equal(missing.code, 1);
