@@ -28,6 +28,28 @@ export function fileInputRead(client: JobClient): { read: number; total: number 
 }
 
 /**
+ * The progress line's text: status, records read, their rate, and with file sources the share of their bytes
+ * read, in percent rounded down to one decimal (100 when the files are empty).
+ *
+ * @example
+ * progressLine('orders', 'RUNNING', 1_204_000, 401_000.4, { read: 425, total: 1000 });
+ * // "orders: RUNNING, 1,204,000 records read, 401,000/s, 42.5 % of file input read"
+ */
+export function progressLine(
+  jobName: string,
+  status: string,
+  records: number,
+  ratePerSecond: number,
+  files: { read: number; total: number } | undefined,
+): string {
+  const percent =
+    files === undefined
+      ? ''
+      : `, ${files.total === 0 ? 100 : Math.floor((files.read * 1000) / files.total) / 10} % of file input read`;
+  return `${jobName}: ${status}, ${records.toLocaleString('en')} records read, ${Math.round(ratePerSecond).toLocaleString('en')}/s${percent}`;
+}
+
+/**
  * Rewrites one status line on a terminal every `intervalMs`: the job's status, records its sources emitted and
  * their rate over the last interval. Writes nothing when `out` is not a terminal (piped output stays clean). Its
  * timer never keeps the process alive.
@@ -63,12 +85,13 @@ export class JobProgress {
     const records = sourceRecords(this.client);
     const rate = ((records - this.last.records) * 1000) / Math.max(1, now - this.last.at);
     this.last = { at: now, records };
-    const files = fileInputRead(this.client);
-    const percent =
-      files === undefined
-        ? ''
-        : `, ${files.total === 0 ? 100 : Math.floor((files.read * 1000) / files.total) / 10} % of file input read`;
-    const line = `${this.client.jobName}: ${this.client.getJobStatus()}, ${records.toLocaleString('en')} records read, ${Math.round(rate).toLocaleString('en')}/s${percent}`;
+    const line = progressLine(
+      this.client.jobName,
+      this.client.getJobStatus(),
+      records,
+      rate,
+      fileInputRead(this.client),
+    );
     this.out.write(`\r${line.padEnd(this.width)}`);
     this.width = line.length;
   }
