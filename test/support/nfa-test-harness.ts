@@ -103,3 +103,18 @@ export function withTimestamps<T>(events: readonly T[]): [T, number][] {
 export function sortMatches<T extends { id: number; name: string; price: number }>(matches: T[][]): string[] {
   return matches.map((m) => m.map((e) => `${e.name}:${e.id}:${e.price}`).join(' ')).sort();
 }
+
+/**
+ * Matches as sets of events, for Flink's `comparePatterns` / `compareMaps`: the order inside a match and between
+ * matches is ignored.
+ */
+export function matchSets<T extends { id: number; name: string; price: number }>(matches: T[][]): string[] {
+  return matches
+    .map((m) =>
+      m
+        .map((e) => `${e.name}:${e.id}:${e.price}`)
+        .sort()
+        .join(' '),
+    )
+    .sort();
+}

@@ -2,21 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Pattern } from '../pattern/pattern.ts';
-import { Event, NFATestHarness } from '../../../test/support/nfa-test-harness.ts';
+import { Event, matchSets, NFATestHarness } from '../../../test/support/nfa-test-harness.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;
-/** Flink's `comparePatterns`: matches as sets of events (order inside a match and between matches ignored). */
-const sortMatches = (matches: Event[][]) =>
-  matches
-    .map((m) =>
-      m
-        .map((e) => `${e.name}:${e.id}:${e.price}`)
-        .sort()
-        .join(' '),
-    )
-    .sort();
 const feed = (p: Pattern<Event, any, any, any>, events: Event[]) =>
-  sortMatches(new NFATestHarness(p).feed(events.map((e, i) => [e, i + 1] as const)));
+  matchSets(new NFATestHarness(p).feed(events.map((e, i) => [e, i + 1] as const)));
 const ab = () => Pattern.begin<Event>('middle1').where(named('a')).followedBy('middle2').where(named('b'));
 const start = () => Pattern.begin<Event>('start').where(named('c'));
 
@@ -36,7 +26,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
     const p = start().followedBy(ab()).oneOrMore().followedBy('end').where(named('d'));
     assert.deepEqual(
       feed(p, two),
-      sortMatches([
+      matchSets([
         [c, a1, b1, d],
         [c, a1, b1, a2, b2, d],
       ]),
@@ -47,7 +37,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
     const p = start().followedBy(ab()).oneOrMore().optional().followedBy('end').where(named('d'));
     assert.deepEqual(
       feed(p, two),
-      sortMatches([
+      matchSets([
         [c, d],
         [c, a1, b1, d],
         [c, a1, b1, a2, b2, d],
@@ -59,7 +49,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
     const p = start().followedByAny(ab()).times(2).allowCombinations().followedBy('end').where(named('d'));
     assert.deepEqual(
       feed(p, three),
-      sortMatches([
+      matchSets([
         [c, a1, b1, a2, b2, d],
         [c, a1, b1, a3, b3, d],
         [c, a2, b2, a3, b3, d],
@@ -71,7 +61,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
     const p = start().followedByAny(ab()).times(2).optional().followedBy('end').where(named('d'));
     assert.deepEqual(
       feed(p, three),
-      sortMatches([
+      matchSets([
         [c, d],
         [c, a1, b1, a2, b2, d],
         [c, a2, b2, a3, b3, d],
@@ -83,7 +73,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
     const p = start().followedByAny(ab()).oneOrMore().followedBy('end').where(named('d'));
     assert.deepEqual(
       feed(p, three),
-      sortMatches([
+      matchSets([
         [c, a1, b1, d],
         [c, a2, b2, d],
         [c, a3, b3, d],
@@ -105,7 +95,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
     const p = start().next(ab()).oneOrMore().optional().consecutive().followedBy('end').where(named('d'));
     assert.deepEqual(
       feed(p, [c, e1, f1, e2, f2, e3, f3, dd]),
-      sortMatches([
+      matchSets([
         [c, dd],
         [c, e1, f1, dd],
         [c, e1, f1, e2, f2, dd],
@@ -130,7 +120,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
         .where(named('d'))
         .followedBy('end')
         .where(named('e'));
-      assert.deepEqual(feed(p, input), sortMatches([[c, g2, h2, e]]));
+      assert.deepEqual(feed(p, input), matchSets([[c, g2, h2, e]]));
     });
 
     it('testGroupNotNext', () => {
@@ -140,7 +130,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
         .where(named('d'))
         .followedBy('end')
         .where(named('e'));
-      assert.deepEqual(feed(p, input), sortMatches([[c, g2, h2, e]]));
+      assert.deepEqual(feed(p, input), matchSets([[c, g2, h2, e]]));
     });
   });
 
@@ -165,7 +155,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
         .where(named('e'));
       assert.deepEqual(
         feed(p, [dd, x1, y1, z1, y2, z2, e]),
-        sortMatches([
+        matchSets([
           [dd, e],
           [dd, x1, e],
           [dd, x1, y1, z1, e],
@@ -203,7 +193,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
       const second = [x2, y4, z4, y5, z5, y6, z6];
       assert.deepEqual(
         feed(p, [dd, ...first, ...second, e]),
-        sortMatches([
+        matchSets([
           [dd, e],
           [dd, ...first, e],
           [dd, ...second, e],

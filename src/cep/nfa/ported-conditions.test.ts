@@ -4,12 +4,10 @@ import { describe, it } from 'node:test';
 import type { ConditionContext } from '../pattern/conditions.ts';
 import { Pattern } from '../pattern/pattern.ts';
 import type { Match } from './nfa.ts';
-import { Event, NFATestHarness, SubEvent } from '../../../test/support/nfa-test-harness.ts';
+import { Event, matchSets, NFATestHarness, SubEvent } from '../../../test/support/nfa-test-harness.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;
 const key = (e: Event) => `${e.name}:${e.id}:${e.price}`;
-/** Flink's `compareMaps`: matches as sets of events (order inside a match and between matches ignored). */
-const asSets = (matches: Event[][]) => matches.map((m) => m.map(key).sort().join(' ')).sort();
 const feed = (p: Pattern<Event, any, any, any>, records: [Event, number][]) =>
   new NFATestHarness(p).feed(records);
 const isSubEvent = (e: Event): e is SubEvent => e instanceof SubEvent;
@@ -43,7 +41,7 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
       [b2, 5],
       [d, 6],
     ]);
-    assert.deepEqual(asSets(res), asSets([[c, a1, b1, a2, b2, d]]));
+    assert.deepEqual(matchSets(res), matchSets([[c, a1, b1, a2, b2, d]]));
   });
 
   it('testGroupFollowedByOptional: c (a b)? d', () => {
@@ -65,8 +63,8 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
       [dd, 5],
     ]);
     assert.deepEqual(
-      asSets(res),
-      asSets([
+      matchSets(res),
+      matchSets([
         [c, dd],
         [c, a1b, b, dd],
       ]),
@@ -84,14 +82,14 @@ describe('group patterns (ported from Flink GroupITCase)', () => {
       .followedBy('end')
       .where(named('d'));
     assert.deepEqual(
-      asSets(
+      matchSets(
         feed(p, [
           [c, 1],
           [a, 2],
           [dd, 3],
         ]),
       ),
-      asSets([[c, dd]]),
+      matchSets([[c, dd]]),
     );
   });
 });
@@ -132,8 +130,8 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
   it('testUntilConditionFollowedByOneOrMore', () => {
     const h = new NFATestHarness(thenEnd(base().oneOrMore()));
     assert.deepEqual(
-      asSets(h.feed(input)),
-      asSets([
+      matchSets(h.feed(input)),
+      matchSets([
         [start, m1, m2, breaking],
         [start, m1, breaking],
       ]),
@@ -144,8 +142,8 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
   it('testUntilConditionFollowedByOneOrMoreCombinations', () => {
     const h = new NFATestHarness(thenEnd(base().oneOrMore().allowCombinations()));
     assert.deepEqual(
-      asSets(h.feed(input3)),
-      asSets([
+      matchSets(h.feed(input3)),
+      matchSets([
         [start, m1, m2, m3, breaking],
         [start, m1, m2, breaking],
         [start, m1, m3, breaking],
@@ -166,8 +164,8 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
       [new Event(46, 'a', 6.0), 8],
     ]);
     assert.deepEqual(
-      asSets(res),
-      asSets([
+      matchSets(res),
+      matchSets([
         [start, m1, m2, breaking45],
         [start, m1, breaking45],
       ]),
@@ -178,8 +176,8 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
   it('testUntilConditionFollowedByZeroOrMore', () => {
     const h = new NFATestHarness(thenEnd(base().oneOrMore().optional()));
     assert.deepEqual(
-      asSets(h.feed(input)),
-      asSets([
+      matchSets(h.feed(input)),
+      matchSets([
         [start, m1, m2, breaking],
         [start, m1, breaking],
         [start, breaking],
@@ -191,8 +189,8 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
   it('testUntilConditionFollowedByZeroOrMoreCombinations', () => {
     const h = new NFATestHarness(thenEnd(base().oneOrMore().optional().allowCombinations()));
     assert.deepEqual(
-      asSets(h.feed(input3)),
-      asSets([
+      matchSets(h.feed(input3)),
+      matchSets([
         [start, m1, m2, m3, breaking],
         [start, m1, m2, breaking],
         [start, m1, m3, breaking],
@@ -219,8 +217,8 @@ describe('until (ported from Flink UntilConditionITCase)', () => {
       [m3after, 7],
     ]);
     assert.deepEqual(
-      asSets(res),
-      asSets([
+      matchSets(res),
+      matchSets([
         [start, m1, m2],
         [start, m1],
         [start, m2],
@@ -267,8 +265,8 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
 
   it('testIterativeWithBranchingPatternEager', () => {
     assert.deepEqual(
-      asSets(branching(true)),
-      asSets([
+      matchSets(branching(true)),
+      matchSets([
         [start1, end, middle1, middle2, middle4],
         [start1, end, middle2, middle1],
         [start1, end, middle1],
@@ -280,8 +278,8 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
 
   it('testIterativeWithBranchingPatternCombinations', () => {
     assert.deepEqual(
-      asSets(branching(false)),
-      asSets([
+      matchSets(branching(false)),
+      matchSets([
         [start1, end, middle1, middle2, middle4],
         [start1, end, middle2, middle1],
         [start1, end, middle3, middle1],
@@ -308,15 +306,15 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
 
   it('testIterativeWithLoopingStartingEager', () => {
     assert.deepEqual(
-      asSets(loopingStart(true)),
-      asSets([[start1, start2, end], [start1, end], [start2, end], [start3, end], [end]]),
+      matchSets(loopingStart(true)),
+      matchSets([[start1, start2, end], [start1, end], [start2, end], [start3, end], [end]]),
     );
   });
 
   it('testIterativeWithLoopingStartingCombination', () => {
     assert.deepEqual(
-      asSets(loopingStart(false)),
-      asSets([
+      matchSets(loopingStart(false)),
+      matchSets([
         [start1, start2, end],
         [start1, start3, end],
         [start1, end],
@@ -339,8 +337,8 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
       [end, 4],
     ]);
     assert.deepEqual(
-      asSets(res),
-      asSets([
+      matchSets(res),
+      matchSets([
         [start1, start2, end],
         [start2, end],
       ]),
@@ -370,8 +368,8 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
       [end, 4],
     ]);
     assert.deepEqual(
-      asSets(res),
-      asSets([
+      matchSets(res),
+      matchSets([
         [start1, start2, start3, middle1, end],
         [start1, middle1, start2, end],
         [start1, middle2, start4, end],
@@ -399,8 +397,8 @@ describe('iterative conditions (ported from Flink IterativeConditionsITCase)', (
       [end, 7],
     ]);
     assert.deepEqual(
-      asSets(res),
-      asSets([
+      matchSets(res),
+      matchSets([
         [start1, start2, middle1, end],
         [start2, middle1, end],
         [start1, start2, middle2, end],
@@ -433,8 +431,8 @@ describe('within types and timeouts (ported from Flink NFAITCase)', () => {
       .where(named('end'))
       .within(9, 'PREVIOUS_AND_CURRENT');
     assert.deepEqual(
-      asSets(feed(p, events())),
-      asSets([
+      matchSets(feed(p, events())),
+      matchSets([
         [ev(1, 'start'), ev(3, 'middle'), ev(5, 'end')],
         [ev(2, 'start'), ev(3, 'middle'), ev(5, 'end')],
       ]),
