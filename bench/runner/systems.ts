@@ -7,8 +7,9 @@ import type { BenchSystem } from '../workloads/system.ts';
 import { setEnvironmentDefaults } from '../../src/api/environment-defaults.ts';
 
 // weir-no-metrics is Weir with metrics off (no sampler, no busy-time clock reads): beside `weir` (metrics on, the
-// default) it measures what metrics cost in the same run.
-export const NODE_SYSTEM_NAMES = ['limit', 'rxjs', 'weir', 'weir-no-metrics'] as const;
+// default) it measures what metrics cost in the same run. weir-p2 is Weir at parallelism 2 on 2 worker threads
+// (worker mode), the counterpart of flink-p2.
+export const NODE_SYSTEM_NAMES = ['limit', 'rxjs', 'weir', 'weir-no-metrics', 'weir-p2'] as const;
 
 export interface LoadedSystem {
   readonly name: string;
@@ -20,16 +21,41 @@ export interface LoadedSystem {
 export async function loadSystem(name: string): Promise<LoadedSystem> {
   if (name === 'limit') return { name, system: limitSystem };
   if (name === 'rxjs') return { name, system: rxjsSystem };
-  if (name === 'weir' || name === 'weir-no-metrics') {
+  if (name === 'weir' || name === 'weir-no-metrics' || name === 'weir-p2') {
     try {
       const module = (await import('../weir/index.ts')) as { weirSystem: BenchSystem };
       if (name === 'weir') return { name, system: module.weirSystem };
+      if (name === 'weir-p2') return { name, system: onWorkers(module.weirSystem, 2) };
       return { name, system: withoutMetrics(module.weirSystem) };
     } catch (error) {
       return { name, error: `bench/weir/index.ts failed to load: ${String(error)}` };
     }
   }
   return { name, error: `unknown system ${name}` };
+}
+
+/**
+ * The same workloads at parallelism `workers` on that many worker threads. Each worker imports
+ * bench/weir/worker-job.ts, which rebuilds the workload named (with its parameters) in WEIR_BENCH_JOB; the
+ * checksum sink runs on the main thread, so every output record crosses to it.
+ */
+function onWorkers(system: BenchSystem, workers: number): BenchSystem {
+  const jobModule = new URL('../weir/worker-job.ts', import.meta.url).href;
+  const workloads: BenchSystem['workloads'] = {};
+  for (const [id, run] of Object.entries(system.workloads)) {
+    workloads[id as keyof BenchSystem['workloads']] = async (params) => {
+      const own = { ...params, parallelism: workers, probe: undefined };
+      process.env.WEIR_BENCH_JOB = JSON.stringify({ workload: id, params: own });
+      setEnvironmentDefaults({ environment: { workers, jobModule } });
+      try {
+        return await run!({ ...own, ...(params.probe !== undefined ? { probe: params.probe } : {}) });
+      } finally {
+        setEnvironmentDefaults(undefined);
+        delete process.env.WEIR_BENCH_JOB;
+      }
+    };
+  }
+  return { name: `weir-p${workers}`, workloads };
 }
 
 /** The same workloads with every environment created with `metrics: false`. */

@@ -41,7 +41,13 @@ export function bidSource(params: WorkloadParams): GeneratorSource<Bid> {
   );
 }
 
-/** A sink that hashes each record into `accumulator` (parallel writers may share it: the sum commutes). */
+/**
+ * A sink that hashes each record into `accumulator` (parallel writers may share it: the sum commutes). In worker
+ * mode it runs on the main thread, where the accumulator is read.
+ */
 export function checksumSink<T>(accumulator: ChecksumAccumulator, hash: (value: T) => number): Sink<T> {
-  return { createWriter: () => ({ write: (value: T) => accumulator.add(hash(value)) }) };
+  return {
+    createWriter: () => ({ write: (value: T) => accumulator.add(hash(value)) }),
+    runsOnMainThread: true,
+  };
 }
