@@ -43,8 +43,8 @@ export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<
   let warmupMs = 0;
   for (let i = 0; i < spec.warmup; i++) {
     const start = performance.now();
-    await fn(warmupParams);
-    warmupMs = performance.now() - start;
+    const result = await fn(warmupParams);
+    warmupMs = performance.now() - start - (result.startupMs ?? 0);
   }
   if (warmupMs > 0 && Number.isFinite(spec.budgetSeconds)) {
     const rate = warmupParams.events / (warmupMs / 1000);
@@ -56,9 +56,16 @@ export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<
   for (let i = 0; i < spec.runs; i++) {
     const start = performance.now();
     const result = await fn(params);
-    const ms = performance.now() - start;
+    const startupMs = result.startupMs ?? 0;
+    const ms = performance.now() - start - startupMs;
     heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
-    runs.push({ ms, count: result.count, checksum: result.checksum, events: result.events });
+    runs.push({
+      ms,
+      count: result.count,
+      checksum: result.checksum,
+      events: result.events,
+      ...(startupMs > 0 ? { startupMs } : {}),
+    });
   }
   let stateBytesPerKey: number | undefined;
   const keys = stateKeys(spec.workload, params);

@@ -5,7 +5,10 @@ import type { WorkloadId } from '../workloads/params.ts';
 import type { Spread } from './stats.ts';
 
 export interface RunSample {
+  /** The timed run: the call's wall time less `startupMs`. */
   readonly ms: number;
+  /** Worker-thread start-up the run left out (weir-p2; see WorkloadResult.startupMs). */
+  readonly startupMs?: number;
   readonly count: number;
   readonly checksum: number;
   readonly events: number;

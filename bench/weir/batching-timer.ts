@@ -91,8 +91,8 @@ export async function batchingTimerWeir(params: WorkloadParams): Promise<Workloa
     .keyBy((e) => e.key)
     .process(new Batcher(size, timeoutMs))
     .sinkTo(checksumSink(accumulator, (b: Batch) => hashBatch(b.uid, b.count, b.firstTs)));
-  await env.execute('batching-timer');
-  return accumulator.result(params.events);
+  const job = await env.execute('batching-timer');
+  return accumulator.result(params.events, job.workerStartupMs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -49,8 +49,8 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
       drain: m.drain[0]!.id,
     }))
     .sinkTo(checksumSink(accumulator, (m: CepMatch) => hashCepMatch(m.key, m.probe, m.large, m.drain)));
-  await env.execute('cep');
-  return accumulator.result(params.events);
+  const job = await env.execute('cep');
+  return accumulator.result(params.events, job.workerStartupMs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -93,8 +93,8 @@ export async function hotItemsWeir(params: WorkloadParams): Promise<WorkloadResu
     .keyBy((r) => r.start)
     .process(new HotItems(), 'HotItems')
     .sinkTo(checksumSink(accumulator, (r: AuctionCount) => hashHotItem(r.start, r.auction, r.count)));
-  await env.execute('hot-items');
-  return accumulator.result(params.events);
+  const job = await env.execute('hot-items');
+  return accumulator.result(params.events, job.workerStartupMs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

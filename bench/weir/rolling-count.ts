@@ -38,8 +38,8 @@ export async function rollingCountWeir(params: WorkloadParams): Promise<Workload
     .keyBy((e) => e.key)
     .process(new RollingCount())
     .sinkTo(checksumSink(accumulator, (r: KeyCount) => hashRollingCount(r.key, r.count)));
-  await env.execute('rolling-count');
-  return accumulator.result(params.events);
+  const job = await env.execute('rolling-count');
+  return accumulator.result(params.events, job.workerStartupMs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -60,8 +60,8 @@ export async function sessionWindowWeir(params: WorkloadParams): Promise<Workloa
     .window(EventTimeSessionWindows.withGap(params.session.gapMs))
     .aggregate(countBids, withSession)
     .sinkTo(checksumSink(accumulator, (s: Session) => hashSession(s.bidder, s.start, s.end, s.count)));
-  await env.execute('session-window');
-  return accumulator.result(params.events);
+  const job = await env.execute('session-window');
+  return accumulator.result(params.events, job.workerStartupMs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

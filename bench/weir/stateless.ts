@@ -22,8 +22,8 @@ export async function statelessWeir(params: WorkloadParams): Promise<WorkloadRes
     .map((e): Mapped => ({ key: e.key, value: e.value * multiplier + offset }))
     .filter((m) => m.value % dropModulus !== 0)
     .sinkTo(checksumSink(accumulator, (m: Mapped) => hashStateless(m.key, m.value)));
-  await env.execute('stateless');
-  return accumulator.result(params.events);
+  const job = await env.execute('stateless');
+  return accumulator.result(params.events, job.workerStartupMs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

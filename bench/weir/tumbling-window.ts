@@ -78,8 +78,8 @@ export async function tumblingWindowWeir(params: WorkloadParams): Promise<Worklo
     .sinkTo(
       checksumSink(accumulator, (r: WindowAggregate) => hashWindowAggregate(r.key, r.start, r.count, r.sum)),
     );
-  await env.execute('tumbling-window');
-  return accumulator.result(params.events);
+  const job = await env.execute('tumbling-window');
+  return accumulator.result(params.events, job.workerStartupMs);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -87,6 +87,7 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
   running.control = control;
   const run = async (): Promise<JobExecutionResult> => {
     const started = Date.now();
+    let workerStartupMs = 0;
     let restoreFrom = job.restoreFrom;
     for (let attempt = 1; ; attempt++) {
       job.stateBackend?.newRun?.();
@@ -121,7 +122,11 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
       let failure: unknown = undefined;
       try {
         if (cancelled || stopped !== undefined) throw new JobCancelledError(job.jobName);
-        await runtime.open();
+        try {
+          await runtime.open();
+        } finally {
+          workerStartupMs += runtime.workerStartupMs;
+        }
         running.status = 'RUNNING';
         coordinator.start();
         await runtime.runSources();
@@ -146,6 +151,7 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
         return {
           jobName: job.jobName,
           netRuntimeMs: Date.now() - started,
+          workerStartupMs,
           metrics: runtime.metrics(),
           ...(stopped !== undefined ? { stoppedWithSavepoint: stopped } : {}),
         };

@@ -23,6 +23,11 @@ export interface JobAttempt {
   readonly restoredCheckpointId: number | undefined;
   readonly hasFailed: boolean;
   readonly failureCause: unknown;
+  /**
+   * Milliseconds `open` waited, after opening this thread's subtasks, for worker threads to start, load the job
+   * and open theirs (0 on one thread).
+   */
+  readonly workerStartupMs: number;
   open(): Promise<void>;
   runSources(): Promise<void>;
   close(): Promise<void>;

@@ -362,6 +362,9 @@ export class JobRuntime implements JobServices, JobAttempt {
   }
 
   /** Opens every operator, consumers before producers. */
+  /** No worker threads: nothing to wait for (see {@link JobAttempt.workerStartupMs}). */
+  readonly workerStartupMs = 0;
+
   async open(): Promise<void> {
     const nodes = [...this.graph.nodes].reverse();
     for (const node of nodes) {

@@ -50,5 +50,7 @@ env
     }),
   });
 
-/** On the main thread the records the sink received; in a worker this import never settles. */
-export const result = await env.execute('main-thread-sink').then(() => received);
+/** On the main thread the job's result; in a worker this import never settles. */
+export const job = await env.execute('main-thread-sink');
+/** The records the sink received (on the main thread). */
+export const result = received;

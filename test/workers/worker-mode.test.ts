@@ -43,7 +43,8 @@ async function expected(): Promise<Record<string, string[]>> {
   const dir = join(root, 'reference');
   const env = StreamExecutionEnvironment.create({ parallelism: 2 });
   await buildCrashJob(env, dir, COUNT);
-  await env.execute('worker-job reference');
+  const result = await env.execute('worker-job reference');
+  assert.equal(result.workerStartupMs, 0);
   reference = Object.fromEntries(OUTPUTS.map((o) => [o, committedLines(dir, o)]));
   assert.ok(reference.windows!.length > 100 && reference.big!.length > 10 && reference.fraud!.length > 0);
   return reference;
@@ -107,11 +108,13 @@ describe('worker mode', { timeout: 300_000 }, () => {
   });
 
   it('finishes when its main-thread sink receives its last batches after both workers reported the end', async () => {
-    const { result, COUNT: count } = await import('./main-thread-sink-job.ts');
+    const { job, result, COUNT: count } = await import('./main-thread-sink-job.ts');
     const want = Array.from({ length: count }, (_, i) => i * 2);
     assert.deepEqual(
       [...result].sort((a, b) => a - b),
       want,
     );
+    // The time spent starting the workers is reported apart, and is part of the job's run time.
+    assert.ok(job.workerStartupMs > 0 && job.workerStartupMs < job.netRuntimeMs, JSON.stringify(job));
   });
 });

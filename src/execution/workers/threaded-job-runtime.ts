@@ -71,6 +71,7 @@ export class ThreadedJobRuntime implements JobAttempt {
     { remaining: number; done: () => void; fail: (e: unknown) => void }
   >();
   private closedMetrics: OperatorMetrics[][] = [];
+  workerStartupMs = 0;
   /** Partial-match requests waiting for workers' answers, by request number. */
   private readonly partialMatchRequests = new Map<
     number,
@@ -208,7 +209,12 @@ export class ThreadedJobRuntime implements JobAttempt {
   async open(): Promise<void> {
     await this.local.open();
     this.exchange.start();
-    await this.until(() => this.workers.every((w) => w.ready));
+    const waiting = performance.now();
+    try {
+      await this.until(() => this.workers.every((w) => w.ready));
+    } finally {
+      this.workerStartupMs = performance.now() - waiting;
+    }
   }
 
   /** Starts every worker's sources; resolves once every subtask on every thread finished (or the job stopped). */
