@@ -42,6 +42,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { runWorkerSlot, workerSlotData } from '../execution/workers/worker-slot.ts';
 import type { WorkerSettings } from '../execution/workers/threaded-job-runtime.ts';
+import { jobLocator, type JobLocation } from '../execution/workers/job-locator.ts';
 
 /** Options of `execute` / `executeAsync`. */
 export interface ExecuteOptions {
@@ -140,6 +141,8 @@ export class StreamExecutionEnvironment {
 
   private readonly metricsOptions: boolean | MetricRegistryOptions;
   private workers: number | 'auto' = 1;
+  /** Whether the job's code chose the worker count (not a launcher's default). */
+  private workersChosen = false;
   private jobModule: string | undefined = undefined;
   private readonly logger: Logger;
 
@@ -160,6 +163,7 @@ export class StreamExecutionEnvironment {
     if (options.checkpointing !== undefined)
       this.enableCheckpointing(options.checkpointing.intervalMs, options.checkpointing);
     if (options.workers !== undefined) this.setWorkers(options.workers);
+    this.workersChosen = explicit.workers !== undefined;
     if (options.jobModule !== undefined) this.jobModule = String(options.jobModule);
   }
 
@@ -175,6 +179,7 @@ export class StreamExecutionEnvironment {
       throw new ConfigurationError(`workers must be a whole number >= 0 or 'auto', got ${String(workers)}`);
     }
     this.workers = workers;
+    this.workersChosen = true;
     return this;
   }
 
@@ -183,14 +188,33 @@ export class StreamExecutionEnvironment {
     return workerSlotData() !== undefined;
   }
 
-  /** The worker threads a job of `graph` runs on, or undefined to run on this thread. */
-  private workerSettings(graph: StreamGraph, jobName: string): WorkerSettings | undefined {
+  /**
+   * The worker threads a job of `graph` runs on, or undefined to run on this thread. `location` is where a job
+   * locator says the workers find the job (undefined when none is registered or it cannot reach the job).
+   */
+  private workerSettings(
+    graph: StreamGraph,
+    jobName: string,
+    location: JobLocation | undefined,
+  ): WorkerSettings | undefined {
     const requested = this.workers === 'auto' ? availableParallelism() : this.workers;
     const widest = Math.max(...graph.nodes.map((n) => n.parallelism));
-    const workers = Math.min(requested, widest);
-    if (workers < 2) return undefined;
+    let workers = Math.min(requested, widest);
+    const locator = jobLocator();
+    if (workers < 2) {
+      if (!(requested >= 2 && location !== undefined && locator?.threadsForOneSlot === true))
+        return undefined;
+      workers = 1;
+    }
+    if (!this.workersChosen) {
+      // Worker threads by a launcher's default only: a job that another thread cannot build or drive stays here.
+      // A ManualClock is advanced by the code holding it, on this thread; the workers would run on their own clocks.
+      if (!(this.clock instanceof SystemClock)) return undefined;
+      if (locator !== undefined && location === undefined && this.jobModule === undefined) return undefined;
+    }
     const main = process.argv[1];
-    const jobModule = this.jobModule ?? (main !== undefined ? pathToFileURL(main).href : undefined);
+    const jobModule =
+      this.jobModule ?? location?.module ?? (main !== undefined ? pathToFileURL(main).href : undefined);
     if (jobModule === undefined) {
       throw new ConfigurationError(
         `Job '${jobName}' runs on ${workers} workers, but this process has no main module for them to load: set the environment's jobModule to the module that builds and executes the job`,
@@ -201,7 +225,13 @@ export class StreamExecutionEnvironment {
       ...(launcher?.parallelism !== undefined ? { parallelism: launcher.parallelism } : {}),
       ...(launcher?.maxParallelism !== undefined ? { maxParallelism: launcher.maxParallelism } : {}),
     };
-    return { workers, jobModule, jobName, environmentDefaults: environmentDefaultsForWorkers };
+    return {
+      workers,
+      jobModule,
+      jobName,
+      environmentDefaults: environmentDefaultsForWorkers,
+      ...(this.jobModule === undefined && location !== undefined ? { location } : {}),
+    };
   }
 
   static create(options: EnvironmentOptions = {}): StreamExecutionEnvironment {
@@ -419,11 +449,17 @@ export class StreamExecutionEnvironment {
     const options = { ...defaults.execute, ...explicit };
     const graph = this.buildGraph();
     this.sinks.length = 0;
-    if (workerSlotData() !== undefined) {
-      // A worker of a job in worker mode: run this worker's share; the main thread owns the job's life cycle.
-      return runWorkerSlot({ jobName, graph, clock: this.clock, stateBackend: this.stateBackend });
+    const slot = workerSlotData();
+    let threads: WorkerSettings | undefined = undefined;
+    if (slot !== undefined) {
+      // A worker of a job in worker mode: run this worker's share; the main thread owns the job's life cycle. A
+      // located job's earlier execute() calls run here on the worker's thread, as they ran before it on the main.
+      if (slot.location === undefined || jobLocator()?.attaches() !== false) {
+        return runWorkerSlot({ jobName, graph, clock: this.clock, stateBackend: this.stateBackend });
+      }
+    } else {
+      threads = this.workerSettings(graph, jobName, jobLocator()?.locate());
     }
-    const threads = this.workerSettings(graph, jobName);
     const restoreFrom =
       options.restoreFrom ??
       (options.savepointPath !== undefined ? loadSavepoint(options.savepointPath, this.logger) : undefined);

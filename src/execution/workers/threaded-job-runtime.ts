@@ -9,6 +9,7 @@ import { MAIN_THREAD, slotHost } from '../../runtime/slot-placement.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
 import { spawnWorker } from './spawn-worker.ts';
 import type { PartialMatchQuery, SubtaskPartialMatches } from '../../cep/operator/partial-match-snapshot.ts';
+import type { JobLocation } from './job-locator.ts';
 import {
   deserializeError,
   graphFingerprint,
@@ -25,6 +26,8 @@ export interface WorkerSettings {
   readonly workers: number;
   /** The module each worker imports to build the job (a file URL). */
   readonly jobModule: string;
+  /** Where a job locator found the job, when one did. */
+  readonly location?: JobLocation;
   readonly jobName: string;
   /** The launcher's environment defaults that shape the graph, for the workers' environments. */
   readonly environmentDefaults: WorkerEnvironmentDefaults;
@@ -110,6 +113,7 @@ export class ThreadedJobRuntime implements JobAttempt {
       const own = ports.get(host)!;
       const slot: WorkerSlotData = {
         jobModule: settings.jobModule,
+        location: settings.location,
         jobName: settings.jobName,
         environmentDefaults: settings.environmentDefaults,
         fingerprint,

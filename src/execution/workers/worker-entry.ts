@@ -3,11 +3,21 @@ import { parentPort } from 'node:worker_threads';
 import { ConfigurationError } from '../../core/errors.ts';
 import { serializeError, type FromWorker } from './worker-messages.ts';
 import { ATTACHED, workerSlotData } from './worker-slot.ts';
+import { jobLocator } from './job-locator.ts';
 
 const slot = workerSlotData()!;
 const post = (message: FromWorker): void => parentPort!.postMessage(message);
 try {
-  await import(slot.jobModule);
+  const locator = jobLocator();
+  if (slot.location !== undefined) {
+    // The runner that located the job registered its locator in this worker too (its preload runs here first).
+    if (locator === undefined) {
+      throw new ConfigurationError(
+        `the job was located in ${slot.location.module} by a job locator, but none is registered in the worker: register it in a module the process loads with --import`,
+      );
+    }
+    await locator.load(slot.location);
+  } else await import(slot.jobModule);
   if ((globalThis as Record<symbol, unknown>)[ATTACHED] !== true) {
     post({
       type: 'failed',

@@ -1,6 +1,7 @@
 // The messages between the main thread and the workers of a job, and how errors cross between them.
 import { JobExecutionError, WeirError, type FailureLocation } from '../../core/errors.ts';
 import type { MessagePort } from 'node:worker_threads';
+import type { JobLocation } from './job-locator.ts';
 import type { CheckpointBarrier } from '../../runtime/checkpoint-barrier.ts';
 import type { JobSnapshot } from '../../runtime/job-snapshot.ts';
 import type { OperatorMetrics } from '../../runtime/job-runtime.ts';
@@ -19,6 +20,8 @@ export interface WorkerEnvironmentDefaults {
 /** What a worker is given when it starts (its `workerData.weirSlot`). */
 export interface WorkerSlotData {
   readonly jobModule: string;
+  /** Where a job locator found the job, when one did (the worker's locator loads it instead of a plain import). */
+  readonly location: JobLocation | undefined;
   readonly jobName: string;
   readonly environmentDefaults: WorkerEnvironmentDefaults;
   /** The main thread's graph, described (the worker checks that it built the same job). */
