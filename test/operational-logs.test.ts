@@ -124,6 +124,34 @@ describe('operational logs', () => {
     ]);
   });
 
+  it('a CEP operator logs the count of further drops at a watermark once a minute of processing time passed', async () => {
+    const { logger, lines } = capture();
+    const h = await TestHarness.create(
+      (input: DataStream<Reading>) =>
+        CEP.pattern(
+          input.keyBy((r) => r[0]),
+          Pattern.begin<Reading, 'high'>('high').where((r) => r[1] > 5),
+        )
+          .select((m) => `high ${m.high[0]![0]}`)
+          .name('alerts'),
+      { logger },
+    );
+    h.processWatermark(10);
+    h.processElement(['a', 9], 4);
+    h.processElement(['a', 9], 5);
+    h.processElement(['a', 9], 6);
+    h.setProcessingTime(59_999);
+    h.processWatermark(11);
+    assert.equal(lines.length, 1);
+    h.setProcessingTime(60_000);
+    h.processWatermark(12);
+    assert.deepEqual(lines.slice(1), [
+      "WARN weir: CEP operator 'alerts' (subtask 0) dropped 2 more late records (3 in all) operator=alerts subtask=0 dropped=2 total=3",
+    ]);
+    await h.close();
+    assert.equal(lines.length, 2);
+  });
+
   it('logs an input going idle and becoming active again', async () => {
     const { logger, lines } = capture();
     const h = await TestHarness.create(

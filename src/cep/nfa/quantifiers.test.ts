@@ -5,6 +5,7 @@ import { Pattern } from '../pattern/pattern.ts';
 import {
   Event,
   NFATestHarness,
+  matchSets,
   sortMatches,
   withTimestamps,
 } from '../../../test/support/nfa-test-harness.ts';
@@ -153,5 +154,80 @@ describe('quantifiers (ported from Flink GreedyITCase and NFAITCase)', () => {
         [a2, a3],
       ]),
     );
+  });
+  it('testGreedyTimesRange / testEndWithGreedyTimesRange: greedy times(2, 5) takes every a before the next stage, or ends at each count', () => {
+    const a4 = new Event(44, 'a', 2.0);
+    const d45 = new Event(45, 'd', 2.0);
+    const base = () =>
+      Pattern.begin<Event>('start')
+        .where(named('c'))
+        .followedBy('middle')
+        .where(named('a'))
+        .times(2, 5)
+        .greedy();
+    assert.deepEqual(run(base().followedBy('end').where(named('d')), [c, a1, a2, a3, a4, d45]), [
+      [c, a1, a2, a3, a4, d45],
+    ]);
+    assert.deepEqual(
+      matchSets(run(base(), [c, a1, a2, a3, a4, new Event(44, 'dummy', 2.0)])),
+      matchSets([
+        [c, a1, a2],
+        [c, a1, a2, a3],
+        [c, a1, a2, a3, a4],
+      ]),
+    );
+  });
+
+  it('an event that stops a loop and starts the next stage is matched once (greedy loop with until)', () => {
+    const d4 = new Event(45, 'd', 4.0);
+    const p = () =>
+      cAStarD()
+        .until((e) => e.price > 3.0)
+        .followedBy('end')
+        .where(named('d'));
+    // d4 both ends the loop (until) and is the end stage's event: one match, not one per way out of the loop
+    assert.deepEqual(run(p(), [c, d4]), [[c, d4]]);
+    assert.deepEqual(run(p(), [c, a1, d4]), [[c, a1, d4]]);
+  });
+
+  it('until on a consecutive loop: the loop stops at the until event, an unrelated event ends it', () => {
+    const p = Pattern.begin<Event>('start')
+      .where(named('c'))
+      .followedBy('middle')
+      .where(named('a'))
+      .oneOrMore()
+      .consecutive()
+      .until((e) => e.price > 3.0)
+      .followedBy('end')
+      .where(named('d'));
+    assert.deepEqual(run(p, [c, a1, new Event(46, 'x', 1.0), a2, new Event(45, 'd', 4.0)]), [
+      [c, a1, new Event(45, 'd', 4.0)],
+    ]);
+  });
+
+  it('until on a looping group: no iteration takes or skips the stopping event', () => {
+    const s = new Event(1, 's', 1);
+    const ga1 = new Event(2, 'a', 1);
+    const gb1 = new Event(3, 'b', 1);
+    const ga2 = new Event(4, 'a', 1);
+    const e = new Event(8, 'e', 1);
+    const p = () =>
+      Pattern.begin<Event>('s')
+        .where(named('s'))
+        .followedBy(Pattern.begin<Event>('a').where(named('a')).followedBy('b').where(named('b')))
+        .oneOrMore()
+        .until((ev) => ev.price > 5)
+        .followedBy('e')
+        .where(named('e'));
+    // without a stopping event the second iteration completes
+    assert.deepEqual(matchSets(run(p(), [s, ga1, gb1, ga2, new Event(6, 'b', 1), e])), [
+      'a:2:1 a:4:1 b:3:1 b:6:1 e:8:1 s:1:1',
+      'a:2:1 b:3:1 e:8:1 s:1:1',
+    ]);
+    // a stopping event the group would skip (x) or take (a b) ends the open iteration
+    assert.deepEqual(run(p(), [s, ga1, gb1, ga2, new Event(5, 'x', 10), new Event(6, 'b', 1), e]), [
+      [s, ga1, gb1, e],
+    ]);
+    assert.deepEqual(run(p(), [s, ga1, gb1, ga2, new Event(7, 'b', 10), e]), [[s, ga1, gb1, e]]);
   });
 });

@@ -350,4 +350,95 @@ describe('CepOperator element queue', () => {
     assert.deepEqual(h.records(), ['2@120']);
     await h.close();
   });
+  it('an element inserted before the only queued one goes first, whatever processed slots left behind', async () => {
+    const h = await TestHarness.create(pairs);
+    h.processElement(ev(1), 1);
+    h.processElement(ev(2), 2);
+    h.processElement(ev(3), 8);
+    h.processWatermark(2);
+    assert.deepEqual(h.records(), ['1-2']);
+    // the queue now holds 3@8 only; 4@5 goes before it
+    h.processElement(ev(4), 5);
+    h.processWatermark(10);
+    assert.deepEqual(h.records(), ['1-2', '2-4', '4-3']);
+    await h.close();
+  });
+
+  it('a partial match started by a key is its own: another key in the same round does not see it', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').where(named('a')).followedBy('b').where(named('b')),
+      ).select((m) => `${m.a[0]!.id}-${m.b[0]!.id}`),
+    );
+    // p: a then an event that changes nothing, in one watermark round
+    h.processElement(ev(1, 'a', 'p'), 5);
+    h.processElement(ev(2, 'x', 'p'), 6);
+    h.processWatermark(6);
+    h.processElement(ev(3, 'b', 'q'), 7);
+    h.processWatermark(7);
+    assert.deepEqual(h.records(), []);
+    h.processElement(ev(4, 'b', 'p'), 8);
+    h.processWatermark(8);
+    assert.deepEqual(h.records(), ['1-4']);
+    await h.close();
+  });
+
+  it('registers no extra timer for a previous-to-current window the pattern window already covers', async () => {
+    const build = (gap: number, window: number) => (input: DataStream<Ev>) => {
+      const p = Pattern.begin<Ev, 'a'>('a')
+        .where(named('a'))
+        .followedBy('b')
+        .where(named('b'))
+        .within(gap, 'PREVIOUS_AND_CURRENT')
+        .followedBy('c')
+        .where(named('c'));
+      return CEP.pattern(
+        input.keyBy((e) => e.key),
+        p.within(window),
+      ).select((m) => `${m.a[0]!.id}-${m.b[0]!.id}-${m.c[0]!.id}`);
+    };
+    // gap 10 = window 10: the window timer at a + 10 is the only one; b at 3 registers none at 13
+    const same = await TestHarness.create(build(10, 10));
+    same.processElement(ev(1, 'a'), 1);
+    same.processWatermark(1);
+    assert.deepEqual(eventTimers(same), [11]);
+    same.processElement(ev(2, 'b'), 3);
+    same.processWatermark(3);
+    assert.deepEqual(eventTimers(same), [11]);
+    await same.close();
+  });
+
+  it('a match or timeout function that returns a Promise fails naming the method', async () => {
+    const matching = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a'),
+      ).process({
+        processMatch: () => Promise.resolve() as unknown as void,
+      }),
+    );
+    matching.processElement(ev(1), 1);
+    assert.throws(
+      () => matching.processWatermark(1),
+      /failed while processing watermark 1: processMatch\(\) returned a Promise\. /,
+    );
+    await matching.close().catch(() => undefined);
+    const timingOut = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').followedBy('b').within(2),
+      ).process({
+        processMatch: () => undefined,
+        processTimedOutMatch: () => Promise.resolve() as unknown as void,
+      }),
+    );
+    timingOut.processElement(ev(1), 1);
+    timingOut.processWatermark(1);
+    assert.throws(
+      () => timingOut.processWatermark(5),
+      /failed while processing watermark 5: processTimedOutMatch\(\) returned a Promise\. /,
+    );
+    await timingOut.close().catch(() => undefined);
+  });
 });

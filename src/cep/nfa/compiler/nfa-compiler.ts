@@ -53,11 +53,13 @@ export function compilePattern<T>(pattern: Pattern<T, any, any, any>): CompiledP
 export function canProduceEmptyMatches(pattern: Pattern<any, any, any, any>): boolean {
   const compiled = compilePattern(pattern);
   const start = compiled.states.find((s) => s.isStart());
+  // Stryker disable next-line ConditionalExpression,StringLiteral: every compiled pattern has a start state
   if (start === undefined) throw new Error('Compiler did not produce a start state');
   const visited = new Set<State<unknown>>();
   const stack: State<unknown>[] = [start as State<unknown>];
   while (stack.length > 0) {
     const current = stack.pop()!;
+    // Stryker disable next-line ConditionalExpression: PROCEED edges form no cycle (the NFA itself would loop on one), so a state seen twice only repeats the search
     if (visited.has(current)) continue;
     visited.add(current);
     for (const t of current.transitions) {
@@ -218,6 +220,7 @@ class NFAFactoryCompiler<T> {
       this.followingPattern = this.currentPattern;
       this.currentPattern = this.currentPattern.previous;
       const w = this.currentPattern.getWindowSize('FIRST_AND_LAST');
+      // Stryker disable next-line EqualityOperator: an equal window assigns the value it already has
       if (w !== undefined && w < (this.windowTime ?? Number.POSITIVE_INFINITY)) this.windowTime = w;
     }
     return lastSink;
@@ -237,6 +240,7 @@ class NFAFactoryCompiler<T> {
       this.setCurrentGroupPatternFirstOfLoop(false);
       const sink = this.copyWithoutTransitiveNots(sinkState);
       const looping = this.createLooping(sink);
+      // Stryker disable next-line BooleanLiteral: createTimesState sets the flag again before anything reads it
       this.setCurrentGroupPatternFirstOfLoop(true);
       lastSink = this.createTimesState(looping, sinkState, this.currentPattern.getTimes()!);
     } else if (quantifier.hasProperty('TIMES')) {
@@ -354,9 +358,11 @@ class NFAFactoryCompiler<T> {
     const takeCondition = extendWithUntilCondition(
       this.getTakeCondition(this.currentPattern),
       untilCondition,
+      // Stryker disable next-line BooleanLiteral: a take condition is never undefined, and the flag only decides that case
       true,
     )!;
     if (this.currentPattern.getQuantifier().hasProperty('GREEDY') && times.from !== times.to) {
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: until is accepted on looping stages only, whose times (timesOrMore) have from === to, so a greedy range never has one
       if (untilCondition !== undefined) this.originalStateMap.set(sinkState.name, this.copy(sinkState));
       updateWithGreedyCondition(sinkState, takeCondition);
     }
@@ -380,12 +386,14 @@ class NFAFactoryCompiler<T> {
   }
 
   private setCurrentGroupPatternFirstOfLoop(isFirstOfLoop: boolean): void {
+    // Stryker disable next-line ConditionalExpression: the flag is only ever read for a group pattern
     if (this.currentPattern instanceof GroupPattern)
       this.firstOfLoopMap.set(this.currentPattern, isFirstOfLoop);
   }
 
   private isCurrentGroupPatternFirstOfLoop(): boolean {
     const g = this.currentGroupPattern;
+    // Stryker disable next-line ConditionalExpression: the map has no entry for undefined, so its fallback gives the same true
     return g === undefined ? true : (this.firstOfLoopMap.get(g) ?? true);
   }
 
@@ -520,6 +528,7 @@ class NFAFactoryCompiler<T> {
     const takeCondition = extendWithUntilCondition(
       this.getTakeCondition(this.currentPattern),
       untilCondition,
+      // Stryker disable next-line BooleanLiteral: a take condition is never undefined, and the flag only decides that case
       true,
     )!;
     const proceedCondition = this.getTrueFunction();
@@ -579,13 +588,15 @@ class NFAFactoryCompiler<T> {
   private getTakeCondition(pattern: AnyPattern<T>): Condition<T> {
     const take = pattern.getCondition();
     const groupUntil = this.currentGroupPattern?.getUntilCondition();
+    // Stryker disable next-line BooleanLiteral: the take condition is never undefined, and the flag only decides that case
     return groupUntil !== undefined ? extendWithUntilCondition(take, groupUntil, true)! : take;
   }
 
   private getTrueFunction(): Condition<T> {
     const groupUntil = this.currentGroupPattern?.getUntilCondition();
     return groupUntil !== undefined
-      ? extendWithUntilCondition(trueCondition, groupUntil, true)!
+      ? // Stryker disable next-line BooleanLiteral: the condition is never undefined, and the flag only decides that case
+        extendWithUntilCondition(trueCondition, groupUntil, true)!
       : trueCondition;
   }
 }
@@ -608,6 +619,7 @@ function extendWithUntilCondition<T>(
 ): Condition<T> | undefined {
   if (untilCondition !== undefined && condition !== undefined)
     return andCondition(notCondition(untilCondition), condition);
+  // Stryker disable next-line ConditionalExpression: take conditions are never undefined (a stage without where takes every event), so the line above already answered
   if (untilCondition !== undefined && isTakeCondition) return notCondition(untilCondition);
   return condition;
 }
