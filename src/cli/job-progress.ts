@@ -1,28 +1,31 @@
 // JobProgress: the live line `weir run` keeps on a terminal while a job runs (records read, rate, status).
 import type { JobClient } from '../execution/job-client.ts';
-import { metricValue } from '../metrics/metric.ts';
 
-/** Records the job's sources emitted so far, over every subtask of the current attempt. */
+/** Records the job's sources emitted so far, over every subtask of the current attempt on every thread. */
 export function sourceRecords(client: JobClient): number {
-  const runtime = client.running.runtime;
-  if (runtime === undefined) return 0;
+  const attempt = client.running.attempt;
+  if (attempt === undefined) return 0;
   let n = 0;
-  for (const [node, subtasks] of runtime.subtasks) {
+  for (const node of client.running.graph.nodes) {
     if (node.transformation.kind !== 'source') continue;
-    for (const s of subtasks) n += s.output.recordsOut;
+    for (const s of attempt.subtaskFigures(node)) n += s.recordsOut;
   }
   return n;
 }
 
 /** The bytes the job's file sources read so far and their total, or undefined when it has none. */
 export function fileInputRead(client: JobClient): { read: number; total: number } | undefined {
-  const registry = client.running.metrics?.registry;
-  if (registry === undefined) return undefined;
+  const attempt = client.running.attempt;
+  if (attempt === undefined) return undefined;
   let read = 0;
   let total: number | undefined;
-  for (const m of registry.all()) {
-    if (m.name === 'fileBytesTotal') total = (total ?? 0) + metricValue(m.metric);
-    else if (m.name === 'fileBytesRead') read += metricValue(m.metric);
+  for (const node of client.running.graph.nodes) {
+    for (const s of attempt.subtaskFigures(node)) {
+      const bytes = s.metrics.fileBytesTotal;
+      if (bytes === undefined) continue;
+      total = (total ?? 0) + bytes;
+      read += s.metrics.fileBytesRead ?? 0;
+    }
   }
   return total === undefined ? undefined : { read, total };
 }

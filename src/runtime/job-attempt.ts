@@ -3,6 +3,7 @@ import type { StreamGraph, StreamNode } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { OperatorMetrics } from './job-runtime.ts';
 import type { PartialMatchQuery, SubtaskPartialMatches } from '../cep/operator/partial-match-snapshot.ts';
+import type { SubtaskFigures } from './subtask-figures.ts';
 
 /** A subtask as the checkpoint coordinator sees it: which one, and its checkpoint figures. */
 export interface SubtaskRef {
@@ -41,6 +42,11 @@ export interface JobAttempt {
   describeWaits(): string[];
   metrics(): OperatorMetrics[];
   releaseMetrics(): void;
+  /**
+   * The live figures of a node's subtasks, by subtask index: this thread's read now, a worker thread's as of its
+   * last metrics tick (none yet before its first).
+   */
+  subtaskFigures(node: StreamNode): SubtaskFigures[];
   /** A CEP node's live partial matches per key, from every thread that runs its subtasks, by subtask index. */
   partialMatches(node: StreamNode, query: PartialMatchQuery): Promise<SubtaskPartialMatches[]>;
 }

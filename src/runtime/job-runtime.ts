@@ -22,6 +22,7 @@ import { InputChannel } from './input-channel.ts';
 import { SubtaskInput } from './subtask-input.ts';
 import type { MetricGroupImpl } from '../metrics/metric-group.ts';
 import type { MetricRegistry } from '../metrics/metric-registry.ts';
+import { subtaskFigures, type SubtaskFigures } from './subtask-figures.ts';
 import { BusyTimeTracker } from './busy-time-tracker.ts';
 import { registerSubtaskMetrics } from './subtask-metrics.ts';
 import type { SideOutputTap } from './subtask-output.ts';
@@ -301,6 +302,17 @@ export class JobRuntime implements JobServices, JobAttempt {
   /** Releases every keyed state backend (an on-disk backend deletes its working files). */
   disposeBackends(): void {
     for (const list of this.subtasks.values()) for (const subtask of list) subtask.backend?.dispose();
+  }
+
+  /** The figures of a node's subtasks on this thread, read now. */
+  subtaskFigures(node: StreamNode): SubtaskFigures[] {
+    const registry = this.options.metrics?.registry;
+    return (this.subtasks.get(node) ?? []).map((s) => subtaskFigures(s, registry));
+  }
+
+  /** The figures of every subtask on this thread (a worker sends them to the main thread after each tick). */
+  allSubtaskFigures(): { uid: string; figures: SubtaskFigures[] }[] {
+    return [...this.subtasks.keys()].map((node) => ({ uid: node.uid, figures: this.subtaskFigures(node) }));
   }
 
   /** The live partial matches of a CEP node's subtasks on this thread (none for other operators). */

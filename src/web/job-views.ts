@@ -3,8 +3,7 @@ import { createHash } from 'node:crypto';
 import type { StreamNode } from '../graph/stream-graph.ts';
 import type { CheckpointStats } from '../execution/checkpoint-stats-tracker.ts';
 import type { ExceptionEntry, RunningJob } from '../execution/running-job.ts';
-import { metricValue } from '../metrics/metric.ts';
-import type { Subtask } from '../runtime/subtask.ts';
+import type { SubtaskFigures } from '../runtime/subtask-figures.ts';
 import { displayRecord, type RecordDisplay } from '../core/record-display.ts';
 
 export type { RecordDisplay } from '../core/record-display.ts';
@@ -15,24 +14,18 @@ export function vertexId(node: StreamNode): string {
 }
 
 /** Subtask status as Flink's ExecutionState. */
-function subtaskStatus(job: RunningJob, subtask: Subtask): string {
+function subtaskStatus(job: RunningJob, subtask: SubtaskFigures): string {
   if (job.status === 'FAILED') return 'FAILED';
   if (job.status === 'CANCELED') return 'CANCELED';
-  if (subtask.isFinished || job.status === 'FINISHED') return 'FINISHED';
+  if (subtask.finished || job.status === 'FINISHED') return 'FINISHED';
   if (job.status === 'INITIALIZING') return 'DEPLOYING';
   if (job.status === 'RESTARTING') return 'CANCELING';
   return 'RUNNING';
 }
 
-function subtasksOf(job: RunningJob, node: StreamNode): Subtask[] {
-  return job.runtime?.subtasks.get(node) ?? [];
-}
-
-function recordsIn(subtask: Subtask): number {
-  if (subtask.node.transformation.kind === 'source') return subtask.output.recordsOut;
-  let n = 0;
-  for (const input of subtask.inputs) n += input.recordsIn;
-  return n;
+/** The figures of a node's subtasks on every thread of the current attempt (worker threads' as of their last tick). */
+export function subtasksOf(job: RunningJob, node: StreamNode): SubtaskFigures[] {
+  return job.attempt?.subtaskFigures(node) ?? [];
 }
 
 function vertexStatus(job: RunningJob, node: StreamNode): string {
@@ -105,8 +98,8 @@ export function jobDetails(job: RunningJob, now: number): Record<string, unknown
       let read = 0;
       let written = 0;
       for (const s of subtasks) {
-        read += recordsIn(s);
-        written += s.output.recordsOut;
+        read += s.recordsIn;
+        written += s.recordsOut;
       }
       return {
         id: vertexId(node),
@@ -127,23 +120,14 @@ export function jobDetails(job: RunningJob, now: number): Record<string, unknown
   };
 }
 
-/** The numeric value of a subtask's metric by name, or undefined when it has none of that name. */
-export function subtaskMetric(job: RunningJob, subtask: Subtask, name: string): number | undefined {
-  const registry = job.metrics?.registry;
-  if (registry === undefined) return undefined;
-  for (const m of registry.all())
-    if (m.group === subtask.metricGroup && m.name === name) return metricValue(m.metric);
-  return undefined;
+/** The value of a subtask's metric by its path below the subtask, or undefined when it has none of that name. */
+export function subtaskMetric(subtask: SubtaskFigures, name: string): number | undefined {
+  return Object.hasOwn(subtask.metrics, name) ? subtask.metrics[name] : undefined;
 }
 
-/** The metric names registered for a subtask. */
-export function subtaskMetricNames(job: RunningJob, subtask: Subtask): string[] {
-  const registry = job.metrics?.registry;
-  if (registry === undefined) return [];
-  return registry
-    .all()
-    .filter((m) => m.group.isWithin(subtask.metricGroup))
-    .map((m) => [...m.group.userPath, m.name].join('.'));
+/** The paths of the metrics registered for a subtask (its own and its user groups'). */
+export function subtaskMetricNames(subtask: SubtaskFigures): string[] {
+  return Object.keys(subtask.metrics);
 }
 
 /** A metric value as the REST API sends it: a string, as Flink does (so ±Infinity and NaN survive JSON). */
@@ -168,37 +152,37 @@ export function vertexDetails(job: RunningJob, node: StreamNode, now: number): R
       attempt: job.numRestarts,
       'start-time': job.startTime,
       metrics: {
-        'read-records': recordsIn(s),
-        'write-records': s.output.recordsOut,
-        currentInputWatermark: metricString(s.currentWatermark),
-        currentOutputWatermark: metricString(s.output.currentWatermark),
-        busyTimeMsPerSecond: s.time.busyTimeMsPerSecond,
-        backPressuredTimeMsPerSecond: s.time.backPressuredTimeMsPerSecond,
-        idleTimeMsPerSecond: s.time.idleTimeMsPerSecond,
-        numRecordsInPerSecond: subtaskMetric(job, s, 'numRecordsInPerSecond') ?? 0,
-        numRecordsOutPerSecond: subtaskMetric(job, s, 'numRecordsOutPerSecond') ?? 0,
-        ...fileProgress(job, s),
+        'read-records': s.recordsIn,
+        'write-records': s.recordsOut,
+        currentInputWatermark: metricString(s.currentInputWatermark),
+        currentOutputWatermark: metricString(s.currentOutputWatermark),
+        busyTimeMsPerSecond: s.busyTimeMsPerSecond,
+        backPressuredTimeMsPerSecond: s.backPressuredTimeMsPerSecond,
+        idleTimeMsPerSecond: s.idleTimeMsPerSecond,
+        numRecordsInPerSecond: subtaskMetric(s, 'numRecordsInPerSecond') ?? 0,
+        numRecordsOutPerSecond: subtaskMetric(s, 'numRecordsOutPerSecond') ?? 0,
+        ...fileProgress(s),
       },
     })),
   };
 }
 
 /** A file source subtask's bytes read and to read, when it reports them (other subtasks: nothing). */
-function fileProgress(job: RunningJob, subtask: Subtask): Record<string, number> {
-  const total = subtaskMetric(job, subtask, 'fileBytesTotal');
+function fileProgress(subtask: SubtaskFigures): Record<string, number> {
+  const total = subtaskMetric(subtask, 'fileBytesTotal');
   if (total === undefined) return {};
   return {
-    fileBytesRead: subtaskMetric(job, subtask, 'fileBytesRead') ?? 0,
+    fileBytesRead: subtaskMetric(subtask, 'fileBytesRead') ?? 0,
     fileBytesTotal: total,
-    fileReadPercentage: subtaskMetric(job, subtask, 'fileReadPercentage') ?? 0,
+    fileReadPercentage: subtaskMetric(subtask, 'fileReadPercentage') ?? 0,
   };
 }
 
 /** `GET /jobs/:jid/vertices/:vid/watermarks`: Flink's list of `<subtask>.currentInputWatermark`. */
 export function vertexWatermarks(job: RunningJob, node: StreamNode): { id: string; value: string }[] {
   return subtasksOf(job, node).flatMap((s) => [
-    { id: `${s.index}.currentInputWatermark`, value: metricString(s.currentWatermark)! },
-    { id: `${s.index}.currentOutputWatermark`, value: metricString(s.output.currentWatermark)! },
+    { id: `${s.index}.currentInputWatermark`, value: metricString(s.currentInputWatermark)! },
+    { id: `${s.index}.currentOutputWatermark`, value: metricString(s.currentOutputWatermark)! },
   ]);
 }
 
@@ -210,13 +194,13 @@ function backPressureLevel(ratio: number): 'ok' | 'low' | 'high' {
 /** `GET /jobs/:jid/vertices/:vid/backpressure` (Flink's JobVertexBackPressureInfo). */
 export function vertexBackPressure(job: RunningJob, node: StreamNode, now: number): Record<string, unknown> {
   const subtasks = subtasksOf(job, node).map((s) => {
-    const ratio = s.time.backPressuredTimeMsPerSecond / 1000;
+    const ratio = s.backPressuredTimeMsPerSecond / 1000;
     return {
       subtask: s.index,
       'backpressure-level': backPressureLevel(ratio),
       ratio,
-      idleRatio: s.time.idleTimeMsPerSecond / 1000,
-      busyRatio: s.time.busyTimeMsPerSecond / 1000,
+      idleRatio: s.idleTimeMsPerSecond / 1000,
+      busyRatio: s.busyTimeMsPerSecond / 1000,
     };
   });
   const max = subtasks.reduce((m, s) => Math.max(m, s.ratio), 0);

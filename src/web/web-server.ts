@@ -17,6 +17,7 @@ import {
   metricString,
   subtaskMetric,
   subtaskMetricNames,
+  subtasksOf,
   vertexBackPressure,
   vertexDetails,
   vertexId,
@@ -388,19 +389,18 @@ export class WebServer {
 
   /** Flink's metric route: without `get`, the available ids; with it, `{ id, value }` per id (values as strings). */
   private vertexMetrics(job: RunningJob, node: StreamNode, query: URLSearchParams): unknown {
-    const subtasks = job.runtime?.subtasks.get(node) ?? [];
+    const subtasks = subtasksOf(job, node);
     const get = query.get('get');
     if (get === null) {
-      return subtasks.flatMap((s) =>
-        subtaskMetricNames(job, s).map((name) => ({ id: `${s.index}.${name}` })),
-      );
+      return subtasks.flatMap((s) => subtaskMetricNames(s).map((name) => ({ id: `${s.index}.${name}` })));
     }
     return get
       .split(',')
       .map((id) => {
         const dot = id.indexOf('.');
-        const subtask = subtasks[Number(id.slice(0, dot))];
-        const value = subtask === undefined ? undefined : subtaskMetric(job, subtask, id.slice(dot + 1));
+        const index = Number(id.slice(0, dot));
+        const subtask = subtasks.find((s) => s.index === index);
+        const value = subtask === undefined ? undefined : subtaskMetric(subtask, id.slice(dot + 1));
         return { id, value: metricString(value) };
       })
       .filter((m) => m.value !== undefined);
@@ -408,11 +408,11 @@ export class WebServer {
 
   /** Flink's aggregated subtask metrics: `min`, `max`, `avg`, `sum` over the vertex's subtasks. */
   private aggregated(job: RunningJob, node: StreamNode, query: URLSearchParams): unknown {
-    const subtasks = job.runtime?.subtasks.get(node) ?? [];
+    const subtasks = subtasksOf(job, node);
     const names = (query.get('get') ?? '').split(',').filter((n) => n.length > 0);
     return names.flatMap((name) => {
       const values = subtasks
-        .map((s) => subtaskMetric(job, s, name))
+        .map((s) => subtaskMetric(s, name))
         .filter((v): v is number => v !== undefined && !Number.isNaN(v));
       if (values.length === 0) return [];
       const sum = values.reduce((a, b) => a + b, 0);

@@ -1,11 +1,12 @@
 // GET /jobs/:jid/vertices/:vid/cep-partial-matches: a CEP operator's live partial matches per key, on one thread
-// and across worker threads, with records cut or hidden as the exception history shows them.
+// and across worker threads, with records cut or hidden as the exception history shows them; in worker mode also
+// the workers' live subtask figures and gauges.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JobClient } from '../../src/execution/job-client.ts';
 import { vertexId } from '../../src/web/job-views.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { startPartialMatchJob } from './cep-partial-match-job.ts';
+import { EVENTS, startPartialMatchJob } from './cep-partial-match-job.ts';
 
 function vertex(client: JobClient, name: string): string {
   return vertexId(client.running.graph.nodes.find((n) => n.name === name)!);
@@ -179,6 +180,27 @@ describe('CEP partial matches over REST', () => {
         { subtask: 0, numKeys: 2, truncated: false, keys: [b, c] },
         { subtask: 1, numKeys: 1, truncated: false, keys: [a] },
       ]);
+
+      // The workers' live figures reach the REST API after each metrics tick (so they lag the partial matches
+      // above by up to one tick): both subtasks with the records they read (all six events between them) and
+      // their gauges (b's two partial matches on subtask 0, a's one on subtask 1).
+      const base = `/jobs/${client.jobId}/vertices/${vertex(client, 'sequences')}`;
+      const gauges = `${base}/metrics?get=0.numPartialMatches,1.numPartialMatches`;
+      const details = await waitFor('both workers figures after the events', async () => {
+        const values = (await (await fetch(new URL(gauges, client.webUiUrl))).json()) as { value: string }[];
+        if (values.map((v) => v.value).join() !== '2,1') return undefined;
+        return (await (await fetch(new URL(base, client.webUiUrl))).json()) as {
+          subtasks: { subtask: number; metrics: Record<string, number> }[];
+        };
+      });
+      assert.deepEqual(
+        details.subtasks.map((s) => s.subtask),
+        [0, 1],
+      );
+      assert.equal(
+        details.subtasks.reduce((n, s) => n + s.metrics['read-records']!, 0),
+        EVENTS.length,
+      );
     } finally {
       await client.cancel();
     }

@@ -400,10 +400,12 @@ export class CepOperator<IN, KEY, OUT>
     return snapshotPartialMatches(this.context.subtaskIndex, found, this.accessor, query);
   }
 
+  /** The key to put back after visiting every key: none when cleared, or never set (no record or timer yet). */
   private currentKeyOrNone(backend: KeyedStateBackend): { none: boolean; key: unknown } {
     try {
       backend.currentNormalizedKey();
-      return { none: false, key: backend.getCurrentKey() };
+      const key = backend.getCurrentKey();
+      return { none: key === undefined, key };
     } catch {
       return { none: true, key: undefined };
     }

@@ -5,6 +5,7 @@ import type { StreamGraph, StreamNode } from '../../graph/stream-graph.ts';
 import type { CheckpointBarrier } from '../../runtime/checkpoint-barrier.ts';
 import type { JobAttempt, SubtaskRef } from '../../runtime/job-attempt.ts';
 import { JobRuntime, type JobRuntimeOptions, type OperatorMetrics } from '../../runtime/job-runtime.ts';
+import type { SubtaskFigures } from '../../runtime/subtask-figures.ts';
 import { MAIN_THREAD, slotHost } from '../../runtime/slot-placement.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
 import { spawnWorker } from './spawn-worker.ts';
@@ -81,6 +82,8 @@ export class ThreadedJobRuntime implements JobAttempt {
     { remaining: Set<number>; subtasks: SubtaskPartialMatches[]; done: () => void }
   >();
   private nextPartialMatchRequest = 1;
+  /** The workers' subtask figures as of their last metrics tick, by operator uid, then subtask index. */
+  private readonly remoteFigures = new Map<string, SubtaskFigures[]>();
 
   constructor(
     readonly graph: StreamGraph,
@@ -124,6 +127,13 @@ export class ThreadedJobRuntime implements JobAttempt {
         allowNonRestoredState: options.allowNonRestoredState === true,
         checkpointing: options.checkpointing === true,
         maxAlignmentBytes: options.maxAlignmentBytes,
+        metrics:
+          options.metrics !== undefined
+            ? {
+                intervalMs: options.metrics.registry.intervalMs,
+                jobVariables: { ...options.metrics.jobGroup.getAllVariables() },
+              }
+            : undefined,
       };
       const worker = spawnWorker(ENTRY, {
         workerData: { weirSlot: slot },
@@ -345,6 +355,13 @@ export class ThreadedJobRuntime implements JobAttempt {
     this.local.releaseMetrics();
   }
 
+  /** A node's subtask figures: this thread's read now, the workers' as of their last metrics tick. */
+  subtaskFigures(node: StreamNode): SubtaskFigures[] {
+    const all = [...(this.remoteFigures.get(node.uid) ?? [])];
+    for (const f of this.local.subtaskFigures(node)) all[f.index] = f;
+    return all.filter((f) => f !== undefined);
+  }
+
   /**
    * A CEP node's partial matches from every thread that runs its subtasks: this thread's read at once, the workers'
    * asked for and answered between their record calls. A worker that exits before it answers leaves its subtasks
@@ -392,6 +409,13 @@ export class ThreadedJobRuntime implements JobAttempt {
     switch (message.type) {
       case 'partial-matches':
         this.partialMatchesAnswered(state.host, message.request, message.subtasks);
+        return;
+      case 'figures':
+        for (const { uid, figures } of message.nodes) {
+          let list = this.remoteFigures.get(uid);
+          if (list === undefined) this.remoteFigures.set(uid, (list = []));
+          for (const f of figures) list[f.index] = f;
+        }
         return;
       case 'ready':
         state.ready = true;

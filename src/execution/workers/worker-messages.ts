@@ -5,6 +5,7 @@ import type { JobLocation } from './job-locator.ts';
 import type { CheckpointBarrier } from '../../runtime/checkpoint-barrier.ts';
 import type { JobSnapshot } from '../../runtime/job-snapshot.ts';
 import type { OperatorMetrics } from '../../runtime/job-runtime.ts';
+import type { SubtaskFigures } from '../../runtime/subtask-figures.ts';
 import type { SubtaskStateSnapshot } from '../../runtime/subtask-state-snapshot.ts';
 import type { PartialMatchQuery, SubtaskPartialMatches } from '../../cep/operator/partial-match-snapshot.ts';
 
@@ -35,6 +36,12 @@ export interface WorkerSlotData {
   readonly allowNonRestoredState: boolean;
   readonly checkpointing: boolean;
   readonly maxAlignmentBytes: number | undefined;
+  /**
+   * Metrics on: the main registry's tick interval and the job scope's variables (job_id, job_name), so the
+   * worker's subtasks carry the same scopes and send their figures at the same pace. Undefined: metrics off.
+   */
+  readonly metrics:
+    { readonly intervalMs: number; readonly jobVariables: Record<string, string> } | undefined;
 }
 
 /** Main thread → worker. */
@@ -80,6 +87,11 @@ export type FromWorker =
       readonly type: 'partial-matches';
       readonly request: number;
       readonly subtasks: SubtaskPartialMatches[];
+    }
+  | {
+      /** After every metrics tick: the live figures of the worker's subtasks, by operator uid. */
+      readonly type: 'figures';
+      readonly nodes: readonly { readonly uid: string; readonly figures: readonly SubtaskFigures[] }[];
     }
   | {
       readonly type: 'closed';

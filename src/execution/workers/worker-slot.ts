@@ -3,6 +3,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { ConfigurationError } from '../../core/errors.ts';
 import type { ProcessingTimeClock } from '../../core/clock.ts';
 import type { StreamGraph } from '../../graph/stream-graph.ts';
+import { MetricRegistry } from '../../metrics/metric-registry.ts';
 import { JobRuntime } from '../../runtime/job-runtime.ts';
 import { slotHost } from '../../runtime/slot-placement.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
@@ -82,7 +83,16 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
   for (const [host, p] of Object.entries(slot.ports)) ports.set(Number(host), p);
   let runtime: JobRuntime | undefined = undefined;
   const exchange = new ThreadExchange(graph, ports, (error) => runtime?.fail(error));
+  // The worker's own registry, scoped as the main thread's: its subtasks register their metrics here and their
+  // figures go to the main thread after every tick (the REST API and the dashboard read them there).
+  const registry =
+    slot.metrics !== undefined ? new MetricRegistry({ intervalMs: slot.metrics.intervalMs }) : undefined;
+  const metrics =
+    registry !== undefined
+      ? { registry, jobGroup: registry.createGroup('job', slot.metrics!.jobVariables, [slot.jobName]) }
+      : undefined;
   runtime = new JobRuntime(graph, {
+    ...(metrics !== undefined ? { metrics } : {}),
     clock: settings.clock,
     ...(slot.restoreFrom !== undefined ? { restoreFrom: slot.restoreFrom } : {}),
     allowNonRestoredState: slot.allowNonRestoredState,
@@ -152,7 +162,7 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
         break;
       case 'close':
         closing = true;
-        void close(job, exchange, post);
+        void close(job, exchange, registry, post);
         break;
       case 'partial-matches': {
         // Answered between this thread's record calls: the message is handled on its event loop.
@@ -170,6 +180,9 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
   });
   job.open().then(
     () => {
+      // Added once every subtask registered its metrics, so the figures follow this tick's rates and busy time.
+      registry?.addView({ sample: () => post({ type: 'figures', nodes: job.allSubtaskFigures() }) });
+      registry?.start();
       exchange.start();
       post({ type: 'ready' });
     },
@@ -180,6 +193,7 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
 async function close(
   job: JobRuntime,
   exchange: ThreadExchange,
+  registry: MetricRegistry | undefined,
   post: (message: FromWorker) => void,
 ): Promise<void> {
   let error: unknown = undefined;
@@ -188,6 +202,8 @@ async function close(
   } catch (e) {
     error = e;
   }
+  // A last tick: the final figures reach the main thread before the worker ends.
+  registry?.close();
   job.disposeBackends();
   exchange.close();
   post({
