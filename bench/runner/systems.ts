@@ -4,7 +4,9 @@
 import { limitSystem } from '../limit/index.ts';
 import { rxjsSystem } from '../rxjs/index.ts';
 import type { BenchSystem } from '../workloads/system.ts';
+import { BroadcastChannel } from 'node:worker_threads';
 import { setEnvironmentDefaults } from '../../src/api/environment-defaults.ts';
+import { CHECKSUM_CHANNEL_ENV, type ChecksumReport } from '../weir/job-source.ts';
 
 // weir-no-metrics is Weir with metrics off (no sampler, no busy-time clock reads): beside `weir` (metrics on, the
 // default) it measures what metrics cost in the same run. weir-p2 is Weir at parallelism 2 on 2 worker threads
@@ -36,8 +38,9 @@ export async function loadSystem(name: string): Promise<LoadedSystem> {
 
 /**
  * The same workloads at parallelism `workers` on that many worker threads. Each worker imports
- * bench/weir/worker-job.ts, which rebuilds the workload named (with its parameters) in WEIR_BENCH_JOB; the
- * checksum sink runs on the main thread, so every output record crosses to it.
+ * bench/weir/worker-job.ts, which rebuilds the workload named (with its parameters) in WEIR_BENCH_JOB. The
+ * checksum sink's subtasks run in their slots' workers (no record crosses to the main thread, as in Flink's p2
+ * jobs) and report their sums at the end of their input; the run's result is the sum of the reports.
  */
 function onWorkers(system: BenchSystem, workers: number): BenchSystem {
   const jobModule = new URL('../weir/worker-job.ts', import.meta.url).href;
@@ -46,16 +49,70 @@ function onWorkers(system: BenchSystem, workers: number): BenchSystem {
     workloads[id as keyof BenchSystem['workloads']] = async (params) => {
       const own = { ...params, parallelism: workers, probe: undefined };
       process.env.WEIR_BENCH_JOB = JSON.stringify({ workload: id, params: own });
+      const reports = new ChecksumReports(`weir-bench-checksum-${process.pid}-${++runCounter}`);
+      process.env[CHECKSUM_CHANNEL_ENV] = reports.name;
       setEnvironmentDefaults({ environment: { workers, jobModule } });
       try {
-        return await run!({ ...own, ...(params.probe !== undefined ? { probe: params.probe } : {}) });
+        const result = await run!({
+          ...own,
+          ...(params.probe !== undefined ? { probe: params.probe } : {}),
+        });
+        const sinks = await reports.all();
+        return {
+          ...result,
+          count: result.count + sinks.count,
+          checksum: (result.checksum + sinks.sum) >>> 0,
+        };
       } finally {
+        reports.close();
         setEnvironmentDefaults(undefined);
         delete process.env.WEIR_BENCH_JOB;
+        delete process.env[CHECKSUM_CHANNEL_ENV];
       }
     };
   }
   return { name: `weir-p${workers}`, workloads };
+}
+
+let runCounter = 0;
+
+/** Collects the sink subtasks' reports of one weir-p2 run (see checksumSink in bench/weir/job-source.ts). */
+class ChecksumReports {
+  private readonly channel: BroadcastChannel;
+  private readonly received = new Map<number, ChecksumReport>();
+  private expected = Infinity;
+  private complete: (() => void) | undefined = undefined;
+
+  constructor(readonly name: string) {
+    this.channel = new BroadcastChannel(name);
+    this.channel.onmessage = (event) => {
+      const report = (event as { data: ChecksumReport }).data;
+      this.received.set(report.subtask, report);
+      this.expected = report.parallelism;
+      if (this.received.size >= this.expected) this.complete?.();
+    };
+  }
+
+  /**
+   * Resolves with the summed reports once every sink subtask reported. Called after the job succeeded, so every
+   * subtask's end of input has run and posted its report; only the delivery is still under way.
+   */
+  async all(): Promise<{ count: number; sum: number }> {
+    if (this.received.size < this.expected) {
+      await new Promise<void>((resolve) => (this.complete = resolve));
+    }
+    let count = 0;
+    let sum = 0;
+    for (const r of this.received.values()) {
+      count += r.count;
+      sum = (sum + r.sum) | 0;
+    }
+    return { count, sum };
+  }
+
+  close(): void {
+    this.channel.close();
+  }
 }
 
 /** The same workloads with every environment created with `metrics: false`. */

@@ -1,8 +1,9 @@
 // The source and sink shared by Weir's workload implementations: the generator's events or bids as a parallelism-1
 // GeneratorSource (one ordered stream, as one Kafka partition), with the runner's memory probe.
+import { BroadcastChannel } from 'node:worker_threads';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import type { Sink } from '../../src/core/sink.ts';
-import type { ChecksumAccumulator } from '../workloads/checksum.ts';
+import { ChecksumAccumulator } from '../workloads/checksum.ts';
 import { type Bid, type Event, generateBid, generateEvent } from '../workloads/generator.ts';
 import type { WorkloadParams } from '../workloads/params.ts';
 
@@ -42,12 +43,47 @@ export function bidSource(params: WorkloadParams): GeneratorSource<Bid> {
 }
 
 /**
+ * In worker mode, the BroadcastChannel on which each sink subtask reports its count and hash sum from its worker
+ * (set by the runner's weir-p2 around a run; unset, the sink adds to the accumulator on its own thread).
+ */
+export const CHECKSUM_CHANNEL_ENV = 'WEIR_BENCH_CHECKSUM_CHANNEL';
+
+/** What one sink subtask reports on {@link CHECKSUM_CHANNEL_ENV} when its input ended. */
+export interface ChecksumReport {
+  readonly subtask: number;
+  readonly parallelism: number;
+  readonly count: number;
+  readonly sum: number;
+}
+
+/**
  * A sink that hashes each record into `accumulator` (parallel writers may share it: the sum commutes). In worker
- * mode it runs on the main thread, where the accumulator is read.
+ * mode (weir-p2) each subtask runs in the worker of its slot, as Flink's sink subtasks run in their task managers'
+ * slots: it sums into its own accumulator and reports it on the channel named in {@link CHECKSUM_CHANNEL_ENV} at
+ * the end of its input, as Flink's job result adds up each subtask's accumulators.
  */
 export function checksumSink<T>(accumulator: ChecksumAccumulator, hash: (value: T) => number): Sink<T> {
+  const channel = process.env[CHECKSUM_CHANNEL_ENV];
+  if (channel === undefined) {
+    return { createWriter: () => ({ write: (value: T) => accumulator.add(hash(value)) }) };
+  }
   return {
-    createWriter: () => ({ write: (value: T) => accumulator.add(hash(value)) }),
-    runsOnMainThread: true,
+    createWriter: (context) => {
+      const own = new ChecksumAccumulator();
+      return {
+        write: (value: T) => own.add(hash(value)),
+        endOfInput: () => {
+          const port = new BroadcastChannel(channel);
+          const report: ChecksumReport = {
+            subtask: context.subtaskIndex,
+            parallelism: context.parallelism,
+            count: own.count,
+            sum: own.sum,
+          };
+          port.postMessage(report);
+          port.close();
+        },
+      };
+    },
   };
 }
