@@ -38,6 +38,12 @@ import type { OutboundChannel } from './outbound-channel.ts';
 import { CepOperator } from '../cep/operator/cep-operator.ts';
 import type { PartialMatchQuery, SubtaskPartialMatches } from '../cep/operator/partial-match-snapshot.ts';
 
+/**
+ * Worker mode: milliseconds a thread polls its sources in one turn of the event loop before letting it run, so a
+ * turn fills outbound batches instead of sending a message per source batch (see JobRuntime.endOfRound).
+ */
+export const SOURCE_TURN_MS = 2;
+
 export interface JobRuntimeOptions {
   readonly clock: ProcessingTimeClock;
   readonly restoreFrom?: JobSnapshot;
@@ -117,6 +123,8 @@ export class JobRuntime implements JobServices, JobAttempt {
     'polling' | 'yielding' | 'backpressured' | 'held' | 'stopping' | 'finished'
   >();
   readonly timing: BusyTimeTracker;
+  /** When the current turn of the event loop began polling sources (worker mode, see {@link endOfRound}). */
+  private turnStarted = 0;
   /** Subtasks of this thread that have finished, and who waits for all of them. */
   private finishedSubtasks = 0;
   private allFinishedWaiters: (() => void)[] = [];
@@ -676,9 +684,28 @@ export class JobRuntime implements JobServices, JobAttempt {
         await Promise.race(active.map((s) => s.whenDownstreamReleased()));
         continue;
       }
-      // Let timers, other sources and I/O run between rounds.
-      await yieldToEventLoop();
+      // Let timers, other sources and I/O run between rounds (in worker mode once the turn's budget is spent).
+      const turn = this.endOfRound();
+      if (turn !== undefined) await turn;
     }
+  }
+
+  /**
+   * After a source batch: a promise to await when the source driver should let the event loop run now, or
+   * undefined to poll on in this turn. On one thread that is after every batch. In worker mode a thread polls its
+   * sources for up to {@link SOURCE_TURN_MS} per turn, because its outbound batches are sent when full or at the end
+   * of the turn: yielding after every source batch sent each as a message of a few hundred events, and every message
+   * costs a wake-up of the consumer's thread and a credit coming back. Grants, barriers and timers wait at most that
+   * long; a congested channel still stops the source at once (it awaits the credit, which ends the turn). The
+   * interleaving of bounded sources' batches stays round-robin, as on one thread.
+   */
+  private endOfRound(): Promise<void> | undefined {
+    if (this.options.placement !== undefined && performance.now() - this.turnStarted < SOURCE_TURN_MS) {
+      return undefined;
+    }
+    return yieldToEventLoop().then(() => {
+      this.turnStarted = performance.now();
+    });
   }
 
   /** The end of a source subtask: pending barriers, the last periodic watermark, the final one, end of input. */
@@ -750,8 +777,9 @@ export class JobRuntime implements JobServices, JobAttempt {
         const result = typeof polled === 'string' ? polled : await polled;
         if (result === 'end') break;
         this.sourceStates.set(subtask, 'yielding');
-        // Let timers, other sources and I/O run between batches.
-        await yieldToEventLoop();
+        // Let timers, other sources and I/O run between batches (in worker mode once the turn's budget is spent).
+        const turn = this.endOfRound();
+        if (turn !== undefined) await turn;
       }
       this.endSource(subtask);
     } catch (error) {

@@ -17,8 +17,11 @@ import {
 } from './outbound-channel.ts';
 import type { Subtask } from './subtask.ts';
 
-/** Events per batch: enough to amortise a message (~10 µs), few enough to keep latency and memory small. */
-export const DEFAULT_BATCH_SIZE = 1024;
+/**
+ * Events per batch: enough to amortise a message (its encoding call, the consumer thread's wake-up and a credit
+ * back), few enough to keep memory small (credits × batch size per channel). A batch also goes at the end of a turn.
+ */
+export const DEFAULT_BATCH_SIZE = 4096;
 /** Batches a consumer takes per channel before it grants more (Flink's exclusive buffers per channel). */
 export const DEFAULT_CREDITS = 4;
 
