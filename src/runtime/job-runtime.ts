@@ -312,15 +312,18 @@ export class JobRuntime implements JobServices, JobAttempt {
     for (const list of this.subtasks.values()) for (const subtask of list) subtask.backend?.dispose();
   }
 
-  /** The figures of a node's subtasks on this thread, read now. */
-  subtaskFigures(node: StreamNode): SubtaskFigures[] {
+  /** The figures of a node's subtasks on this thread, read now (with `places`, the metrics' places too). */
+  subtaskFigures(node: StreamNode, places = false): SubtaskFigures[] {
     const registry = this.options.metrics?.registry;
-    return (this.subtasks.get(node) ?? []).map((s) => subtaskFigures(s, registry));
+    return (this.subtasks.get(node) ?? []).map((s) => subtaskFigures(s, registry, places));
   }
 
-  /** The figures of every subtask on this thread (a worker sends them to the main thread after each tick). */
+  /** The figures of every subtask on this thread, with places (a worker sends them to the main thread). */
   allSubtaskFigures(): { uid: string; figures: SubtaskFigures[] }[] {
-    return [...this.subtasks.keys()].map((node) => ({ uid: node.uid, figures: this.subtaskFigures(node) }));
+    return [...this.subtasks.keys()].map((node) => ({
+      uid: node.uid,
+      figures: this.subtaskFigures(node, true),
+    }));
   }
 
   /** The live partial matches of a CEP node's subtasks on this thread (none for other operators). */

@@ -1,6 +1,7 @@
 // SubtaskFigures: a subtask's live figures as plain data, read on its own thread and sent across threads.
 import type { MetricRegistry } from '../metrics/metric-registry.ts';
 import { metricValue } from '../metrics/metric.ts';
+import type { MetricGroupImpl } from '../metrics/metric-group.ts';
 import type { Subtask } from './subtask.ts';
 
 /**
@@ -24,19 +25,44 @@ export interface SubtaskFigures {
    * (`numRecordsInPerSecond`, `myGroup.myCounter`), as numbers; empty when metrics are off.
    */
   readonly metrics: Readonly<Record<string, number>>;
+  /**
+   * The same metrics with their place below the subtask's group, when asked for: a worker sends them so the main
+   * thread can mirror them into its registry, where its reporters see them.
+   */
+  readonly places?: readonly MetricPlace[];
 }
 
-/** The figures of `subtask`, read now; `registry` is the job's (undefined when metrics are off). */
-export function subtaskFigures(subtask: Subtask, registry: MetricRegistry | undefined): SubtaskFigures {
+/** A metric's place below its subtask's group, and its value. */
+export interface MetricPlace {
+  /** The user groups from the subtask's group down: `[name]`, or `[name, value]` for a key-value group. */
+  readonly groups: readonly (readonly string[])[];
+  readonly name: string;
+  readonly value: number;
+}
+
+/**
+ * The figures of `subtask`, read now; `registry` is the job's (undefined when metrics are off); with `places`, the
+ * metrics' places too.
+ */
+export function subtaskFigures(
+  subtask: Subtask,
+  registry: MetricRegistry | undefined,
+  places = false,
+): SubtaskFigures {
   const metrics: Record<string, number> = {};
+  const placed: MetricPlace[] | undefined = places ? [] : undefined;
   if (registry !== undefined) {
     for (const m of registry.all()) {
       if (!m.group.isWithin(subtask.metricGroup)) continue;
+      let value: number;
       try {
-        metrics[[...m.group.userPath, m.name].join('.')] = metricValue(m.metric);
+        value = metricValue(m.metric);
       } catch {
         // a user gauge that throws: left out of these figures, as a reporter leaves it out of a report
+        continue;
       }
+      metrics[[...m.group.userPath, m.name].join('.')] = value;
+      placed?.push({ groups: groupsBelow(m.group, subtask.metricGroup), name: m.name, value });
     }
   }
   let recordsIn = 0;
@@ -54,5 +80,15 @@ export function subtaskFigures(subtask: Subtask, registry: MetricRegistry | unde
     backPressuredTimeMsPerSecond: time.backPressuredTimeMsPerSecond,
     idleTimeMsPerSecond: time.idleTimeMsPerSecond,
     metrics,
+    ...(placed !== undefined ? { places: placed } : {}),
   };
+}
+
+/** The user groups from `top` down to `group` (each adds `[name]` or `[name, value]` to its scope components). */
+function groupsBelow(group: MetricGroupImpl, top: MetricGroupImpl): string[][] {
+  const groups: string[][] = [];
+  for (let g = group; g !== top && g.parent !== undefined; g = g.parent) {
+    groups.push(g.getScopeComponents().slice(g.parent.getScopeComponents().length));
+  }
+  return groups.reverse();
 }

@@ -397,7 +397,20 @@ function operatorMetricGroup(job: JobServices, node: StreamNode, index: number):
   if (job.metricScope === undefined) {
     return new MetricGroupImpl(DISCARDING_METRIC_SINK, 'operator', variables, [node.name, String(index)]);
   }
-  const { registry, jobGroup } = job.metricScope;
+  return operatorScope(job.metricScope, node, index);
+}
+
+/**
+ * The operator-scope group of subtask `index` of `node` in a job's registry: on the subtask's thread, and on the
+ * main thread for the metrics a worker thread's subtask mirrors there.
+ */
+export function operatorScope(
+  scope: { readonly registry: MetricRegistry; readonly jobGroup: MetricGroupImpl },
+  node: StreamNode,
+  index: number,
+): MetricGroupImpl {
+  const { registry, jobGroup } = scope;
+  const variables = { operator_id: node.uid, operator_name: node.name, subtask_index: String(index) };
   return registry.createGroup('operator', { ...jobGroup.getAllVariables(), ...variables }, [
     ...jobGroup.getScopeComponents(),
     node.name,

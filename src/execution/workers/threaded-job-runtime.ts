@@ -9,6 +9,7 @@ import type { SubtaskFigures } from '../../runtime/subtask-figures.ts';
 import { MAIN_THREAD, slotHost } from '../../runtime/slot-placement.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
 import { spawnWorker } from './spawn-worker.ts';
+import { WorkerMetricMirror } from './worker-metric-mirror.ts';
 import type { PartialMatchQuery, SubtaskPartialMatches } from '../../cep/operator/partial-match-snapshot.ts';
 import type { JobLocation } from './job-locator.ts';
 import {
@@ -84,6 +85,8 @@ export class ThreadedJobRuntime implements JobAttempt {
   private nextPartialMatchRequest = 1;
   /** The workers' subtask figures as of their last metrics tick, by operator uid, then subtask index. */
   private readonly remoteFigures = new Map<string, SubtaskFigures[]>();
+  /** The workers' subtask metrics in this thread's registry, for its reporters (metrics on). */
+  private readonly mirror: WorkerMetricMirror | undefined;
 
   constructor(
     readonly graph: StreamGraph,
@@ -111,6 +114,7 @@ export class ThreadedJobRuntime implements JobAttempt {
       },
     });
     this.local.onFailure((error) => this.fail(error));
+    this.mirror = options.metrics !== undefined ? new WorkerMetricMirror(options.metrics, graph) : undefined;
     const fingerprint = graphFingerprint(graph);
     for (let host = 1; host <= count; host++) {
       const own = ports.get(host)!;
@@ -353,6 +357,7 @@ export class ThreadedJobRuntime implements JobAttempt {
 
   releaseMetrics(): void {
     this.local.releaseMetrics();
+    this.mirror?.release();
   }
 
   /** A node's subtask figures: this thread's read now, the workers' as of their last metrics tick. */
@@ -414,7 +419,10 @@ export class ThreadedJobRuntime implements JobAttempt {
         for (const { uid, figures } of message.nodes) {
           let list = this.remoteFigures.get(uid);
           if (list === undefined) this.remoteFigures.set(uid, (list = []));
-          for (const f of figures) list[f.index] = f;
+          for (const f of figures) {
+            list[f.index] = f;
+            this.mirror?.update(uid, f);
+          }
         }
         return;
       case 'ready':
