@@ -8,6 +8,11 @@ export interface EnvironmentDefaults {
   readonly execute?: ExecuteOptions;
   /** Called with every job an environment starts (the launcher follows its progress and prints its end). */
   readonly onJobStart?: (client: JobClient) => void;
+  /**
+   * Called when `execute()` has started its job and begins to wait for its end: the point where Flink's
+   * `execute()` returns in detached mode (`weir run --detached` returns there).
+   */
+  readonly onExecuteWaits?: (client: JobClient) => void;
 }
 
 // Kept on globalThis under a registered symbol: a job file that imports Weir through another path (the package

@@ -432,7 +432,9 @@ export class StreamExecutionEnvironment {
    * pipelines are cleared, so the environment can define and run another job.
    */
   async execute(jobName = 'Weir Job', options: ExecuteOptions = {}): Promise<JobExecutionResult> {
-    return (await this.executeAsync(jobName, options)).result;
+    const client = await this.executeAsync(jobName, options);
+    environmentDefaults().onExecuteWaits?.(client);
+    return client.result;
   }
 
   /**

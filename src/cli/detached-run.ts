@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunSettings } from './run-command.ts';
 
-/** What the background process tells the launcher once its job started (over the IPC channel). */
+/** What the background process tells the launcher when one of its jobs started (over the IPC channel). */
 export interface DetachedJobStarted {
   readonly type: 'weir-job-started';
   readonly jobId: string;
@@ -14,7 +14,13 @@ export interface DetachedJobStarted {
   readonly webUiUrl: string | undefined;
 }
 
-/** Set in the background process's environment: announce the first job on the IPC channel. */
+/**
+ * What the background process tells the launcher over the IPC channel: each job that started, then that the job
+ * file's top level returned or waits in `execute()` (where Flink's detached `execute()` returns).
+ */
+export type DetachedRunMessage = DetachedJobStarted | { readonly type: 'weir-jobs-submitted' };
+
+/** Set in the background process's environment: announce its jobs on the IPC channel. */
 export const ANNOUNCE_ENV = 'WEIR_RUN_ANNOUNCE';
 
 /** The port a detached job serves its REST API on when `--web-ui` is not given (Flink's REST port). */
@@ -54,10 +60,12 @@ function cliModule(): string {
 
 /**
  * Starts `weir run` (without `--detached`) in a background process of its own session, its output appended to
- * `settings.logFile` (default: a new file in the temporary directory), and waits until its first job started.
- * Prints the job's id, its REST address and the process; resolves 0. If the process ends before a job started,
- * prints its output and resolves 1. The job's REST API is always on (default port 8081), so that `weir list`,
- * `savepoint`, `stop` and `cancel` can reach it.
+ * `settings.logFile` (default: a new file in the temporary directory), and returns as `flink run -d` does once the
+ * job file's main code returned: when its top level ended or waits in `execute()` for a job to end. Prints each
+ * job the file started until then (id and REST address, as it starts), then the process; resolves 0. Jobs the
+ * file starts later are not printed here (its log file names them) and join the same REST address. If the
+ * process ends before that, prints its output and resolves 1. The REST API is always on (default port 8081), so
+ * that `weir list`, `savepoint`, `stop` and `cancel` can reach every job of the run.
  */
 export async function runDetached(settings: RunSettings, output: DetachedOutput): Promise<number> {
   const logFile = resolve(settings.logFile ?? join(tmpdir(), `weir-run-${Date.now()}-${process.pid}.log`));
@@ -72,29 +80,41 @@ export async function runDetached(settings: RunSettings, output: DetachedOutput)
     },
   );
   closeSync(fd);
-  const outcome = await new Promise<DetachedJobStarted | { exitCode: number | null; error?: Error }>(
+  let jobs = 0;
+  const addresses = new Set<string>();
+  const outcome = await new Promise<{ submitted: true } | { exitCode: number | null; error?: Error }>(
     (settle) => {
-      child.on('message', (message: DetachedJobStarted) => {
-        if (message.type === 'weir-job-started') settle(message);
+      child.on('message', (message: DetachedRunMessage) => {
+        if (message.type === 'weir-jobs-submitted') settle({ submitted: true });
+        if (message.type !== 'weir-job-started') return;
+        jobs++;
+        output.out(`Job '${message.jobName}' submitted with JobID ${message.jobId}`);
+        // Jobs of one run share its REST address: it is printed once.
+        if (message.webUiUrl !== undefined && !addresses.has(message.webUiUrl)) {
+          addresses.add(message.webUiUrl);
+          output.out(`Dashboard and REST API: ${message.webUiUrl}`);
+        }
       });
       child.on('exit', (exitCode) => settle({ exitCode }));
       child.on('error', (error) => settle({ exitCode: null, error }));
     },
   );
-  if (!('jobId' in outcome)) {
+  if (!('submitted' in outcome)) {
     const lines = readFileSync(logFile, 'utf8').split('\n');
     if (lines.at(-1) === '') lines.pop();
     for (const line of lines) output.err(line);
+    const ended =
+      outcome.error !== undefined
+        ? `could not start (${outcome.error.message})`
+        : `exited with code ${outcome.exitCode}`;
     output.err(
-      `weir run: the background process ${outcome.error !== undefined ? `could not start (${outcome.error.message})` : `exited with code ${outcome.exitCode}`} before a job started; its output is in ${logFile}`,
+      `weir run: the background process ${ended} ${jobs === 0 ? 'before a job started' : 'while its job file was starting jobs'}; its output is in ${logFile}`,
     );
     return 1;
   }
   child.removeAllListeners();
   child.disconnect();
   child.unref();
-  output.out(`Job '${outcome.jobName}' submitted with JobID ${outcome.jobId}`);
-  if (outcome.webUiUrl !== undefined) output.out(`Dashboard and REST API: ${outcome.webUiUrl}`);
   output.out(`Running in the background as process ${child.pid}; its output goes to ${logFile}`);
   return 0;
 }

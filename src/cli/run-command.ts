@@ -4,7 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { setEnvironmentDefaults } from '../api/environment-defaults.ts';
 import type { EnvironmentOptions, ExecuteOptions } from '../api/stream-execution-environment.ts';
 import type { JobClient } from '../execution/job-client.ts';
-import { ANNOUNCE_ENV, type DetachedJobStarted } from './detached-run.ts';
+import type { WebServer } from '../web/web-server.ts';
+import { ANNOUNCE_ENV, type DetachedRunMessage } from './detached-run.ts';
 import { JobProgress } from './job-progress.ts';
 
 /** What `weir run` was asked for (validated). */
@@ -41,13 +42,45 @@ export interface RunOutput {
 }
 
 /**
- * Runs `settings.jobFile` (a module that builds its job on an environment and executes it, as a Flink main
- * method) with the settings as the defaults of every environment it creates; the job's own settings win.
+ * Runs `settings.jobFile` (a module that builds its job and executes it, as a Flink main method) with the
+ * settings as the defaults of every environment it creates; the job's own settings win. With `settings.webUi`,
+ * one server is held open for the whole run: every job the file starts joins it (on the port the first got when
+ * `--web-ui 0`), so one address lists them all, finished ones included, until the run ends.
  * Resolves with the exit code: 0 when every job it started finished (or stopped with a savepoint), 1 otherwise.
  */
 export async function runJobFile(settings: RunSettings, output: RunOutput): Promise<number> {
-  const started: { client: JobClient; progress: JobProgress }[] = [];
+  const launcher = launcherChannel();
   const path = isAbsolute(settings.jobFile) ? settings.jobFile : resolve(settings.jobFile);
+  let web: WebServer | undefined;
+  if (settings.webUi !== undefined) {
+    try {
+      web = await (await import('../web/web-server.ts')).WebServer.hold(settings.webUi);
+    } catch (error) {
+      output.line(
+        `weir run: the web UI cannot start on port ${settings.webUi.port}: ${describeError(error)}`,
+      );
+      return 1;
+    }
+  }
+  try {
+    return await runJobs(settings, path, web, launcher, output);
+  } finally {
+    setEnvironmentDefaults(undefined);
+    // Closes the server once clients collected their savepoint results; with --keep-ui it serves the final
+    // state until SIGINT.
+    await web?.release();
+  }
+}
+
+async function runJobs(
+  settings: RunSettings,
+  path: string,
+  web: WebServer | undefined,
+  launcher: LauncherChannel | undefined,
+  output: RunOutput,
+): Promise<number> {
+  /** The jobs started so far, each with its end: its end line printed, whether it failed. */
+  const started: { client: JobClient; failed: Promise<boolean> }[] = [];
   const environment: EnvironmentOptions = {
     ...(settings.parallelism !== undefined ? { parallelism: settings.parallelism } : {}),
     // Each worker imports the job file again to build its share of the job.
@@ -61,7 +94,10 @@ export async function runJobFile(settings: RunSettings, output: RunOutput): Prom
   const execute: ExecuteOptions = {
     ...(settings.fromSavepoint !== undefined ? { savepointPath: settings.fromSavepoint } : {}),
     ...(settings.allowNonRestoredState ? { allowNonRestoredState: true } : {}),
-    ...(settings.webUi !== undefined ? { webUi: settings.webUi } : {}),
+    // The held server's own port, so that with --web-ui 0 later jobs join it rather than take other ports.
+    ...(settings.webUi !== undefined && web !== undefined
+      ? { webUi: { ...settings.webUi, port: web.port } }
+      : {}),
   };
   setEnvironmentDefaults({
     environment,
@@ -71,19 +107,36 @@ export async function runJobFile(settings: RunSettings, output: RunOutput): Prom
       if (client.webUiUrl !== undefined) output.line(`Dashboard and REST API: ${client.webUiUrl}`);
       const progress = new JobProgress(client, output.terminal);
       progress.start();
-      started.push({ client, progress });
-      const end = (): void => progress.stop();
-      client.result.then(end, end);
-      announceToLauncher(client);
+      // Each job's end is printed when it ends, whatever the order the file started its jobs in.
+      const failed = client.result.then(
+        (result) => {
+          progress.stop();
+          output.line(
+            result.stoppedWithSavepoint !== undefined
+              ? `Job '${client.jobName}' (${client.jobId}) stopped with savepoint ${result.stoppedWithSavepoint}`
+              : `Job '${client.jobName}' (${client.jobId}) finished in ${result.netRuntimeMs} ms`,
+          );
+          return false;
+        },
+        (error: unknown) => {
+          progress.stop();
+          output.line(
+            `Job '${client.jobName}' (${client.jobId}) ${client.getJobStatus()}: ${describeError(error)}`,
+          );
+          return true;
+        },
+      );
+      started.push({ client, failed });
+      launcher?.jobStarted(client);
     },
+    onExecuteWaits: () => launcher?.jobsSubmitted(),
   });
   const argv = process.argv;
   process.argv = [argv[0]!, path, ...settings.jobArgs];
-  let code = 0;
   try {
     await importJob(path);
   } catch (error) {
-    // A job's failure reaches here when the file awaits execute(); it is reported with its job below.
+    // A job's failure reaches here when the file awaits execute(); its end line already reported it.
     if (started.length === 0) {
       output.line(`weir run: ${path}: ${describeError(error)}`);
       return 1;
@@ -95,24 +148,10 @@ export async function runJobFile(settings: RunSettings, output: RunOutput): Prom
     output.line(`weir run: ${path} started no job (does it call env.execute()?)`);
     return 1;
   }
-  for (const { client } of started) {
-    try {
-      const result = await client.result;
-      output.line(
-        result.stoppedWithSavepoint !== undefined
-          ? `Job '${client.jobName}' (${client.jobId}) stopped with savepoint ${result.stoppedWithSavepoint}`
-          : `Job '${client.jobName}' (${client.jobId}) finished in ${result.netRuntimeMs} ms`,
-      );
-    } catch (error) {
-      output.line(
-        `Job '${client.jobName}' (${client.jobId}) ${client.getJobStatus()}: ${describeError(error)}`,
-      );
-      code = 1;
-    }
-  }
-  setEnvironmentDefaults(undefined);
+  launcher?.jobsSubmitted();
+  const code = (await Promise.all(started.map(({ failed }) => failed))).includes(true) ? 1 : 0;
   if (settings.keepUi) {
-    // Jobs on one port share a kept server: name each address once.
+    // Jobs on one port share a server: name each address once.
     for (const url of new Set(started.flatMap(({ client }) => client.webUiUrl ?? []))) {
       output.line(`Dashboard and REST API still served at ${url} until interrupted (Ctrl-C)`);
     }
@@ -120,20 +159,42 @@ export async function runJobFile(settings: RunSettings, output: RunOutput): Prom
   return code;
 }
 
+/** In the background process of `weir run --detached`: what the launcher is told over the IPC channel. */
+interface LauncherChannel {
+  /** A job started: the launcher prints its id and address. */
+  jobStarted(client: JobClient): void;
+  /**
+   * The job file's top level returned, or waits in `execute()` for a job to end: every job it starts without
+   * waiting for another has started, and the launcher returns. Said once; later jobs are not announced.
+   */
+  jobsSubmitted(): void;
+}
+
 /**
- * In the background process of `weir run --detached`, tells the launcher (over the IPC channel) that the first
- * job started, so it can print the job's id and address and return.
+ * The channel to the launcher of `weir run --detached`, in its background process only. Taken out of the
+ * environment, so that processes the job starts do not inherit it.
  */
-function announceToLauncher(client: JobClient): void {
-  if (process.env[ANNOUNCE_ENV] !== '1' || process.send === undefined) return;
+function launcherChannel(): LauncherChannel | undefined {
+  if (process.env[ANNOUNCE_ENV] !== '1' || process.send === undefined) return undefined;
   delete process.env[ANNOUNCE_ENV];
-  const started: DetachedJobStarted = {
-    type: 'weir-job-started',
-    jobId: client.jobId,
-    jobName: client.jobName,
-    webUiUrl: client.webUiUrl,
+  let open = true;
+  const send = (message: DetachedRunMessage): void => {
+    // A launcher interrupted while it waited has gone: the job runs on regardless.
+    if (open && process.connected) process.send!(message);
   };
-  process.send(started);
+  return {
+    jobStarted: (client) =>
+      send({
+        type: 'weir-job-started',
+        jobId: client.jobId,
+        jobName: client.jobName,
+        webUiUrl: client.webUiUrl,
+      }),
+    jobsSubmitted: () => {
+      send({ type: 'weir-jobs-submitted' });
+      open = false;
+    },
+  };
 }
 
 function describeError(error: unknown): string {

@@ -21,13 +21,15 @@ const USAGE = `usage:
       -s, --from-savepoint P      start from a savepoint, a chk-<id> directory or a checkpoint directory
       -n, --allow-non-restored-state
                                   ignore state of operators the job no longer has
-      --web-ui PORT               serve the REST API and the dashboard on PORT (0: any free port)
+      --web-ui PORT               serve the REST API and the dashboard on PORT (0: any free port), one server
+                                  for every job the file starts
       --web-ui-host H             bind to H (default 127.0.0.1; any other address needs --web-ui-token)
       --web-ui-token T            the token savepoint, stop and cancel requests must carry
       --keep-ui                   keep serving the REST API and the dashboard after the job ended (its final
                                   status, metrics, checkpoints and exceptions) until interrupted (Ctrl-C)
-      -d, --detached              run the job in a background process: print its id and REST address once it
-                                  runs, and return (its REST API is on, --web-ui 8081 unless given)
+      -d, --detached              run the job file in a background process: print each job it starts and
+                                  the REST address, and return once the file's code returned or waits in
+                                  execute() (the REST API is on, --web-ui 8081 unless given)
       --log-file F                where a detached job's output goes (default: a new file in the temp directory)
   weir list                       list the jobs of a REST endpoint
   weir savepoint <job> <dir>      take a savepoint of a running job under <dir>

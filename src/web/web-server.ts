@@ -60,8 +60,11 @@ interface AsyncOperation {
 /** How long a server whose jobs ended waits for clients to collect savepoint results before closing. */
 const CLOSE_GRACE_MS = 10_000;
 
-/** Servers started with `keepAlive`, by the `host:port` they listen on, until they close. */
-const keptServers = new Map<string, WebServer>();
+/**
+ * Servers later jobs of this process join, by the `host:port` they listen on, until they close: those started
+ * with `keepAlive` and those a launcher holds open ({@link WebServer.hold}).
+ */
+const sharedServers = new Map<string, WebServer>();
 
 const DASHBOARD_FILES: Record<string, string> = {
   '/': 'index.html',
@@ -112,27 +115,57 @@ export class WebServer {
       server.server.once('error', reject);
       server.server.listen(options.port, server.host, () => resolve());
     });
+    server.boundPort = (server.server.address() as AddressInfo).port;
     return server;
   }
 
   /**
-   * The server a job started with `options` serves on: a kept-alive server of this process already listening on
-   * the same host and port (not 0), or a new one.
+   * The server a job started with `options` serves on: a server of this process already listening on the same
+   * host and port (not 0) that is kept alive or held open by a launcher, or a new one.
    */
   static async forJob(options: WebUiOptions): Promise<WebServer> {
     const host = options.host ?? '127.0.0.1';
-    const kept = options.port === 0 ? undefined : keptServers.get(`${host}:${options.port}`);
-    if (kept !== undefined) {
-      if (kept.options.token !== options.token) {
+    const shared = options.port === 0 ? undefined : sharedServers.get(`${host}:${options.port}`);
+    if (shared !== undefined) {
+      if (shared.options.token !== options.token) {
         throw new ConfigurationError(
           `The web UI on ${host}:${options.port} is kept open by an earlier job with another token; start this job with the same webUi.token or another port`,
         );
       }
-      return kept;
+      return shared;
     }
     const server = await WebServer.start(options);
-    if (options.keepAlive === true) keptServers.set(server.address, server);
+    if (options.keepAlive === true) sharedServers.set(server.address, server);
     return server;
+  }
+
+  /**
+   * Opens a server (or takes the shared one on the same host and port) and holds it open, between jobs too, until
+   * {@link release}: every job of the process started with the same host and port (use {@link port} when
+   * `options.port` is 0) joins it, so one address lists them all, as one Flink cluster's REST endpoint does.
+   * `weir run` holds the server of `--web-ui` for the jobs its job file starts.
+   *
+   * @example
+   * const server = await WebServer.hold({ port: 0 });
+   * await env.execute('a', { webUi: { port: server.port } });
+   * await env.execute('b', { webUi: { port: server.port } }); // /jobs/overview lists 'a' (FINISHED) and 'b'
+   * await server.release();
+   */
+  static async hold(options: WebUiOptions): Promise<WebServer> {
+    const server = await WebServer.forJob(options);
+    sharedServers.set(server.address, server);
+    server.holds++;
+    return server;
+  }
+
+  /**
+   * Ends a {@link hold}: once no job runs on the server and nothing else holds it, it closes, or, kept alive,
+   * serves the final state until SIGINT (see {@link jobEnded}).
+   */
+  release(): Promise<void> {
+    if (this.holds === 0) throw new Error('WebServer.release() without a hold');
+    this.holds--;
+    return this.idleIfUnused();
   }
 
   /** `host:port` as bound. */
@@ -140,9 +173,12 @@ export class WebServer {
     return `${this.host}:${this.port}`;
   }
 
+  /** The port it listens on (the one picked when started with port 0); still known once closed. */
   get port(): number {
-    return (this.server.address() as AddressInfo).port;
+    return this.boundPort;
   }
+
+  private boundPort = 0;
 
   /** The dashboard's address. */
   get url(): string {
@@ -152,6 +188,8 @@ export class WebServer {
 
   /** Jobs added and not ended yet. */
   private running = 0;
+  /** Holds taken by {@link hold} and not released: the server stays open between jobs while there are any. */
+  private holds = 0;
   /** While a kept-alive server outlives its jobs: closes it on SIGINT. */
   private onInterrupt: (() => void) | undefined = undefined;
 
@@ -163,12 +201,19 @@ export class WebServer {
   }
 
   /**
-   * One of the server's jobs ended. Once none runs, the server closes (see {@link close}), or, kept alive, goes on
-   * serving their final state until SIGINT: only then, so that Ctrl-C still ends a running job the usual way.
+   * One of the server's jobs ended. Once none runs and no launcher holds it, the server closes (see
+   * {@link close}), or, kept alive, goes on serving their final state until SIGINT: only then, so that Ctrl-C
+   * still ends a running job the usual way.
    */
   jobEnded(): Promise<void> {
-    if (--this.running > 0) return Promise.resolve();
+    this.running--;
+    return this.idleIfUnused();
+  }
+
+  private idleIfUnused(): Promise<void> {
+    if (this.running > 0 || this.holds > 0 || this.closed !== undefined) return Promise.resolve();
     if (this.options.keepAlive !== true) return this.close();
+    if (this.onInterrupt !== undefined) return Promise.resolve();
     this.onInterrupt = () => {
       this.onInterrupt = undefined;
       void this.close(true);
@@ -195,7 +240,7 @@ export class WebServer {
   close(now = false): Promise<void> {
     if (this.closed !== undefined) return this.closed;
     this.stopListeningForInterrupt();
-    if (keptServers.get(this.address) === this) keptServers.delete(this.address);
+    if (sharedServers.get(this.address) === this) sharedServers.delete(this.address);
     this.closed = new Promise((resolve) => {
       const finish = () => {
         if (this.closing !== undefined) clearTimeout(this.closing.timer);

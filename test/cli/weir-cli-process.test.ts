@@ -13,6 +13,7 @@ const CLI = fileURLToPath(new URL('../../src/cli/weir-cli.ts', import.meta.url))
 const JOB = fileURLToPath(new URL('./counting-job.ts', import.meta.url));
 const THREADS_JOB = fileURLToPath(new URL('./threads-job.ts', import.meta.url));
 const WAITING_JOB = fileURLToPath(new URL('./waiting-job.ts', import.meta.url));
+const TWO_JOBS = fileURLToPath(new URL('./two-jobs.ts', import.meta.url));
 const COUNT = 30_000;
 
 const dirs: string[] = [];
@@ -320,5 +321,114 @@ describe('weir command line against a running job', () => {
     const usage = await weirDone('run', '--log-file', log, JOB, '1', '0');
     assert.equal(usage.code, 2);
     assert.equal(usage.stderr[0], 'weir: --log-file needs --detached');
+  });
+});
+
+/** `weir list`'s lines as [job id, name, state], in the order listed. */
+async function listed(address: string): Promise<[string, string, string][]> {
+  const list = await weirDone('list', '--address', address);
+  assert.equal(list.code, 0, list.stderr.join('\n'));
+  return list.stdout.map((line) => {
+    const match = /^\d{4}-\d\d-\d\dT[\d:.]+Z : ([0-9a-f]{32}) : (\S+) \((\w+)\)$/.exec(line);
+    assert.ok(match !== null, `a job line: ${line}`);
+    return [match[1]!, match[2]!, match[3]!];
+  });
+}
+
+describe('weir run with a job file that runs two jobs', () => {
+  it('detached: announces both jobs on one REST address; savepoint and cancel reach the second', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weir-cli-'));
+    dirs.push(dir);
+    const log = join(dir, 'jobs.log');
+    const launched = await weirDone('run', '-d', '--web-ui', '0', '--log-file', log, TWO_JOBS, 'together');
+    assert.equal(launched.code, 0, launched.stderr.join('\n'));
+    assert.deepEqual(launched.stderr, []);
+    assert.equal(launched.stdout.length, 4, launched.stdout.join('\n'));
+    const first = /^Job 'cli-first' submitted with JobID ([0-9a-f]{32})$/.exec(launched.stdout[0]!)?.[1];
+    const address = /^Dashboard and REST API: (http:\/\/127\.0\.0\.1:\d+\/)$/.exec(launched.stdout[1]!)?.[1];
+    const second = /^Job 'cli-second' submitted with JobID ([0-9a-f]{32})$/.exec(launched.stdout[2]!)?.[1];
+    const pid = /^Running in the background as process (\d+); /.exec(launched.stdout[3]!)?.[1];
+    assert.ok(
+      first !== undefined && address !== undefined && second !== undefined && pid !== undefined,
+      launched.stdout.join('\n'),
+    );
+    detachedPids.push(Number(pid));
+    const logLines = (): string[] => readFileSync(log, 'utf8').split('\n');
+
+    // Both jobs on the one address, the later one too (it did not take a port of its own).
+    assert.deepEqual(await listed(address), [
+      [first, 'cli-first', 'RUNNING'],
+      [second, 'cli-second', 'RUNNING'],
+    ]);
+    await waitFor('both jobs to print counts', () => {
+      const lines = logLines();
+      return lines.includes('cli-first 0 100') && lines.includes('cli-second 0 100');
+    });
+
+    const savepoint = await weirDone('savepoint', 'cli-second', join(dir, 'savepoints'), '-a', address);
+    assert.equal(savepoint.code, 0, savepoint.stderr.join('\n'));
+    assert.deepEqual(savepoint.stderr, [`Triggering savepoint for job ${second}.`]);
+    const taken = /^Savepoint completed\. Path: (\S+)$/.exec(savepoint.stdout[0]!)?.[1];
+    assert.ok(taken !== undefined && existsSync(join(taken, '_metadata')), savepoint.stdout.join('\n'));
+    const inspected = await weirDone('savepoint', 'inspect', taken);
+    assert.equal(inspected.code, 0, inspected.stderr.join('\n'));
+    assert.match(inspected.stdout.join('\n'), /counts/, "the savepoint holds the second job's counts");
+
+    const cancel = await weirDone('cancel', 'cli-second', '-a', address);
+    assert.equal(cancel.code, 0, cancel.stderr.join('\n'));
+    assert.deepEqual(cancel.stdout, [`Cancelled job ${second}.`]);
+    await waitFor('the second job to end', () =>
+      logLines().includes(`Job 'cli-second' (${second}) CANCELED: Job 'cli-second' was cancelled`),
+    );
+    // The first job runs on; the server still lists the cancelled one.
+    assert.deepEqual(await listed(address), [
+      [first, 'cli-first', 'RUNNING'],
+      [second, 'cli-second', 'CANCELED'],
+    ]);
+    assert.equal(alive(Number(pid)), true, 'the first job keeps the background process running');
+
+    const stop = await weirDone('stop', first, '--savepoint', join(dir, 'stopped'), '-a', address);
+    assert.equal(stop.code, 0, stop.stderr.join('\n'));
+    const stopped = /^Savepoint completed\. Path: (\S+)$/.exec(stop.stdout[0]!)?.[1];
+    assert.ok(stopped !== undefined && existsSync(join(stopped, '_metadata')), stop.stdout.join('\n'));
+    await waitFor('the background process to end', () => !alive(Number(pid)));
+    assert.ok(logLines().includes(`Job 'cli-first' (${first}) stopped with savepoint ${stopped}`));
+  });
+
+  it('a job started after the first ended joins its server, which still lists the first', async () => {
+    const run = weir('run', '--web-ui', '0', TWO_JOBS, 'in-turn');
+    const { jid: first, address } = await started(run);
+    const second = await waitFor('the second job to start', () =>
+      run.stderr
+        .map((l) => /^Job 'cli-second' submitted with JobID ([0-9a-f]{32})$/.exec(l)?.[1])
+        .find(Boolean),
+    );
+    assert.deepEqual(await listed(address), [
+      [first, 'cli-first', 'FINISHED'],
+      [second, 'cli-second', 'RUNNING'],
+    ]);
+    const cancel = await weirDone('cancel', second, '-a', address);
+    assert.equal(cancel.code, 0, cancel.stderr.join('\n'));
+    assert.equal(await run.exit, 1);
+    // Each job's end is printed as it ends, the first's before the second started.
+    assert.deepEqual(
+      run.stderr.map((l) => l.replace(/ finished in \d+ ms$/, ' finished')),
+      [
+        `Job 'cli-first' submitted with JobID ${first}`,
+        `Dashboard and REST API: ${address}`,
+        `Job 'cli-first' (${first}) finished`,
+        `Job 'cli-second' submitted with JobID ${second}`,
+        `Dashboard and REST API: ${address}`,
+        `Job 'cli-second' (${second}) CANCELED: Job 'cli-second' was cancelled`,
+      ],
+    );
+    // The first job printed its 300 numbers' counts before the second began.
+    assert.deepEqual(
+      run.stdout
+        .filter((l) => l.startsWith('cli-first '))
+        .slice(-3)
+        .sort(),
+      ['cli-first 0 100', 'cli-first 1 100', 'cli-first 2 100'],
+    );
   });
 });
