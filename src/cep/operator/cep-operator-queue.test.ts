@@ -5,6 +5,9 @@ import type { DataStream } from '../../api/data-stream.ts';
 import { CEP } from '../../api/cep.ts';
 import { OutputTag } from '../../core/output-tag.ts';
 import { TestHarness } from '../../testing/test-harness.ts';
+import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
+import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
+import { CepOperator } from './cep-operator.ts';
 import { Pattern } from '../pattern/pattern.ts';
 
 interface Ev {
@@ -440,5 +443,46 @@ describe('CepOperator element queue', () => {
       /failed while processing watermark 5: processTimedOutMatch\(\) returned a Promise\. /,
     );
     await timingOut.close().catch(() => undefined);
+  });
+});
+
+describe('CepOperator in processing time with a comparator', () => {
+  it('an element of a new millisecond that arrives before the due timer fires takes a timer of its own, one of the same millisecond does not', () => {
+    const h = new KeyedOperatorHarness<Ev, string>(
+      () =>
+        new CepOperator<Ev, string, string>(
+          compilePattern(Pattern.begin<Ev>('a').next('b')),
+          {
+            processMatch: (m: any, _ctx: unknown, out: { collect(v: string): void }) =>
+              out.collect(`${m.a[0].id}-${m.b[0].id}`),
+          },
+          true,
+          (x, y) => y.id - x.id,
+          undefined,
+        ),
+      (e) => e.key,
+      { processingTime: 100 },
+    );
+    // scheduled before the operator's timer for 101, so it runs first when the clock reaches 101
+    h.clock.schedule(101, () => {
+      h.processElement(ev(3), Number.NaN);
+      h.processElement(ev(4), Number.NaN);
+    });
+    h.processElement(ev(1), Number.NaN);
+    h.processElement(ev(2), Number.NaN);
+    assert.equal(h.numProcessingTimeTimers(), 1);
+    h.setProcessingTime(101);
+    // the timer at 101 took every queued element: 100's sorted (2, 1), then 101's (4, 3); the timer at 102 waits
+    assert.deepEqual(
+      h.records().map((r) => r.value),
+      ['2-1', '1-4', '4-3'],
+    );
+    assert.equal(h.numProcessingTimeTimers(), 1);
+    h.setProcessingTime(102);
+    assert.equal(h.numProcessingTimeTimers(), 0);
+    assert.deepEqual(
+      h.records().map((r) => r.value),
+      ['2-1', '1-4', '4-3'],
+    );
   });
 });

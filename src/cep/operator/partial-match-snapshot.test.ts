@@ -1,8 +1,11 @@
-// The partial-match snapshot's rendering: keys by oldest partial match then key text, matches by start then state.
+// Partial-match snapshots: the keys a CEP operator reports, keys by oldest partial match then key text, matches by start.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
 import { Event, NFATestHarness } from '../../../test/support/nfa-test-harness.ts';
+import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
 import { Pattern } from '../pattern/pattern.ts';
+import { CepOperator } from './cep-operator.ts';
 import { DEFAULT_PARTIAL_MATCH_QUERY, snapshotPartialMatches } from './partial-match-snapshot.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;
@@ -111,5 +114,71 @@ describe('snapshotPartialMatches', () => {
         },
       ],
     });
+  });
+});
+
+describe('CepOperator.partialMatchSnapshot', () => {
+  interface Ev {
+    readonly key: string;
+    readonly name: string;
+  }
+  const is = (n: string) => (e: Ev) => e.name === n;
+
+  function operatorHarness() {
+    return new KeyedOperatorHarness<Ev, string>(
+      () =>
+        new CepOperator<Ev, string, string>(
+          compilePattern(Pattern.begin<Ev>('a').where(is('a')).next('b').where(is('b'))),
+          {
+            processMatch: (_m: unknown, _ctx: unknown, out: { collect(v: string): void }) =>
+              out.collect('match'),
+          },
+          false,
+          undefined,
+          undefined,
+        ),
+      (e) => e.key,
+    );
+  }
+
+  it('lists each key holding a partial match or queued events once, and skips keys whose matches completed', () => {
+    const h = operatorHarness();
+    const cep = h.operator as CepOperator<Ev, string, string>;
+    // p: a match completed, nothing left; q: a partial match and a queued event; r: a queued event only
+    h.processElement({ key: 'p', name: 'a' }, 1);
+    h.processElement({ key: 'p', name: 'b' }, 2);
+    h.processElement({ key: 'q', name: 'a' }, 3);
+    h.processWatermark(3);
+    h.processElement({ key: 'q', name: 'x' }, 9);
+    h.processElement({ key: 'r', name: 'x' }, 8);
+    assert.deepEqual(
+      h.records().map((r) => r.value),
+      ['match'],
+    );
+    const snapshot = cep.partialMatchSnapshot({ ...DEFAULT_PARTIAL_MATCH_QUERY, showRecords: false });
+    assert.deepEqual(
+      snapshot.keys.map((k) => [
+        k.key,
+        k.queuedEvents,
+        k.partialMatches.map((m) => `${m.state}@${m.startTimestamp}`),
+      ]),
+      [
+        ['"q"', 1, ['b@3']],
+        ['"r"', 1, []],
+      ],
+    );
+    assert.equal(snapshot.numKeys, 2);
+    // the key the last record set is the current key again
+    assert.equal(h.backend.getCurrentKey(), 'r');
+  });
+
+  it('leaves no current key behind when there was none', () => {
+    const h = operatorHarness();
+    const cep = h.operator as CepOperator<Ev, string, string>;
+    h.processElement({ key: 'q', name: 'a' }, 3);
+    h.processWatermark(3);
+    h.backend.clearCurrentKey();
+    assert.equal(cep.partialMatchSnapshot(DEFAULT_PARTIAL_MATCH_QUERY).numKeys, 1);
+    assert.throws(() => h.backend.currentNormalizedKey());
   });
 });

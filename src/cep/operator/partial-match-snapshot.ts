@@ -83,6 +83,7 @@ export function snapshotPartialMatches<V>(
       oldest: f.partialMatches.reduce((m, s) => Math.min(m, s.startTimestamp), Number.POSITIVE_INFINITY),
     }))
     .sort((a, b) => a.oldest - b.oldest || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // Stryker disable next-line ArrayDeclaration: extractFirstPath writes the slots it returns before they are read
   const path: SharedBufferNode<V>[] = [];
   const keys = ordered.slice(0, Math.max(0, query.maxKeys)).map((k): KeyPartialMatches => ({
     key: k.key,
@@ -105,6 +106,7 @@ function describePartialMatch<V>(
   path: SharedBufferNode<V>[],
 ): PartialMatchView {
   const n =
+    // Stryker disable next-line ConditionalExpression: a partial match shown took an event, so it has an entry
     state.previousBufferEntry === null
       ? 0
       : accessor.extractFirstPath(state.previousBufferEntry, state.version, path);

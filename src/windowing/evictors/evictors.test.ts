@@ -96,6 +96,57 @@ describe('evictors', () => {
     assert.deepEqual(values(h), [[6, 7]]);
   });
 
+  it('TimeEvictor cuts from the newest timestamp, wherever it is in the pane, and after the function when asked', () => {
+    const before = evicting(GlobalWindows.create(), CountTrigger.of(4), TimeEvictor.of(1000));
+    for (const ts of [3000, 1500, 2500, 1999]) before.processElement(ts, ts);
+    // max 3000, cut-off 2000: 1500 and 1999 go
+    assert.deepEqual(values(before), [[3000, 2500]]);
+    const after = evicting(GlobalWindows.create(), CountTrigger.of(2), TimeEvictor.of(1000, true));
+    for (const ts of [1000, 1500, 2600, 2700]) after.processElement(ts, ts);
+    assert.deepEqual(values(after), [
+      [1000, 1500],
+      [1000, 1500, 2600, 2700],
+    ]);
+    // the second firing saw everything; then 1000 and 1500 (<= 2700 - 1000) went
+    after.processElement(2800, 2800);
+    after.processElement(2900, 2900);
+    assert.deepEqual(values(after).at(-1), [2600, 2700, 2800, 2900]);
+  });
+
+  it('DeltaEvictor after the function: the function sees everything, then the far elements go', () => {
+    const h = evicting(
+      GlobalWindows.create(),
+      CountTrigger.of(2),
+      DeltaEvictor.of(2, (a: number, b: number) => Math.abs(a - b), true),
+    );
+    for (const v of [1, 5, 6, 7]) h.processElement(v, 0);
+    assert.deepEqual(values(h), [
+      [1, 5],
+      [5, 6, 7],
+    ]);
+  });
+
+  it('a count of 0 empties the pane after each firing, a time of 0 before it; negative or NaN arguments are refused', () => {
+    const zero = evicting(GlobalWindows.create(), CountTrigger.of(2), CountEvictor.of(0, true));
+    for (const v of [1, 2, 3, 4]) zero.processElement(v, v);
+    assert.deepEqual(values(zero), [
+      [1, 2],
+      [3, 4],
+    ]);
+    const sameTime = evicting(GlobalWindows.create(), CountTrigger.of(3), TimeEvictor.of(0));
+    for (const [v, ts] of [
+      [1, 5],
+      [2, 7],
+      [3, 7],
+    ] as const)
+      sameTime.processElement(v, ts);
+    // the cut-off is inclusive: 7 - 0 takes the newest elements too, and the function sees an empty pane
+    assert.deepEqual(values(sameTime), [[]]);
+    assert.throws(() => CountEvictor.of(-1), { message: 'CountEvictor needs a count >= 0, got -1' });
+    assert.throws(() => CountEvictor.of(Number.NaN), { message: 'CountEvictor needs a count >= 0, got NaN' });
+    assert.throws(() => TimeEvictor.of(-5), { message: 'TimeEvictor needs a window size >= 0, got -5' });
+  });
+
   it('reduce and aggregate over the remaining elements', () => {
     const sum = (a: number, b: number) => a + b;
     const r = evicting(
