@@ -16,6 +16,8 @@ import { startPartialMatchJob } from '../cep/cep-partial-match-job.ts';
 const CHROMIUM = process.env.WEIR_CHROMIUM ?? '/usr/bin/chromium';
 /** Where to keep the screenshot (docs/images/dashboard.png when refreshing the docs); a temporary file otherwise. */
 const SCREENSHOT = process.env.WEIR_DASHBOARD_SCREENSHOT;
+/** The same for the CEP job's page with its partial matches (docs/images/dashboard-cep.png). */
+const CEP_SCREENSHOT = process.env.WEIR_DASHBOARD_CEP_SCREENSHOT;
 
 let dir: string;
 let browser: Browser;
@@ -190,6 +192,11 @@ describe('dashboard in a browser', () => {
         ['sequences', '0', '"c"', '–', '–', '', '1'],
       ]);
       assert.equal(await page.isVisible('#partial-matches-section'), true);
+
+      const screenshot =
+        CEP_SCREENSHOT !== undefined ? resolve(CEP_SCREENSHOT) : join(dir, 'dashboard-cep.png');
+      await page.screenshot({ path: screenshot, fullPage: true });
+      assert.deepEqual([...readFileSync(screenshot).subarray(1, 4)], [...Buffer.from('PNG')]);
     } finally {
       await page.close();
       await client.cancel();
