@@ -1,31 +1,16 @@
 // WebServer.hold: one server for every job of the process, open between jobs, closed when released.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../src/api/stream-execution-environment.ts';
 import { GeneratorSource } from '../src/connectors/generator-source.ts';
 import { WebServer } from '../src/web/web-server.ts';
+import { refused } from './support/refused.ts';
 
 async function overview(base: string): Promise<[string, string][]> {
   const response = await fetch(new URL('/jobs/overview', base));
   assert.equal(response.status, 200);
   const body = (await response.json()) as { jobs: { name: string; state: string }[] };
   return body.jobs.map((j) => [j.name, j.state]);
-}
-
-/** Whether the server at `base` refuses new connections (a fresh socket, not a pooled one). */
-async function refused(base: string): Promise<boolean> {
-  const { hostname, port } = new URL(base);
-  const socket = connect(Number(port), hostname);
-  try {
-    await once(socket, 'connect');
-    return false;
-  } catch (error) {
-    return (error as { code?: string }).code === 'ECONNREFUSED';
-  } finally {
-    socket.destroy();
-  }
 }
 
 /** numbers (100) → double → discard. */

@@ -1,8 +1,6 @@
 // webUi.keepAlive: the REST API outlives its finished or failed job, showing the final state until it is closed.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -11,6 +9,7 @@ import { GeneratorSource } from '../src/connectors/generator-source.ts';
 import { JobExecutionError } from '../src/core/errors.ts';
 import { RestartStrategies } from '../src/execution/restart-strategies.ts';
 import type { JobClient } from '../src/execution/job-client.ts';
+import { refused } from './support/refused.ts';
 
 const dirs: string[] = [];
 const clients: JobClient[] = [];
@@ -23,20 +22,6 @@ async function get(base: string, path: string): Promise<any> {
   const response = await fetch(new URL(path, base));
   assert.equal(response.status, 200, `GET ${path}`);
   return response.json();
-}
-
-/** Whether the server at `base` refuses new connections (a fresh socket, not a pooled one). */
-async function refused(base: string): Promise<boolean> {
-  const { hostname, port } = new URL(base);
-  const socket = connect(Number(port), hostname);
-  try {
-    await once(socket, 'connect');
-    return false;
-  } catch (error) {
-    return (error as { code?: string }).code === 'ECONNREFUSED';
-  } finally {
-    socket.destroy();
-  }
 }
 
 /** numbers (1,000) → double → discard, checkpointed (its only checkpoint is the final one). */
