@@ -32,7 +32,7 @@ export class CountEvictor<W extends Window = Window> implements Evictor<unknown,
   }
 
   private evict(elements: TimestampedValue<unknown>[], size: number): void {
-    if (size <= this.maxCount) return;
+    // A pane within the count gives a negative delete count, which splice treats as 0.
     elements.splice(0, size - this.maxCount);
   }
 

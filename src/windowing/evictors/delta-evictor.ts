@@ -35,8 +35,8 @@ export class DeltaEvictor<T, W extends Window = Window> implements Evictor<T, W>
   }
 
   private evict(elements: TimestampedValue<T>[]): void {
-    const last = elements[elements.length - 1];
-    if (last === undefined) return;
+    // An empty pane has no newest element, and then the predicate is never called.
+    const last = elements[elements.length - 1]!;
     removeElementsWhere(elements, (e) => this.deltaFunction(e.value, last.value) >= this.threshold);
   }
 

@@ -184,6 +184,54 @@ describe('evictors', () => {
     assert.equal(h.numEventTimeTimers(), 0);
   });
 
+  it('each evictor evicts on its own side of the window function only', () => {
+    const pane = () => [1000, 2000, 3000, 4000].map((t) => ({ value: t, timestamp: t }));
+    const distance = (a: number, b: number) => Math.abs(a - b);
+    const cases: [Evictor<number, Window>, boolean][] = [
+      [CountEvictor.of(1), false],
+      [CountEvictor.of(1, true), true],
+      [TimeEvictor.of(500), false],
+      [TimeEvictor.of(500, true), true],
+      [DeltaEvictor.of(500, distance), false],
+      [DeltaEvictor.of(500, distance, true), true],
+    ];
+    for (const [evictor, after] of cases) {
+      const before = pane();
+      evictor.evictBefore(before, before.length, undefined as never, undefined as never);
+      const afterwards = pane();
+      evictor.evictAfter(afterwards, afterwards.length, undefined as never, undefined as never);
+      assert.deepEqual(
+        [before.map((e) => e.value), afterwards.map((e) => e.value)],
+        after ? [[1000, 2000, 3000, 4000], [4000]] : [[4000], [1000, 2000, 3000, 4000]],
+        String(evictor),
+      );
+    }
+  });
+
+  it('an empty pane stays empty', () => {
+    for (const evictor of [
+      CountEvictor.of(1),
+      TimeEvictor.of(500),
+      DeltaEvictor.of(500, (a: number, b: number) => Math.abs(a - b)),
+    ]) {
+      const elements: TimestampedValue<number>[] = [];
+      evictor.evictBefore(elements, 0, undefined as never, undefined as never);
+      assert.deepEqual(elements, [], String(evictor));
+    }
+  });
+
+  it('TimeEvictor decides by the first element whether the pane has timestamps, as Flink', () => {
+    const evict = (timestamps: number[]) => {
+      const elements = timestamps.map((t, i) => ({ value: i, timestamp: t }));
+      TimeEvictor.of(1000).evictBefore(elements, elements.length, undefined as never, undefined as never);
+      return elements.map((e) => e.value);
+    };
+    // The first has none: nothing is evicted.
+    assert.deepEqual(evict([Number.NaN, 1000, 5000]), [0, 1, 2]);
+    // The first has one: the cut-off is 5000 - 1000; an element without a timestamp is never at or before it.
+    assert.deepEqual(evict([1000, Number.NaN, 5000]), [1, 2]);
+  });
+
   it('evictors remove in place and keep order', () => {
     const elements: TimestampedValue<number>[] = [1, 2, 3, 4, 5].map((v) => ({ value: v, timestamp: v }));
     TimeEvictor.of(2).evictBefore(elements, elements.length, undefined as never, undefined as never);

@@ -45,8 +45,8 @@ export class ContinuousEventTimeTrigger<W extends Window = Window> extends Trigg
   onEventTime(time: number, window: W, ctx: TriggerContext): TriggerResult {
     if (time === window.maxTimestamp()) return TriggerResult.FIRE;
     const fireTimestampState = ctx.getPartitionedState(this.stateDesc);
-    const fireTimestamp = fireTimestampState.get();
-    if (fireTimestamp !== undefined && fireTimestamp === time) {
+    // No fire time (a late pane, or a merged-away window) never equals a timer's time.
+    if (fireTimestampState.get() === time) {
       fireTimestampState.clear();
       this.registerNextFireTimestamp(time, window, ctx);
       return TriggerResult.FIRE;

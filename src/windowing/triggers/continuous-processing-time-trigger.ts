@@ -45,7 +45,10 @@ export class ContinuousProcessingTimeTrigger<W extends Window = Window> extends 
     const fireTimestampState = ctx.getPartitionedState(this.stateDesc);
     if (fireTimestampState.get() === time) {
       fireTimestampState.clear();
-      this.registerNextFireTimestamp(time, window, ctx);
+      // At the window's max timestamp the next fire time would be this one again, a time the clock has passed: the
+      // timer would fire at once, for ever, in an event-time window (whose cleanup waits for the watermark). The
+      // next element of the pane starts the fire times again.
+      if (time < window.maxTimestamp()) this.registerNextFireTimestamp(time, window, ctx);
       return TriggerResult.FIRE;
     }
     return TriggerResult.CONTINUE;

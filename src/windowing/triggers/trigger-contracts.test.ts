@@ -30,6 +30,12 @@ describe('trigger contracts', () => {
     assert.throws(() => ContinuousProcessingTimeTrigger.of(-1), {
       message: 'ContinuousProcessingTimeTrigger needs a positive interval, got -1',
     });
+    assert.throws(() => ContinuousProcessingTimeTrigger.of(0), {
+      message: 'ContinuousProcessingTimeTrigger needs a positive interval, got 0',
+    });
+    assert.throws(() => ProcessingTimeoutTrigger.of(CountTrigger.of(1), 0), {
+      message: 'ProcessingTimeoutTrigger needs a positive timeout, got 0',
+    });
     assert.throws(() => CountTrigger.of(0), { message: 'CountTrigger needs a positive count, got 0' });
     assert.throws(() => ProcessingTimeoutTrigger.of(CountTrigger.of(1), Number.NaN), {
       message: 'ProcessingTimeoutTrigger needs a positive timeout, got NaN',
