@@ -35,6 +35,9 @@ export {
 } from './api/join/co-grouped-streams.ts';
 export { IntervalJoin, IntervalJoined } from './api/join/interval-join.ts';
 export type { TaggedUnion } from './api/join/tagged-union.ts';
+// Record types (stream.returns(...)): how records are written between worker threads
+export { Types, RecordType } from './core/record-type.ts';
+export type { FieldType, FieldValue, RecordOf } from './core/record-type.ts';
 
 // ── Async I/O ────────────────────────────────────────────────────────────────
 export { AsyncDataStream } from './api/async-data-stream.ts';
@@ -353,3 +356,4 @@ export {
   JobStalledError,
 } from './core/errors.ts';
 export type { FailureLocation } from './core/errors.ts';
+export { RecordSerializationError } from './runtime/thread-exchange.ts';

@@ -15,7 +15,7 @@ import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { ChecksumAccumulator, hashBatch, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, eventSource } from './job-source.ts';
+import { checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface Batch {
@@ -88,6 +88,7 @@ export async function batchingTimerWeir(params: WorkloadParams): Promise<Workloa
       'events',
     )
     .setParallelism(1)
+    .returns(EventRecord)
     .keyBy((e) => e.key)
     .process(new Batcher(size, timeoutMs))
     .sinkTo(checksumSink(accumulator, (b: Batch) => hashBatch(b.uid, b.count, b.firstTs)));

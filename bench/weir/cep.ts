@@ -8,7 +8,7 @@ import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { ChecksumAccumulator, hashCepMatch, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, eventSource } from './job-source.ts';
+import { checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface CepMatch {
@@ -37,7 +37,8 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
       ),
       'events',
     )
-    .setParallelism(1);
+    .setParallelism(1)
+    .returns(EventRecord);
   CEP.pattern(
     events.keyBy((e) => e.key),
     pattern,

@@ -11,6 +11,7 @@ import type {
   KeyedProcessFunction,
 } from '../../src/core/functions.ts';
 import type { RuntimeContext } from '../../src/core/runtime-context.ts';
+import { Types } from '../../src/core/record-type.ts';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
 import { ListStateDescriptor } from '../../src/core/state-descriptor.ts';
@@ -25,7 +26,7 @@ import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashHotItem, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Bid } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { bidSource, checksumSink } from './job-source.ts';
+import { BidRecord, bidSource, checksumSink } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface AuctionCount {
@@ -34,6 +35,14 @@ interface AuctionCount {
   end: number;
   count: number;
 }
+
+/** Crosses threads on the keyBy(window start) in worker mode. */
+const AuctionCountRecord = Types.record({
+  auction: 'number',
+  start: 'number',
+  end: 'number',
+  count: 'number',
+});
 
 const countBids: AggregateFunction<Bid, number, number> = {
   createAccumulator: () => 0,
@@ -87,9 +96,11 @@ export async function hotItemsWeir(params: WorkloadParams): Promise<WorkloadResu
       'bids',
     )
     .setParallelism(1)
+    .returns(BidRecord)
     .keyBy((b) => b.auction)
     .window(SlidingEventTimeWindows.of(params.sliding.sizeMs, params.sliding.slideMs))
     .aggregate(countBids, withWindow)
+    .returns(AuctionCountRecord)
     .keyBy((r) => r.start)
     .process(new HotItems(), 'HotItems')
     .sinkTo(checksumSink(accumulator, (r: AuctionCount) => hashHotItem(r.start, r.auction, r.count)));

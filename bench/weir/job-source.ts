@@ -2,10 +2,24 @@
 // GeneratorSource (one ordered stream, as one Kafka partition), with the runner's memory probe.
 import { BroadcastChannel } from 'node:worker_threads';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
+import { Types } from '../../src/core/record-type.ts';
 import type { Sink } from '../../src/core/sink.ts';
 import { ChecksumAccumulator } from '../workloads/checksum.ts';
 import { type Bid, type Event, generateBid, generateEvent } from '../workloads/generator.ts';
 import type { WorkloadParams } from '../workloads/params.ts';
+
+/**
+ * The generator's records as declared types (`returns`): in worker mode they cross threads written field by field,
+ * as Flink's jobs declare `TypeInformation.of(Event.class)` and get its POJO serializer.
+ */
+export const EventRecord = Types.record({ id: 'number', key: 'number', value: 'number', ts: 'number' });
+export const BidRecord = Types.record({
+  id: 'number',
+  auction: 'number',
+  bidder: 'number',
+  price: 'number',
+  ts: 'number',
+});
 
 /** Records per poll: large enough that the runtime's per-batch cost vanishes. */
 const BATCH = 1000;

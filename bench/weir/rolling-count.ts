@@ -9,7 +9,7 @@ import type { ValueState } from '../../src/core/state.ts';
 import { ChecksumAccumulator, hashRollingCount, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, eventSource } from './job-source.ts';
+import { checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface KeyCount {
@@ -35,6 +35,7 @@ export async function rollingCountWeir(params: WorkloadParams): Promise<Workload
   env
     .fromSource(eventSource(params), undefined, 'events')
     .setParallelism(1)
+    .returns(EventRecord)
     .keyBy((e) => e.key)
     .process(new RollingCount())
     .sinkTo(checksumSink(accumulator, (r: KeyCount) => hashRollingCount(r.key, r.count)));

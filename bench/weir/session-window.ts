@@ -16,7 +16,7 @@ import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashSession, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Bid } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { bidSource, checksumSink } from './job-source.ts';
+import { BidRecord, bidSource, checksumSink } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface Session {
@@ -56,6 +56,7 @@ export async function sessionWindowWeir(params: WorkloadParams): Promise<Workloa
       'bids',
     )
     .setParallelism(1)
+    .returns(BidRecord)
     .keyBy((b) => b.bidder)
     .window(EventTimeSessionWindows.withGap(params.session.gapMs))
     .aggregate(countBids, withSession)

@@ -4,7 +4,7 @@
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { ChecksumAccumulator, hashStateless, type WorkloadResult } from '../workloads/checksum.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, eventSource } from './job-source.ts';
+import { checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface Mapped {
@@ -19,6 +19,7 @@ export async function statelessWeir(params: WorkloadParams): Promise<WorkloadRes
   env
     .fromSource(eventSource(params), undefined, 'events')
     .setParallelism(1)
+    .returns(EventRecord)
     .map((e): Mapped => ({ key: e.key, value: e.value * multiplier + offset }))
     .filter((m) => m.value % dropModulus !== 0)
     .sinkTo(checksumSink(accumulator, (m: Mapped) => hashStateless(m.key, m.value)));

@@ -16,7 +16,7 @@ import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashWindowAggregate, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, eventSource } from './job-source.ts';
+import { checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 /** One mutable accumulator per (key, window). */
@@ -72,6 +72,7 @@ export async function tumblingWindowWeir(params: WorkloadParams): Promise<Worklo
       'events',
     )
     .setParallelism(1)
+    .returns(EventRecord)
     .keyBy((e) => e.key)
     .window(TumblingEventTimeWindows.of(params.tumbling.sizeMs))
     .aggregate(countSum, withWindow)

@@ -1,22 +1,26 @@
 // OutboundChannel: the producer's end of a channel to a consumer subtask on another thread; batches, credit-based.
+import type { RecordType } from '../core/record-type.ts';
 import type { StreamEdge } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import type { ChannelWriter } from './record-router.ts';
 import type { Subtask } from './subtask.ts';
+import { TypedRecordBatch, type TypedBatchMessage } from './typed-record-batch.ts';
 
-/** Event kinds in a batch, stored flat as (kind, a, b) triples so a record costs three array slots. */
-export const RECORD = 0;
-export const WATERMARK = 1;
-export const STATUS = 2;
-export const END = 3;
-export const BARRIER = 4;
+/**
+ * One batch ready to send: for a channel without a declared record type the events as flat (kind, a, b) triples
+ * (a record costs three array slots; msgpackr encodes them when sent), for one with a type the written batch.
+ */
+export type OutboundBatch = unknown[] | TypedBatchMessage;
 
 /** What an outbound channel needs from its thread's exchange. */
 export interface OutboundLink {
   /** Sends one batch now (the channel holds a credit for it). */
-  send(channel: OutboundChannel, events: unknown[]): void;
+  send(channel: OutboundChannel, batch: OutboundBatch): void;
   /** Asks for the channel's open batch to be sent at the end of the current turn (once per batch). */
   markDirty(channel: OutboundChannel): void;
+  /** The error for a record that does not fit the channel's declared record type. */
+  mismatch(channel: OutboundChannel, value: unknown): Error;
 }
 
 /**
@@ -27,6 +31,10 @@ export interface OutboundLink {
  * end of the current turn of the event loop (a microtask the exchange schedules once per batch), so a source batch,
  * a timer firing or an incoming batch leaves the thread as few messages.
  *
+ * **Encoding.** When the producer declared its record type (`stream.returns(Types.record(...))`), each record is
+ * written field by field into a {@link TypedRecordBatch} as it arrives, and a record that does not fit fails at
+ * once; otherwise the events wait as (kind, a, b) triples and the exchange encodes them with msgpackr when it sends.
+ *
  * **Credit.** The consumer grants credits, one per batch it can take (Flink's credit-based flow control). A batch
  * without credit waits here; the channel is then congested: the source subtasks on this thread that feed it are
  * held back (not polled) and the channels from other threads that feed it withhold their own credits, so memory
@@ -34,9 +42,11 @@ export interface OutboundLink {
  */
 export class OutboundChannel implements ChannelWriter {
   private events: unknown[] = [];
+  /** The open batch when the producer declared its record type (`returns`); then `events` stays empty. */
+  private readonly typed: TypedRecordBatch | undefined;
   private count = 0;
   /** Batches waiting for credit, oldest first. */
-  private readonly waiting: unknown[][] = [];
+  private readonly waiting: OutboundBatch[] = [];
   congested = false;
   /** Source subtasks on this thread whose records reach this channel (held back while congested). */
   sources: readonly Subtask[] = [];
@@ -55,36 +65,49 @@ export class OutboundChannel implements ChannelWriter {
     /** Batches the consumer can take before it grants more. */
     public credits: number,
     private readonly batchSize: number,
-  ) {}
+    /** The producer's declared record type: records are written field by field instead of through msgpackr. */
+    recordType: RecordType<unknown> | undefined = undefined,
+  ) {
+    this.typed = recordType !== undefined ? new TypedRecordBatch(recordType, batchSize) : undefined;
+  }
 
   process(value: unknown, timestamp: number): void {
-    this.events.push(RECORD, value, timestamp);
-    this.added();
+    this.record(value, timestamp);
   }
 
   processKeyed(value: unknown, timestamp: number): void {
     // The consumer extracts the key again: a key is not worth its bytes on the wire.
-    this.events.push(RECORD, value, timestamp);
+    this.record(value, timestamp);
+  }
+
+  private record(value: unknown, timestamp: number): void {
+    const typed = this.typed;
+    if (typed === undefined) this.events.push(RECORD, value, timestamp);
+    else if (!typed.record(value, timestamp)) throw this.link.mismatch(this, value);
     this.added();
   }
 
   watermark(watermark: number): void {
-    this.events.push(WATERMARK, watermark, 0);
+    if (this.typed === undefined) this.events.push(WATERMARK, watermark, 0);
+    else this.typed.watermark(watermark);
     this.added();
   }
 
   status(idle: boolean): void {
-    this.events.push(STATUS, idle, 0);
+    if (this.typed === undefined) this.events.push(STATUS, idle, 0);
+    else this.typed.status(idle);
     this.added();
   }
 
   endOfInput(): void {
-    this.events.push(END, 0, 0);
+    if (this.typed === undefined) this.events.push(END, 0, 0);
+    else this.typed.endOfInput();
     this.added();
   }
 
   barrier(barrier: CheckpointBarrier): void {
-    this.events.push(BARRIER, barrier, 0);
+    if (this.typed === undefined) this.events.push(BARRIER, barrier, 0);
+    else this.typed.barrier(barrier);
     this.added();
   }
 
@@ -97,15 +120,19 @@ export class OutboundChannel implements ChannelWriter {
   /** Sends the open batch, or parks it until credit arrives. */
   flush(): void {
     if (this.count === 0) return;
-    const events = this.events;
-    this.events = [];
+    let batch: OutboundBatch;
+    if (this.typed !== undefined) batch = this.typed.take();
+    else {
+      batch = this.events;
+      this.events = [];
+    }
     this.count = 0;
     if (this.credits > 0 && this.waiting.length === 0) {
       this.credits--;
-      this.link.send(this, events);
+      this.link.send(this, batch);
       return;
     }
-    this.waiting.push(events);
+    this.waiting.push(batch);
     if (!this.congested) {
       this.congested = true;
       this.onCongestion?.(true);

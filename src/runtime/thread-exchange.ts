@@ -5,17 +5,12 @@ import type * as Msgpackr from 'msgpackr';
 import { WeirError } from '../core/errors.ts';
 import type { StreamEdge, StreamGraph } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import type { RecordType } from '../core/record-type.ts';
+import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import type { InputChannel } from './input-channel.ts';
-import {
-  BARRIER,
-  END,
-  OutboundChannel,
-  RECORD,
-  STATUS,
-  WATERMARK,
-  type OutboundLink,
-} from './outbound-channel.ts';
+import { OutboundChannel, type OutboundBatch, type OutboundLink } from './outbound-channel.ts';
 import type { Subtask } from './subtask.ts';
+import { deliverTypedBatch, describeMismatch } from './typed-record-batch.ts';
 
 /**
  * Events per batch: enough to amortise a message (its encoding call, the consumer thread's wake-up and a credit
@@ -38,14 +33,21 @@ class InboundChannel {
     readonly channel: InputChannel,
     readonly id: number,
     readonly peer: Peer,
+    /** The producer's declared record type, when it has one: its batches arrive as typed record batches. */
+    readonly recordType: RecordType<unknown> | undefined,
   ) {}
+}
+
+/** The record type a channel on `edge` writes with: the producer's declared type, for its main output only. */
+function recordTypeOf(edge: StreamEdge): RecordType<unknown> | undefined {
+  return edge.sideTag === undefined ? edge.source.transformation.outputType : undefined;
 }
 
 let codec: typeof Msgpackr | undefined;
 
 /**
- * msgpackr, loaded when a job first exchanges records between threads: it loads its native accelerator
- * (msgpackr-extract) with it, and `import 'weir'` must load no native addon for jobs on one thread.
+ * msgpackr, loaded when a job first exchanges records without a declared type between threads: it loads its native
+ * accelerator (msgpackr-extract) with it, and `import 'weir'` must load no native addon for jobs on one thread.
  */
 function msgpackr(): typeof Msgpackr {
   codec ??= createRequire(import.meta.url)('msgpackr') as typeof Msgpackr;
@@ -54,12 +56,19 @@ function msgpackr(): typeof Msgpackr {
 
 /** One other thread: the port to it and the codec state of each direction. */
 class Peer {
-  readonly packr = new (msgpackr().Packr)({
-    useRecords: true,
-    moreTypes: true,
-    writeFunction: rejectFunction,
-  });
-  readonly unpackr = new (msgpackr().Unpackr)({ useRecords: true, moreTypes: true });
+  private encoder: Msgpackr.Packr | undefined = undefined;
+  private decoder: Msgpackr.Unpackr | undefined = undefined;
+  /** Made when a batch without a declared record type first crosses to this peer (typed batches need none). */
+  get packr(): Msgpackr.Packr {
+    return (this.encoder ??= new (msgpackr().Packr)({
+      useRecords: true,
+      moreTypes: true,
+      writeFunction: rejectFunction,
+    }));
+  }
+  get unpackr(): Msgpackr.Unpackr {
+    return (this.decoder ??= new (msgpackr().Unpackr)({ useRecords: true, moreTypes: true }));
+  }
   /** Credit grants collected while handling one message, sent as one reply. */
   grants: number[] = [];
   constructor(
@@ -132,6 +141,7 @@ export class ThreadExchange implements OutboundLink {
       host,
       this.credits,
       this.batchSize,
+      recordTypeOf(edge),
     );
     this.peer(host);
     this.outbound.set(channel.id, channel);
@@ -141,7 +151,7 @@ export class ThreadExchange implements OutboundLink {
   /** Registers a consumer's channel from producer subtask `p` on thread `host`. */
   openInbound(edge: StreamEdge, p: number, c: number, host: number, channel: InputChannel): void {
     const id = this.channelId(edge, p, c);
-    const inbound = new InboundChannel(channel, id, this.peer(host));
+    const inbound = new InboundChannel(channel, id, this.peer(host), recordTypeOf(edge));
     this.inbound.set(id, inbound);
     channel.remote = { released: () => this.release(inbound) };
   }
@@ -196,9 +206,18 @@ export class ThreadExchange implements OutboundLink {
     queueMicrotask(this.flushAll);
   }
 
-  send(channel: OutboundChannel, events: unknown[]): void {
+  send(channel: OutboundChannel, batch: OutboundBatch): void {
     if (this.closed) return;
     const peer = this.peers.get(channel.host)!;
+    if (!Array.isArray(batch)) {
+      // A typed batch: its numbers' buffer is transferred; strings and barriers (rare, small) are cloned.
+      peer.port.postMessage(
+        [channel.id, batch.numbers, batch.strings, batch.barriers],
+        [batch.numbers.buffer],
+      );
+      return;
+    }
+    const events = batch;
     let bytes: Uint8Array;
     try {
       bytes = peer.packr.pack(events);
@@ -208,6 +227,14 @@ export class ThreadExchange implements OutboundLink {
     // The packer reuses its buffer: copy into one this message owns and transfer it.
     const owned = new Uint8Array(bytes);
     peer.port.postMessage([channel.id, owned], [owned.buffer]);
+  }
+
+  mismatch(channel: OutboundChannel, value: unknown): Error {
+    const type = recordTypeOf(channel.edge)!;
+    const { field, problem } = describeMismatch(type, value);
+    return new RecordSerializationError(
+      `A record emitted by '${channel.edge.source.name}' (subtask ${channel.producerIndex + 1}/${channel.edge.source.parallelism}) cannot cross threads on edge ${channel.describe()}: ${field === undefined ? 'the record' : `field '${field}'`} ${problem}`,
+    );
   }
 
   private peer(host: number): Peer {
@@ -234,8 +261,17 @@ export class ThreadExchange implements OutboundLink {
       }
       const inbound = this.inbound.get(id);
       if (inbound === undefined) throw new WeirError(`A batch arrived for unknown channel ${id}`);
-      const events = peer.unpackr.unpack(payload as Uint8Array) as unknown[];
-      deliver(inbound.channel, events);
+      if (inbound.recordType !== undefined) {
+        deliverTypedBatch(
+          inbound.recordType,
+          payload as Float64Array,
+          message[2] as string[] | undefined,
+          message[3] as CheckpointBarrier[] | undefined,
+          inbound.channel,
+        );
+      } else {
+        deliver(inbound.channel, peer.unpackr.unpack(payload as Uint8Array) as unknown[]);
+      }
       if (inbound.channel.blocked || inbound.withheld > 0) inbound.owed++;
       else peer.grants.push(id, 1);
       this.sendGrants(peer);

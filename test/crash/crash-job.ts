@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { OutputTag } from '../../src/core/output-tag.ts';
+import { Types } from '../../src/core/record-type.ts';
 import type { DataStream } from '../../src/api/data-stream.ts';
 import type { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { SeededRandom } from '../../src/connectors/seeded-random.ts';
@@ -14,6 +15,9 @@ import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { TumblingEventTimeWindows } from '../../src/windowing/assigners/tumbling-event-time-windows.ts';
 import type { KillSwitch } from './kill-switch.ts';
 import { committedLines as committedLinesIn } from '../support/committed-lines.ts';
+
+/** A transaction's declared record type. */
+export const TxRecord = Types.record({ id: 'number', card: 'string', amount: 'number', ts: 'number' });
 
 /** A card transaction; `ts` grows with the index, so each source subtask is in order and nothing is late. */
 export interface Tx {
@@ -52,7 +56,9 @@ export async function buildCrashJob(
       'transactions',
     )
     .setParallelism(2)
-    .uid('transactions');
+    .uid('transactions')
+    // Declared, so that in worker mode transactions cross threads as typed record batches (strings and fractions).
+    .returns(TxRecord);
   // With a kill switch, every record passes it (a kill at the N-th read) and it listens to every sink's
   // pre-commits and commits.
   const tx =

@@ -1,10 +1,11 @@
 // A job run as its own process in worker mode: the crash job, plus what a mode adds (a dying worker, a record that
-// cannot cross threads, a cancel, a stop with a savepoint inspected through the CLI). Every worker imports this module
+// cannot cross threads or does not fit its declared type, a cancel, a stop with a savepoint inspected through the CLI). Every worker imports this module
 // again, as a user's job module is: the CLI's import included.
 // Arguments: outDir checkpointDir count workers mode [savepoint to resume from, mode 'resume'].
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { Types, type RecordType } from '../../src/core/record-type.ts';
 import type { Sink } from '../../src/core/sink.ts';
 import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
@@ -73,6 +74,15 @@ if (mode === 'exit') {
   transactions()
     .setParallelism(2)
     .map((t) => ({ id: t.id, details: { card: t.card, recheck: () => t.amount > 10 } }), 'with-callback')
+    .rebalance()
+    .map((t) => t.id, 'after-rebalance')
+    .sinkTo(discard);
+} else if (mode === 'mistyped') {
+  // Declares amounts as numbers, but every 1,000th transaction holds its amount as text.
+  transactions()
+    .setParallelism(2)
+    .map((t) => (t.id % 1000 === 999 ? { ...t, amount: String(t.amount) } : t), 'amounts')
+    .returns(Types.record({ id: 'number', card: 'string', amount: 'number', ts: 'number' }) as RecordType<Tx>)
     .rebalance()
     .map((t) => t.id, 'after-rebalance')
     .sinkTo(discard);

@@ -83,6 +83,16 @@ describe('worker mode', { timeout: 300_000 }, () => {
     );
   });
 
+  it('fails a record that does not fit its declared type, naming the operator, the edge and the field', async () => {
+    const run = await runJob('mistyped', 2, 'mistyped');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      // Refused where it is written, inside the operator's call: the failure names the record it was processing too.
+      /FAILED Operator 'amounts' \(subtask (\d)\/2\) failed while processing record \{"id":\d+,"card":"card-\d+","amount":\d+,"ts":\d+\}: A record emitted by 'amounts' \(subtask \1\/2\) cannot cross threads on edge 'amounts' → 'after-rebalance' \(rebalance\), subtask \d → \d: field 'amount' holds the string "\d+(\.\d+)?" where \{id: number, card: string, amount: number, ts: number\} declares number/,
+    );
+  });
+
   it('cancelled, ends every worker thread (the process exits on its own)', async () => {
     const run = await runJob('cancel', 2, 'cancel');
     assert.equal(run.code, 0, run.stderr);

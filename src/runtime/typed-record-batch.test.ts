@@ -1,0 +1,187 @@
+// Typed record batches over a real MessageChannel: exact values and order, and records that do not fit their type.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MessageChannel } from 'node:worker_threads';
+import { Types, type RecordType } from '../core/record-type.ts';
+import { Transformation } from '../graph/transformation.ts';
+import { StreamGraph } from '../graph/stream-graph.ts';
+import type { InputChannel } from './input-channel.ts';
+import { RecordSerializationError, ThreadExchange } from './thread-exchange.ts';
+
+const Click = Types.record({ user: 'string', page: 'number', premium: 'boolean', ts: 'number' });
+
+/** source 'clicks' (declared type) → rebalance → 'count', at parallelism 2. */
+function graph(type: RecordType<any> | undefined) {
+  const source = new Transformation('source', 'clicks', []);
+  source.outputType = type;
+  const rebalanced = new Transformation('partition', 'rebalance', [source]);
+  rebalanced.partitioning = { kind: 'rebalance' };
+  const count = new Transformation('operator', 'count', [rebalanced]);
+  const sink = new Transformation('sink', 'out', [count]);
+  return new StreamGraph([sink], { defaultParallelism: 2 });
+}
+
+function pair(type: RecordType<any> | undefined, batchSize: number) {
+  const g = graph(type);
+  const edge = g.nodes[0]!.outputs[0]!;
+  const { port1, port2 } = new MessageChannel();
+  const failures: unknown[] = [];
+  const producer = new ThreadExchange(g, new Map([[2, port1]]), (e) => failures.push(e), batchSize, 4);
+  const consumer = new ThreadExchange(g, new Map([[1, port2]]), (e) => failures.push(e), batchSize, 4);
+  const received: unknown[] = [];
+  const log: string[] = [];
+  const channel = {
+    blocked: false,
+    remote: undefined,
+    process: (value: unknown, ts: number) => {
+      received.push(value);
+      log.push(`record @${ts}`);
+    },
+    watermark: (w: number) => log.push(`watermark ${w}`),
+    status: (idle: boolean) => log.push(`idle ${idle}`),
+    endOfInput: () => log.push('end'),
+    barrier: (b: { id: number; kind: string }) => log.push(`barrier ${b.id} ${b.kind}`),
+    describe: () => 'channel',
+  } as unknown as InputChannel;
+  consumer.openInbound(edge, 0, 1, 1, channel);
+  const out = producer.openOutbound(edge, 0, 1, 2);
+  producer.start();
+  consumer.start();
+  return { out, received, log, failures, close: () => (producer.close(), consumer.close()) };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('typed record batches', () => {
+  it('carry every declared field exactly, with watermarks, idleness, barriers and end of input in order', async () => {
+    const { out, received, log, failures, close } = pair(Click, 3);
+    out.process({ user: 'ada', page: -0, premium: true, ts: 1.5 }, 10);
+    out.watermark(9);
+    out.process({ ts: NaN, premium: false, page: 2 ** 53 + 2, user: '' }, 11);
+    out.status(true);
+    out.barrier({ id: 7, timestamp: 3, kind: 'savepoint' });
+    out.processKeyed({ user: 'zoë 🌊', page: -Infinity, premium: false, ts: 0 }, -5);
+    out.endOfInput();
+    await until(() => log.length === 7);
+    assert.deepEqual(log, [
+      'record @10',
+      'watermark 9',
+      'record @11',
+      'idle true',
+      'barrier 7 savepoint',
+      'record @-5',
+      'end',
+    ]);
+    assert.deepEqual(received, [
+      { user: 'ada', page: -0, premium: true, ts: 1.5 },
+      { user: '', page: 2 ** 53 + 2, premium: false, ts: NaN },
+      { user: 'zoë 🌊', page: -Infinity, premium: false, ts: 0 },
+    ]);
+    assert.ok(Object.is((received[0] as { page: number }).page, -0));
+    // Declaration order, plain objects: every decoded record has the same shape.
+    assert.deepEqual(Object.keys(received[1]!), ['user', 'page', 'premium', 'ts']);
+    assert.equal(Object.getPrototypeOf(received[2]), Object.prototype);
+    assert.deepEqual(failures, []);
+    close();
+  });
+
+  it('fill batches past their first buffer and keep strings in step with numbers', async () => {
+    const { out, received, close } = pair(Click, 1000);
+    for (let i = 0; i < 700; i++) out.process({ user: `u${i}`, page: i, premium: i % 3 === 0, ts: i * 2 }, i);
+    out.flush();
+    await until(() => received.length === 700);
+    assert.deepEqual(received[0], { user: 'u0', page: 0, premium: true, ts: 0 });
+    assert.deepEqual(received[699], { user: 'u699', page: 699, premium: true, ts: 1398 });
+    assert.equal(
+      received.every(
+        (r, i) =>
+          (r as { user: string; page: number }).user === `u${i}` && (r as { page: number }).page === i,
+      ),
+      true,
+    );
+    close();
+  });
+
+  const refused: [string, unknown, string][] = [
+    [
+      'a field of another type',
+      { user: 'ada', page: '3', premium: true, ts: 1 },
+      `field 'page' holds the string "3" where {user: string, page: number, premium: boolean, ts: number} declares number`,
+    ],
+    [
+      'a missing field',
+      { user: 'ada', page: 3, ts: 1 },
+      `field 'premium' holds undefined where {user: string, page: number, premium: boolean, ts: number} declares boolean`,
+    ],
+    [
+      'a field that is not declared',
+      { user: 'ada', page: 3, premium: true, ts: 1, extra: 0 },
+      `field 'extra' is not declared in {user: string, page: number, premium: boolean, ts: number} (it would be lost)`,
+    ],
+    [
+      'a class instance',
+      new (class Visit {
+        user = 'ada';
+        page = 1;
+        premium = true;
+        ts = 1;
+      })(),
+      'the record is an instance of Visit; a declared record type carries plain objects only',
+    ],
+    ['a number instead of a record', 42, 'the record is the number 42, not an object'],
+    ['null', null, 'the record is null, not an object'],
+  ];
+  for (const [what, record, problem] of refused) {
+    it(`refuse ${what}, naming the operator, the edge and the field`, () => {
+      const { out, close } = pair(Click, 10);
+      assert.throws(
+        () => out.process(record, 5),
+        (error: unknown) =>
+          error instanceof RecordSerializationError &&
+          error.message ===
+            `A record emitted by 'clicks' (subtask 1/2) cannot cross threads on edge 'clicks' → 'count' (rebalance), subtask 1 → 2: ${problem}`,
+      );
+      close();
+    });
+  }
+
+  it('leave a refused record out of the batch: the records around it arrive unchanged', async () => {
+    const { out, received, close } = pair(Click, 10);
+    out.process({ user: 'a', page: 1, premium: true, ts: 1 }, 1);
+    assert.throws(
+      () => out.process({ user: 'b', page: 2, premium: 'yes', ts: 2 }, 2),
+      RecordSerializationError,
+    );
+    out.process({ user: 'c', page: 3, premium: false, ts: 3 }, 3);
+    out.flush();
+    await until(() => received.length === 2);
+    assert.deepEqual(received, [
+      { user: 'a', page: 1, premium: true, ts: 1 },
+      { user: 'c', page: 3, premium: false, ts: 3 },
+    ]);
+    close();
+  });
+
+  it('leave streams without a declared type to msgpackr, which carries nested values', async () => {
+    const { out, received, close } = pair(undefined, 10);
+    out.process({ user: 'ada', tags: ['x'], nested: { a: 1 } }, 1);
+    out.flush();
+    await until(() => received.length === 1);
+    assert.deepEqual(received, [{ user: 'ada', tags: ['x'], nested: { a: 1 } }]);
+    close();
+  });
+});
+
+describe('Types.record', () => {
+  it('describes its fields and refuses a field type it cannot write', () => {
+    assert.equal(Click.describe(), '{user: string, page: number, premium: boolean, ts: number}');
+    assert.deepEqual([Click.numericFields, Click.stringFields], [3, 1]);
+    assert.throws(
+      () => Types.record({ when: 'date' as 'number' }),
+      /field 'when' has type "date"; a flat record's fields are 'number', 'string' or 'boolean'/,
+    );
+    assert.throws(() => Types.record({}), /at least one field/);
+  });
+});
