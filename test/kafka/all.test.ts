@@ -6,4 +6,5 @@ import './kafka-broker-restart.test.ts';
 import './kafka-crash.test.ts';
 import './repartition-exchange.test.ts';
 import './repartition-edge.test.ts';
+import './task-membership.test.ts';
 import './kafka-example.test.ts';

@@ -31,6 +31,9 @@ export { jsonCodec, msgpackCodec, type RepartitionCodec } from './repartition-co
 export { keyGroupsOfPartition, partitionForKey, partitionForKeyGroup } from './repartition-partitioner.ts';
 export type { RepartitionMarker } from './repartition-marker.ts';
 
+// Scale-out: the job's consumer group assigns its tasks to processes
+export { TaskMembership, type TaskListener, type TaskMembershipOptions } from './task-membership.ts';
+
 // Client
 export { KafkaError, type KafkaProperties } from './kafka-client.ts';
 export { KafkaClientBuilder, type KafkaSaslOptions, type KafkaTlsOptions } from './kafka-client-builder.ts';

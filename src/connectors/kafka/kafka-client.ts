@@ -73,8 +73,30 @@ export interface ClientConsumer {
    */
   setDefaultIsTimeoutOnlyForFirstMessage(only: boolean): void;
   commit(offsets: TopicPartitionOffset[]): void;
+  /** Joins the consumer group's subscription to these topics (the group assigns their partitions). */
+  subscribe(topics: string[]): void;
+  /** Leaves the subscription: the assignment is revoked through the rebalance callback, then the group is left. */
+  unsubscribe(): void;
+  /** Cooperative rebalancing: adds partitions to the assignment (from the rebalance callback's assign event). */
+  incrementalAssign(assignments: TopicPartition[]): void;
+  /** Cooperative rebalancing: removes partitions from the assignment (acknowledges a revoke event). */
+  incrementalUnassign(assignments: TopicPartition[]): void;
+  /** In a revoke event: whether the group already gave the partitions away (the session expired). */
+  assignmentLost(): boolean;
+  /** 'COOPERATIVE', 'EAGER', or 'NONE' before the first rebalance. */
+  rebalanceProtocol(): string;
   on(event: 'event.error', listener: (error: LibrdKafkaError) => void): void;
 }
+
+/** librdkafka's rebalance callback: an assign or revoke event and the partitions it concerns. */
+export type RebalanceCallback = (error: LibrdKafkaError | undefined, assignment: TopicPartition[]) => void;
+
+/** The configuration of a consumer: properties, and the rebalance callback of a group member. */
+export type ClientConsumerConfig = Record<string, string | number | boolean | RebalanceCallback>;
+
+/** librdkafka's codes of the two rebalance events (ERR__ASSIGN_PARTITIONS, ERR__REVOKE_PARTITIONS). */
+export const ASSIGN_PARTITIONS = -175;
+export const REVOKE_PARTITIONS = -174;
 
 export interface ClientProducer {
   connect(options: { timeout?: number }, cb: Callback<ClientMetadata>): void;
@@ -137,7 +159,7 @@ export interface ClientAdmin {
 export type KafkaProperties = Record<string, string | number | boolean>;
 
 interface ClientModule {
-  KafkaConsumer: new (config: KafkaProperties, topicConfig?: KafkaProperties) => ClientConsumer;
+  KafkaConsumer: new (config: ClientConsumerConfig, topicConfig?: KafkaProperties) => ClientConsumer;
   Producer: new (config: KafkaProperties, topicConfig?: KafkaProperties) => ClientProducer;
   AdminClient: { create(config: KafkaProperties): ClientAdmin };
   CODES: { ERRORS: Record<string, number> };
