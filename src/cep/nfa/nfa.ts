@@ -168,6 +168,42 @@ export class NFA<T> {
     }
   }
 
+  /**
+   * The earliest time at which a partial match of `nfaState` times out (first event + window, or previous event +
+   * gap), Infinity when none can: the operator wakes the key up then without further input. O(1) for
+   * first-to-last windows (the heap's root, as in {@link anyTimedOut}), else O(partial matches).
+   */
+  nextTimeout(nfaState: NFAState): number {
+    const partial = nfaState.partialMatches.items;
+    if (!this.hasWindows || partial.length === 0) return Number.POSITIVE_INFINITY;
+    if (this.windowTimes.size === 0) {
+      const root = partial[0]!;
+      if (root.startEventId === null) return Number.POSITIVE_INFINITY; // only start states wait
+      if (!this.isStartState(root)) return root.startTimestamp + this.windowTime;
+    }
+    let next = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < partial.length; i++) {
+      const cs = partial[i]!;
+      // start states never time out (as isStateTimedOut)
+      if (cs.startEventId === null || this.isStartState(cs)) continue;
+      if (this.windowTime > 0 && cs.startTimestamp + this.windowTime < next)
+        next = cs.startTimestamp + this.windowTime;
+      if (this.windowTimes.size === 0) continue;
+      const gap = this.windowTimes.get(cs.currentStateName);
+      if (gap !== undefined && gap > 0 && cs.previousTimestamp + gap < next)
+        next = cs.previousTimestamp + gap;
+    }
+    return next;
+  }
+
+  /** True when `nfaState` holds no partial match (only start states wait) and no held-back completed match. */
+  isIdle(nfaState: NFAState): boolean {
+    if (nfaState.completedMatches.items.length > 0) return false;
+    const partial = nfaState.partialMatches.items;
+    for (let i = 0; i < partial.length; i++) if (partial[i]!.startEventId !== null) return false;
+    return true;
+  }
+
   private advanceTimeSlow(
     accessor: SharedBufferAccessor<T>,
     nfaState: NFAState,

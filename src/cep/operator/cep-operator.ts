@@ -25,6 +25,8 @@ import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
+import { DueKeyQueue, type DueKey } from './due-key-queue.ts';
+import type { NormalizedKey } from '../../state/key-hash.ts';
 import {
   snapshotPartialMatches,
   type KeyMatchState,
@@ -97,6 +99,13 @@ export class CepOperator<IN, KEY, OUT>
   private computationStates!: InternalValueState<VoidNamespace, NFAState>;
   private elementQueueState!: InternalValueState<VoidNamespace, ElementQueue<IN>>;
   private readonly queuePool: ElementQueue<IN>[] = [];
+  /**
+   * Event time: every key holding queued elements or a partial match that can time out, by normalised key, and the
+   * same keys ordered by the time they must wake up at. They replace an event-time timer per key.
+   */
+  private readonly dueKeys = new Map<NormalizedKey, DueKey<ElementQueue<IN>>>();
+  private readonly dueQueue = new DueKeyQueue<ElementQueue<IN>>();
+  private backend!: KeyedStateBackend;
   /** An initial NFA state not yet stored for any key: keys that start nothing share it instead of allocating. */
   private spareInitialState: NFAState | undefined = undefined;
   private accessor!: SharedBufferAccessor<IN>;
@@ -164,6 +173,8 @@ export class CepOperator<IN, KEY, OUT>
     );
     this.nfa = new NFA(this.compiled, this.handleTimeout);
     this.collector = new CepCollector(this.output);
+    this.backend = backend;
+    if (!this.isProcessingTime) this.restoreDueKeys();
     const group = this.context.metricGroup;
     group.gauge('numPartialMatches', { getValue: () => this.liveCounts().partialMatches });
     group.gauge('numSharedBufferEvents', { getValue: () => this.liveCounts().events });
@@ -193,7 +204,7 @@ export class CepOperator<IN, KEY, OUT>
     }
     // In event time the watermark is trusted: an element at or before it is late (Flink's CepOperator check).
     if (timestamp > this.timerService.currentWatermark()) {
-      this.bufferEvent(value, timestamp);
+      this.bufferEventInEventTime(value, timestamp);
     } else if (this.lateDataOutputTag !== undefined) {
       this.output.collectSide(this.lateDataOutputTag, value, timestamp);
     } else if (++this.numLateRecordsDropped === 1) {
@@ -201,14 +212,20 @@ export class CepOperator<IN, KEY, OUT>
     }
   }
 
+  /**
+   * Event time registers no timers (see {@link processWatermark}); a timer restored from a snapshot taken before
+   * that (one per key) wakes its key up as its turn would.
+   */
   onEventTime(_timer: InternalTimer<KEY, VoidNamespace>): void {
-    const watermark = this.timerService.currentWatermark();
-    const nfaState = this.getNFAState();
-    const queue = this.elementQueueState.value();
-    if (queue !== undefined && queue.timestamps[0]! <= watermark)
-      this.processQueue(nfaState, queue, watermark);
-    this.advanceTime(nfaState, watermark);
-    this.updateNFA(nfaState);
+    const backend = this.backend;
+    const normalizedKey = backend.currentNormalizedKey();
+    let due = this.dueKeys.get(normalizedKey);
+    if (due === undefined) {
+      due = this.newDueKey(backend.getCurrentKey(), normalizedKey, this.elementQueueState.value());
+    } else {
+      this.dueQueue.unschedule(due);
+    }
+    this.wake(due, this.timerService.currentWatermark());
   }
 
   onProcessingTime(_timer: InternalTimer<KEY, VoidNamespace>): void {
@@ -219,7 +236,20 @@ export class CepOperator<IN, KEY, OUT>
     this.updateNFA(nfaState);
   }
 
+  /**
+   * Event time: wakes every key due at or before the watermark, in the order of their wake-up times (keys due at the
+   * same time in the order that time was set), as timers at each key's earliest queued element and at its partial
+   * matches' timeouts would fire; then fires timers and forwards the watermark.
+   */
   override processWatermark(watermark: number): void {
+    if (!this.isProcessingTime) {
+      const backend = this.backend;
+      let due: DueKey<ElementQueue<IN>> | undefined;
+      while ((due = this.dueQueue.takeDue(watermark)) !== undefined) {
+        backend.setCurrentNormalizedKey(due.normalizedKey, due.key);
+        this.wake(due, watermark);
+      }
+    }
     super.processWatermark(watermark);
     if (this.numLateRecordsDropped !== this.lateRecordLog.logged)
       this.lateRecordLog.report(this.numLateRecordsDropped, false);
@@ -231,22 +261,74 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   /**
-   * Feeds the queued elements with timestamp <= `upTo` to the NFA, `advanceTime` before each timestamp. An emptied
-   * queue leaves the state before any element is processed; in event time the key's timer moves to the earliest
-   * element left (its earlier timers have all fired by now: each was at a timestamp <= the watermark).
+   * Wakes the current key (`due`, out of the queue) at the watermark: feeds its queued elements up to it to the NFA,
+   * advances the NFA to it, then stores the NFA state (or drops it, and the key's shared-buffer counters, when no
+   * partial match is left) and queues the key again at its next wake-up time, or forgets it.
    */
-  private processQueue(nfaState: NFAState, queue: ElementQueue<IN>, upTo: number): void {
+  private wake(due: DueKey<ElementQueue<IN>>, watermark: number): void {
+    const nfaState = this.getNFAState();
+    const queue = due.queue;
+    if (queue !== undefined && queue.timestamps[0]! <= watermark) {
+      if (this.processQueue(nfaState, queue, watermark)) due.queue = undefined;
+    }
+    this.advanceTime(nfaState, watermark);
+    this.updateNFA(nfaState);
+    this.scheduleWake(due, nfaState);
+  }
+
+  /** Queues `due` at the earliest of its first queued element and its next timeout, or forgets it when neither. */
+  private scheduleWake(due: DueKey<ElementQueue<IN>>, nfaState: NFAState): void {
+    const timeout = this.nfa.nextTimeout(nfaState);
+    const queue = due.queue;
+    const first = queue === undefined ? Number.POSITIVE_INFINITY : queue.timestamps[0]!;
+    const at = first < timeout ? first : timeout;
+    if (at === Number.POSITIVE_INFINITY) this.dueKeys.delete(due.normalizedKey);
+    else this.dueQueue.schedule(due, at);
+  }
+
+  private newDueKey(
+    key: unknown,
+    normalizedKey: NormalizedKey,
+    queue: ElementQueue<IN> | undefined,
+  ): DueKey<ElementQueue<IN>> {
+    const due: DueKey<ElementQueue<IN>> = {
+      key,
+      normalizedKey,
+      queue,
+      wakeAt: Number.POSITIVE_INFINITY,
+      stamp: -1,
+    };
+    this.dueKeys.set(normalizedKey, due);
+    return due;
+  }
+
+  /**
+   * After a restore, queues every key the keyed state holds a queue or a partial match for (keys are assigned by key
+   * group, so this works at any parallelism). Timers are not needed: each key's wake-up time follows from its state.
+   */
+  private restoreDueKeys(): void {
+    const backend = this.backend;
+    for (const key of [...backend.getKeys(NFA_STATE_NAME), ...backend.getKeys(EVENT_QUEUE_STATE_NAME)]) {
+      backend.setCurrentKey(key);
+      const normalizedKey = backend.currentNormalizedKey();
+      if (this.dueKeys.has(normalizedKey)) continue;
+      const due = this.newDueKey(key, normalizedKey, this.elementQueueState.value());
+      this.scheduleWake(due, this.getNFAState());
+    }
+    if (this.dueKeys.size > 0) backend.clearCurrentKey();
+  }
+
+  /**
+   * Feeds the queued elements with timestamp <= `upTo` to the NFA, `advanceTime` before each timestamp. An emptied
+   * queue leaves the state before any element is processed. Returns true when the queue was emptied.
+   */
+  private processQueue(nfaState: NFAState, queue: ElementQueue<IN>, upTo: number): boolean {
     const timestamps = queue.timestamps;
     const elements = queue.elements;
     const size = queue.size;
     let n = 1;
     while (n < size && timestamps[n]! <= upTo) n++;
-    if (n === size) {
-      this.elementQueueState.clear();
-    } else {
-      // Stryker disable next-line ConditionalExpression: in processing time `upTo` is infinite, so the whole queue is taken
-      if (!this.isProcessingTime) this.timerService.registerEventTimeTimer(VoidNamespace, timestamps[n]!);
-    }
+    if (n === size) this.elementQueueState.clear();
     // Nothing but this loop touches the key's queue until it ends (no element can arrive meanwhile), so the
     // processed slots are dropped after it.
     const comparator = this.comparator;
@@ -277,41 +359,47 @@ export class CepOperator<IN, KEY, OUT>
     // (the heap backend holds the queue itself; written back for backends that copy)
     if (n < size) {
       this.elementQueueState.update(queue);
-      return;
+      return false;
     }
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: the pool only saves allocations; any queue it hands out is reset before use
     if (this.queuePool.length < QUEUE_POOL_SIZE && timestamps.length <= POOLED_CAPACITY) {
       this.queuePool.push(queue);
     }
+    return true;
   }
 
   /**
-   * Queues an element in (timestamp, arrival) order. Event time: a timer at the element when it is the key's
-   * earliest (a timer at an earlier-earliest element stays: it fires in the round that processes that element, so
-   * the key fires at the same watermarks as with a timer per timestamp). Processing time: a timer after each new
-   * millisecond, as Flink.
+   * Event time: queues an element in the key's queue, read from the key's due entry rather than from state (the
+   * entry holds the same object), and moves the key's wake-up time earlier when the element is due before it.
    */
-  private bufferEvent(event: IN, timestamp: number): void {
-    let queue = this.elementQueueState.value();
-    if (queue === undefined) {
-      queue = this.queuePool.pop();
-      // Stryker disable next-line ConditionalExpression: a fresh queue instead of a pooled one only costs an allocation
-      if (queue === undefined) {
-        queue = { size: 1, timestamps: [timestamp], elements: [event] };
-      } else {
-        queue.size = 1;
-        queue.timestamps[0] = timestamp;
-        queue.elements[0] = event;
-      }
-      this.elementQueueState.update(queue);
-      this.registerTimer(timestamp);
-      return;
-    }
+  private bufferEventInEventTime(event: IN, timestamp: number): void {
+    const backend = this.backend;
+    const normalizedKey = backend.currentNormalizedKey();
+    let due = this.dueKeys.get(normalizedKey);
+    if (due === undefined) due = this.newDueKey(backend.getCurrentKey(), normalizedKey, undefined);
+    if (due.queue === undefined) due.queue = this.newQueue(event, timestamp);
+    else this.insertIntoQueue(due.queue, event, timestamp);
+    this.elementQueueState.update(due.queue);
+    if (timestamp < due.wakeAt) this.dueQueue.schedule(due, timestamp);
+  }
+
+  /** A queue of one element, from the pool when it has one. */
+  private newQueue(event: IN, timestamp: number): ElementQueue<IN> {
+    const queue = this.queuePool.pop();
+    // Stryker disable next-line ConditionalExpression: a fresh queue instead of a pooled one only costs an allocation
+    if (queue === undefined) return { size: 1, timestamps: [timestamp], elements: [event] };
+    queue.size = 1;
+    queue.timestamps[0] = timestamp;
+    queue.elements[0] = event;
+    return queue;
+  }
+
+  /** Inserts after the last element with a timestamp <= this one (usually at the end); returns the slot. */
+  private insertIntoQueue(queue: ElementQueue<IN>, event: IN, timestamp: number): number {
     const timestamps = queue.timestamps;
     const elements = queue.elements;
     const size = queue.size;
     const last = timestamps[size - 1]!;
-    // the new slot: after the last element with a timestamp <= this one (usually the end)
     let at = size;
     // Stryker disable next-line EqualityOperator: the search below also places an equal timestamp after the equal ones
     if (timestamp < last) {
@@ -337,17 +425,37 @@ export class CepOperator<IN, KEY, OUT>
     timestamps[at] = timestamp;
     elements[at] = event;
     queue.size = size + 1;
-    this.elementQueueState.update(queue);
-    if (this.isProcessingTime) {
-      if (at === 0 || timestamps[at - 1] !== timestamp) this.registerTimer(timestamp);
-    } else if (at === 0) {
-      this.registerTimer(timestamp);
-    }
+    return at;
   }
 
+  /**
+   * Processing time with a comparator: queues an element under its arrival millisecond, with a timer after each new
+   * millisecond, as Flink.
+   */
+  private bufferEvent(event: IN, timestamp: number): void {
+    let queue = this.elementQueueState.value();
+    if (queue === undefined) {
+      queue = this.newQueue(event, timestamp);
+      this.elementQueueState.update(queue);
+      this.registerTimer(timestamp);
+      return;
+    }
+    const at = this.insertIntoQueue(queue, event, timestamp);
+    this.elementQueueState.update(queue);
+    if (at === 0 || queue.timestamps[at - 1] !== timestamp) this.registerTimer(timestamp);
+  }
+
+  /** Processing time only: a timer just after `timestamp` (Flink's `registerTimer`). */
   private registerTimer(timestamp: number): void {
-    if (this.isProcessingTime) this.timerService.registerProcessingTimeTimer(VoidNamespace, timestamp + 1);
-    else this.timerService.registerEventTimeTimer(VoidNamespace, timestamp);
+    this.timerService.registerProcessingTimeTimer(VoidNamespace, timestamp + 1);
+  }
+
+  /**
+   * @internal For tests and tools: the wake-up time of each key this subtask holds something for in event time,
+   * ascending (one per key: its first queued element or its next timeout, whichever is earlier).
+   */
+  wakeUpTimes(): number[] {
+    return [...this.dueKeys.values()].map((d) => d.wakeAt).sort((a, b) => a - b);
   }
 
   /**
@@ -426,6 +534,12 @@ export class CepOperator<IN, KEY, OUT>
       nfaState.stateChanged = false;
       // Stryker disable next-line BooleanLiteral: as above
       nfaState.newStartPartialMatch = false;
+      if (this.nfa.isIdle(nfaState)) {
+        // No partial match left (so no shared-buffer event either): the key keeps no NFA state; the next event
+        // starts from an initial state as if the key were new (Flink keeps the state until the key's state expires).
+        this.computationStates.clear();
+        return;
+      }
       this.computationStates.update(nfaState);
       // now the key's own; an unchanged initial state was left as it was and serves the next key
       // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
@@ -434,10 +548,11 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   /**
-   * Feeds one event to the NFA. Timers follow what this event did (Flink reads the flags accumulated since the
-   * state was last written, so after one change every later event of a watermark's batch registers again; those
-   * timers fire only where the key's own timers fire anyway, or find nothing to time out): a new partial match
-   * times out at its first event + window, and a partial match that took the event at previous + gap.
+   * Feeds one event to the NFA. In processing time, timers follow what this event did (Flink reads the flags
+   * accumulated since the state was last written, so after one change every later event of a batch registers
+   * again; those timers fire only where the key's own timers fire anyway, or find nothing to time out): a new
+   * partial match times out at its first event + window, and a partial match that took the event at previous +
+   * gap. Event time registers no timers: the key's wake-up time follows from its state (see `scheduleWake`).
    */
   private processEvent(nfaState: NFAState, event: IN, timestamp: number): void {
     const changedBefore = nfaState.stateChanged;
@@ -453,17 +568,21 @@ export class CepOperator<IN, KEY, OUT>
       this.cepTimerService,
     );
     if (nfaState.stateChanged) {
-      if (this.nfa.windowTime > 0 && nfaState.newStartPartialMatch)
-        this.registerTimer(timestamp + this.nfa.windowTime);
-      // Weir: also wake up when a previous-to-current gap can expire, so those partial matches time out without
-      // waiting for the key's next element (Flink registers only the first-to-last window).
-      for (const gap of this.gapWindows) this.registerTimer(timestamp + gap);
+      if (this.isProcessingTime) this.registerTimeoutTimers(nfaState, timestamp);
     } else if (changedBefore) {
       nfaState.stateChanged = true;
     }
     // Stryker disable next-line ConditionalExpression,BooleanLiteral: the flag is only read right after nfa.process above, and reset before the next event
     if (startedBefore) nfaState.newStartPartialMatch = true;
     this.processMatchedSequences(matches, timestamp);
+  }
+
+  private registerTimeoutTimers(nfaState: NFAState, timestamp: number): void {
+    if (this.nfa.windowTime > 0 && nfaState.newStartPartialMatch)
+      this.registerTimer(timestamp + this.nfa.windowTime);
+    // Weir: also wake up when a previous-to-current gap can expire, so those partial matches time out without
+    // waiting for the key's next element (Flink registers only the first-to-last window).
+    for (const gap of this.gapWindows) this.registerTimer(timestamp + gap);
   }
 
   private advanceTime(nfaState: NFAState, timestamp: number): void {
@@ -478,9 +597,13 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   private processMatchedSequences(matches: readonly Match<IN>[], timestamp: number): void {
-    for (const m of matches) {
+    // an indexed loop: no iterator per call, and nearly every call gets the shared empty array
+    for (let i = 0; i < matches.length; i++) {
       this.setTimestamp(timestamp);
-      rejectPromiseResult(this.fn.processMatch(m, this.matchContext, this.collector), 'processMatch()');
+      rejectPromiseResult(
+        this.fn.processMatch(matches[i]!, this.matchContext, this.collector),
+        'processMatch()',
+      );
     }
   }
 
@@ -490,7 +613,8 @@ export class CepOperator<IN, KEY, OUT>
     const handler = this.fn as unknown as {
       processTimedOutMatch(m: unknown, ctx: PatternProcessContext): void;
     };
-    for (const t of timedOut) {
+    for (let i = 0; i < timedOut.length; i++) {
+      const t = timedOut[i]!;
       this.setTimestamp(t.timestamp);
       rejectPromiseResult(handler.processTimedOutMatch(t.match, this.matchContext), 'processTimedOutMatch()');
     }
