@@ -1,6 +1,7 @@
 // Weir's workload 6 (CEP: probe → followedBy large → followedBy drain, within 2 s, per key, noSkip): the CEP
 // operator in event time with the shared buffer in keyed state.
-// Run: npm run bench -- --system limit,weir --workload cep (or alone: node --import tsx bench/weir/cep.ts [events])
+// Run: npm run bench -- --system limit,weir --workload cep (or alone: node --import tsx bench/weir/cep.ts [events]
+// [keys], keys 10,000 by default: with 1,000,000 keys nearly every element is its key's only one)
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { CEP } from '../../src/api/cep.ts';
 import { Pattern } from '../../src/cep/pattern/pattern.ts';
@@ -55,5 +56,7 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await reportStandalone('cep', cepWeir, defaultParams(Number(process.argv[2] ?? 1_000_000)));
+  const params = defaultParams(Number(process.argv[2] ?? 1_000_000));
+  const keys = Number(process.argv[3] ?? params.stream.keys);
+  await reportStandalone('cep', cepWeir, { ...params, stream: { ...params.stream, keys } });
 }

@@ -89,6 +89,20 @@ describe('CepOperator element queue', () => {
     await h.close();
   });
 
+  it('keys due at the same time wake in the order their timers were registered; a key woken earlier keeps its place', async () => {
+    const h = await TestHarness.create(pairs);
+    h.processElement(ev(1, 'x', 'p'), 10); // p registers 10
+    h.processElement(ev(2, 'x', 'q'), 10); // q registers 10, after p
+    h.processElement(ev(3, 'x', 'p'), 4); // p registers 4 too
+    h.processElement(ev(5, 'x', 'q'), 10);
+    h.processWatermark(4);
+    assert.deepEqual(wakeUps(h), [10, 10]);
+    h.processWatermark(10);
+    // p's registration at 10 is still the first one made at 10: p wakes before q
+    assert.deepEqual(h.records(), ['3-1', '2-5']);
+    await h.close();
+  });
+
   it('a queue emptied and refilled keeps working for the same and other keys', async () => {
     const h = await TestHarness.create(pairs);
     h.processElement(ev(1, 'x', 'p'), 1);

@@ -66,6 +66,27 @@ const elementQueueSerializer: TypeSerializer<ElementQueue<unknown>> = {
   },
 };
 
+/**
+ * A key the operator holds something for in event time: queued elements, an NFA state with partial matches, or both.
+ * `queue` and `nfaState` are the very objects the key's keyed state holds (written through on every change), so
+ * neither buffering an element nor waking the key reads state. `registrations` are the times (ascending, with the
+ * sequence number each was first registered under) at which Flink's operator would hold an event-time timer for
+ * the key: its earliest queued element and its partial matches' timeouts. The key is due at the first; a key
+ * whose partial matches cannot time out (no window) stays listed, not due.
+ */
+interface CepKey<IN> extends DueKey {
+  key: unknown;
+  normalizedKey: NormalizedKey;
+  queue: ElementQueue<IN> | undefined;
+  nfaState: NFAState | undefined;
+  registeredTimes: number[];
+  registeredSeqs: number[];
+  registrations: number;
+}
+
+/** Records of forgotten keys kept for reuse, at most this many. */
+const KEY_POOL_SIZE = 4096;
+
 /** Emptied queues kept for reuse, at most this many, each of at most {@link POOLED_CAPACITY} slots. */
 const QUEUE_POOL_SIZE = 4096;
 const POOLED_CAPACITY = 64;
@@ -74,15 +95,18 @@ const POOLED_CAPACITY = 64;
  * Flink's `CepOperator`, keyed (non-keyed streams are keyed by a constant at parallelism 1).
  *
  * Event time: an element later than the current watermark is buffered in the key's element queue (one ValueState
- * holding a timestamp-sorted array, where Flink keeps a MapState keyed by timestamp), and the key keeps one
- * event-time timer at its earliest buffered timestamp (Flink registers one per buffered timestamp; older versions
- * used watermark + 1). The key thus fires at exactly the watermarks a timer per timestamp would fire it at, and
- * only where there is work. When the watermark passes, `onEventTime` feeds the buffered elements up to it to the
- * NFA in timestamp order (ties: the comparator, then arrival), calling `advanceTime` before each timestamp,
- * re-registers the timer at the earliest element left, then advances to the watermark so partial matches past
- * `within` time out. Elements with timestamp <= watermark are late: side output (`sideOutputLateData`) or dropped.
- * A timer at first-event + window (and previous-event + gap for PREVIOUS_AND_CURRENT windows) makes timeouts fire
- * without further input.
+ * holding a timestamp-sorted array, where Flink keeps a MapState keyed by timestamp). Where Flink registers an
+ * event-time timer per key and buffered timestamp, and one at first-event + window per new partial match (Weir
+ * also at previous-event + gap for PREVIOUS_AND_CURRENT windows), the operator keeps one record per key holding
+ * something (`dueKeys`) with those registrations, and one operator-wide queue of keys by their first registration
+ * (`DueKeyQueue`): a key costs one queue entry, not a timer object per element. At a watermark the due keys are
+ * woken in the order their timers would fire; each feeds its buffered elements up to the watermark to the NFA in
+ * timestamp order (ties: the comparator, then arrival), calling `advanceTime` before each timestamp, then advances
+ * to the watermark so partial matches past `within` time out. Registrations mirror Flink's after the first one
+ * too: only the earliest element registers (a later one is processed when that one's time comes, or earlier), and
+ * a key whose partial matches all ended and that has nothing queued is forgotten with its registrations, where
+ * Flink's timers of ended partial matches stay. Elements with timestamp <= watermark are late: side output
+ * (`sideOutputLateData`) or dropped.
  *
  * Processing time: without a comparator each element is processed at once at the current processing time;
  * with one, elements are buffered under their arrival millisecond and sorted on a processing-time timer.
@@ -100,11 +124,16 @@ export class CepOperator<IN, KEY, OUT>
   private elementQueueState!: InternalValueState<VoidNamespace, ElementQueue<IN>>;
   private readonly queuePool: ElementQueue<IN>[] = [];
   /**
-   * Event time: every key holding queued elements or a partial match that can time out, by normalised key, and the
-   * same keys ordered by the time they must wake up at. They replace an event-time timer per key.
+   * Event time: every key holding queued elements or an NFA state, by normalised key (a key not listed holds
+   * neither), and those due ordered by the time they must wake up at. They replace an event-time timer per key.
    */
-  private readonly dueKeys = new Map<NormalizedKey, DueKey<ElementQueue<IN>>>();
-  private readonly dueQueue = new DueKeyQueue<ElementQueue<IN>>();
+  private readonly dueKeys = new Map<NormalizedKey, CepKey<IN>>();
+  private readonly dueQueue = new DueKeyQueue<CepKey<IN>>();
+  private readonly keyPool: CepKey<IN>[] = [];
+  /** Numbers registrations in event time, as a timer service numbers timers: keys due at one time go in this order. */
+  private nextSeq = 0;
+  /** The key being woken, which timeouts registered while its events are processed belong to. */
+  private wakingKey: CepKey<IN> | undefined = undefined;
   private backend!: KeyedStateBackend;
   /** An initial NFA state not yet stored for any key: keys that start nothing share it instead of allocating. */
   private spareInitialState: NFAState | undefined = undefined;
@@ -190,7 +219,7 @@ export class CepOperator<IN, KEY, OUT>
         const now = this.timerService.currentProcessingTime();
         this.advanceTime(nfaState, now);
         this.processEvent(nfaState, value, now);
-        this.updateNFA(nfaState);
+        this.updateNFA(nfaState, undefined);
       } else {
         this.bufferEvent(value, this.timerService.currentProcessingTime());
       }
@@ -221,7 +250,12 @@ export class CepOperator<IN, KEY, OUT>
     const normalizedKey = backend.currentNormalizedKey();
     let due = this.dueKeys.get(normalizedKey);
     if (due === undefined) {
-      due = this.newDueKey(backend.getCurrentKey(), normalizedKey, this.elementQueueState.value());
+      due = this.newDueKey(
+        backend.getCurrentKey(),
+        normalizedKey,
+        this.elementQueueState.value(),
+        this.computationStates.value(),
+      );
     } else {
       this.dueQueue.unschedule(due);
     }
@@ -233,18 +267,17 @@ export class CepOperator<IN, KEY, OUT>
     const queue = this.elementQueueState.value();
     if (queue !== undefined) this.processQueue(nfaState, queue, Number.POSITIVE_INFINITY);
     this.advanceTime(nfaState, this.timerService.currentProcessingTime());
-    this.updateNFA(nfaState);
+    this.updateNFA(nfaState, undefined);
   }
 
   /**
-   * Event time: wakes every key due at or before the watermark, in the order of their wake-up times (keys due at the
-   * same time in the order that time was set), as timers at each key's earliest queued element and at its partial
-   * matches' timeouts would fire; then fires timers and forwards the watermark.
+   * Event time: wakes every key due at or before the watermark, in the order Flink's timers at those times would
+   * fire (by time, then by when the key registered that time), then fires timers and forwards the watermark.
    */
   override processWatermark(watermark: number): void {
     if (!this.isProcessingTime) {
       const backend = this.backend;
-      let due: DueKey<ElementQueue<IN>> | undefined;
+      let due: CepKey<IN> | undefined;
       while ((due = this.dueQueue.takeDue(watermark)) !== undefined) {
         backend.setCurrentNormalizedKey(due.normalizedKey, due.key);
         this.wake(due, watermark);
@@ -265,39 +298,116 @@ export class CepOperator<IN, KEY, OUT>
    * advances the NFA to it, then stores the NFA state (or drops it, and the key's shared-buffer counters, when no
    * partial match is left) and queues the key again at its next wake-up time, or forgets it.
    */
-  private wake(due: DueKey<ElementQueue<IN>>, watermark: number): void {
-    const nfaState = this.getNFAState();
+  private wake(due: CepKey<IN>, watermark: number): void {
+    // the key's timers up to the watermark fire now (a key fires once: its first one processes everything due)
+    this.dropRegistrations(due, watermark);
+    const nfaState = due.nfaState ?? (this.spareInitialState ??= this.nfa.createInitialNFAState());
     const queue = due.queue;
+    this.wakingKey = due;
     if (queue !== undefined && queue.timestamps[0]! <= watermark) {
       if (this.processQueue(nfaState, queue, watermark)) due.queue = undefined;
     }
     this.advanceTime(nfaState, watermark);
-    this.updateNFA(nfaState);
-    this.scheduleWake(due, nfaState);
+    this.wakingKey = undefined;
+    due.nfaState = this.updateNFA(nfaState, due.nfaState);
+    this.registerNext(due, nfaState);
+    // timeouts registered at times the watermark already passed would fire with nothing left to do
+    this.dropRegistrations(due, watermark);
+    this.scheduleWake(due);
   }
 
-  /** Queues `due` at the earliest of its first queued element and its next timeout, or forgets it when neither. */
-  private scheduleWake(due: DueKey<ElementQueue<IN>>, nfaState: NFAState): void {
+  /**
+   * Registers the key at its earliest queued element (Flink's operator moves its timer there) and at its next
+   * timeout (already registered when its partial match started, unless the key was restored).
+   */
+  private registerNext(due: CepKey<IN>, nfaState: NFAState): void {
+    if (due.queue !== undefined) this.register(due, due.queue.timestamps[0]!);
     const timeout = this.nfa.nextTimeout(nfaState);
-    const queue = due.queue;
-    const first = queue === undefined ? Number.POSITIVE_INFINITY : queue.timestamps[0]!;
-    const at = first < timeout ? first : timeout;
-    if (at === Number.POSITIVE_INFINITY) this.dueKeys.delete(due.normalizedKey);
-    else this.dueQueue.schedule(due, at);
+    if (timeout !== Number.POSITIVE_INFINITY) this.register(due, timeout);
+  }
+
+  /**
+   * Queues `due` at its first registration; forgets it, registrations and all, when it holds nothing (its record is
+   * reused: stale entries in the queue never match a new stamp).
+   */
+  private scheduleWake(due: CepKey<IN>): void {
+    if (due.queue === undefined && due.nfaState === undefined) {
+      this.dueQueue.unschedule(due);
+      this.dueKeys.delete(due.normalizedKey);
+      due.key = undefined;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: the pool only saves allocations; a record it hands out is reset before use
+      if (this.keyPool.length < KEY_POOL_SIZE) this.keyPool.push(due);
+    } else if (due.registrations > 0) {
+      this.dueQueue.schedule(due, due.registeredTimes[0]!, due.registeredSeqs[0]!);
+    } else {
+      this.dueQueue.unschedule(due);
+    }
+  }
+
+  /**
+   * Registers the key at `time`, as `registerEventTimeTimer` would: a registration at a time the key already has
+   * is the same one, and keeps its sequence number. Returns true when `time` is now the key's first. O(registrations
+   * of the key), a few.
+   */
+  private register(due: CepKey<IN>, time: number): boolean {
+    const times = due.registeredTimes;
+    const seqs = due.registeredSeqs;
+    const n = due.registrations;
+    let i = 0;
+    while (i < n && times[i]! < time) i++;
+    if (i < n && times[i] === time) return false;
+    for (let k = n; k > i; k--) {
+      times[k] = times[k - 1]!;
+      seqs[k] = seqs[k - 1]!;
+    }
+    times[i] = time;
+    seqs[i] = this.nextSeq++;
+    due.registrations = n + 1;
+    return i === 0;
+  }
+
+  /** Forgets the key's registrations at or before `time`. */
+  private dropRegistrations(due: CepKey<IN>, time: number): void {
+    const times = due.registeredTimes;
+    const seqs = due.registeredSeqs;
+    const n = due.registrations;
+    let d = 0;
+    while (d < n && times[d]! <= time) d++;
+    if (d === 0) return;
+    for (let k = d; k < n; k++) {
+      times[k - d] = times[k]!;
+      seqs[k - d] = seqs[k]!;
+    }
+    due.registrations = n - d;
   }
 
   private newDueKey(
     key: unknown,
     normalizedKey: NormalizedKey,
     queue: ElementQueue<IN> | undefined,
-  ): DueKey<ElementQueue<IN>> {
-    const due: DueKey<ElementQueue<IN>> = {
-      key,
-      normalizedKey,
-      queue,
-      wakeAt: Number.POSITIVE_INFINITY,
-      stamp: -1,
-    };
+    nfaState: NFAState | undefined,
+  ): CepKey<IN> {
+    let due = this.keyPool.pop();
+    // Stryker disable next-line ConditionalExpression: a fresh record instead of a pooled one only costs an allocation
+    if (due === undefined) {
+      due = {
+        wakeAt: Number.POSITIVE_INFINITY,
+        stamp: -1,
+        key,
+        normalizedKey,
+        queue,
+        nfaState,
+        registeredTimes: [],
+        registeredSeqs: [],
+        registrations: 0,
+      };
+    } else {
+      due.key = key;
+      due.normalizedKey = normalizedKey;
+      due.queue = queue;
+      due.nfaState = nfaState;
+      due.registrations = 0;
+    }
     this.dueKeys.set(normalizedKey, due);
     return due;
   }
@@ -312,8 +422,15 @@ export class CepOperator<IN, KEY, OUT>
       backend.setCurrentKey(key);
       const normalizedKey = backend.currentNormalizedKey();
       if (this.dueKeys.has(normalizedKey)) continue;
-      const due = this.newDueKey(key, normalizedKey, this.elementQueueState.value());
-      this.scheduleWake(due, this.getNFAState());
+      const due = this.newDueKey(
+        key,
+        normalizedKey,
+        this.elementQueueState.value(),
+        this.computationStates.value(),
+      );
+      if (due.nfaState !== undefined) this.registerNext(due, due.nfaState);
+      else if (due.queue !== undefined) this.register(due, due.queue.timestamps[0]!);
+      this.scheduleWake(due);
     }
     if (this.dueKeys.size > 0) backend.clearCurrentKey();
   }
@@ -376,11 +493,15 @@ export class CepOperator<IN, KEY, OUT>
     const backend = this.backend;
     const normalizedKey = backend.currentNormalizedKey();
     let due = this.dueKeys.get(normalizedKey);
-    if (due === undefined) due = this.newDueKey(backend.getCurrentKey(), normalizedKey, undefined);
+    // a key not listed holds no state: nothing to read
+    if (due === undefined) due = this.newDueKey(backend.getCurrentKey(), normalizedKey, undefined, undefined);
+    let at = 0;
     if (due.queue === undefined) due.queue = this.newQueue(event, timestamp);
-    else this.insertIntoQueue(due.queue, event, timestamp);
+    else at = this.insertIntoQueue(due.queue, event, timestamp);
     this.elementQueueState.update(due.queue);
-    if (timestamp < due.wakeAt) this.dueQueue.schedule(due, timestamp);
+    // a new earliest element registers (Flink: a timer per buffered timestamp; the later ones change nothing here)
+    if (at === 0 && this.register(due, timestamp))
+      this.dueQueue.schedule(due, timestamp, due.registeredSeqs[0]!);
   }
 
   /** A queue of one element, from the pool when it has one. */
@@ -452,10 +573,13 @@ export class CepOperator<IN, KEY, OUT>
 
   /**
    * @internal For tests and tools: the wake-up time of each key this subtask holds something for in event time,
-   * ascending (one per key: its first queued element or its next timeout, whichever is earlier).
+   * ascending (one per due key: its first queued element or its next timeout, whichever is earlier).
    */
   wakeUpTimes(): number[] {
-    return [...this.dueKeys.values()].map((d) => d.wakeAt).sort((a, b) => a - b);
+    return [...this.dueKeys.values()]
+      .map((d) => d.wakeAt)
+      .filter((t) => t !== Number.POSITIVE_INFINITY)
+      .sort((a, b) => a - b);
   }
 
   /**
@@ -528,23 +652,27 @@ export class CepOperator<IN, KEY, OUT>
     return this.computationStates.value() ?? (this.spareInitialState ??= this.nfa.createInitialNFAState());
   }
 
-  private updateNFA(nfaState: NFAState): void {
-    if (nfaState.stateChanged) {
-      // Stryker disable next-line BooleanLiteral: processEvent resets both flags before each event; a flag left set costs one more state write
-      nfaState.stateChanged = false;
-      // Stryker disable next-line BooleanLiteral: as above
-      nfaState.newStartPartialMatch = false;
-      if (this.nfa.isIdle(nfaState)) {
-        // No partial match left (so no shared-buffer event either): the key keeps no NFA state; the next event
-        // starts from an initial state as if the key were new (Flink keeps the state until the key's state expires).
-        this.computationStates.clear();
-        return;
-      }
-      this.computationStates.update(nfaState);
-      // now the key's own; an unchanged initial state was left as it was and serves the next key
-      // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
-      if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
+  /**
+   * Writes a changed NFA state back, or drops it when no partial match is left. Returns the key's stored state
+   * afterwards: `stored` (what it was) when nothing changed.
+   */
+  private updateNFA(nfaState: NFAState, stored: NFAState | undefined): NFAState | undefined {
+    if (!nfaState.stateChanged) return stored;
+    // Stryker disable next-line BooleanLiteral: processEvent resets both flags before each event; a flag left set costs one more state write
+    nfaState.stateChanged = false;
+    // Stryker disable next-line BooleanLiteral: as above
+    nfaState.newStartPartialMatch = false;
+    if (this.nfa.isIdle(nfaState)) {
+      // No partial match left (so no shared-buffer event either): the key keeps no NFA state; the next event
+      // starts from an initial state as if the key were new (Flink keeps the state until the key's state expires).
+      this.computationStates.clear();
+      return undefined;
     }
+    this.computationStates.update(nfaState);
+    // now the key's own; an unchanged initial state was left as it was and serves the next key
+    // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
+    if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
+    return nfaState;
   }
 
   /**
@@ -552,7 +680,7 @@ export class CepOperator<IN, KEY, OUT>
    * accumulated since the state was last written, so after one change every later event of a batch registers
    * again; those timers fire only where the key's own timers fire anyway, or find nothing to time out): a new
    * partial match times out at its first event + window, and a partial match that took the event at previous +
-   * gap. Event time registers no timers: the key's wake-up time follows from its state (see `scheduleWake`).
+   * gap. Event time registers no timers: the same registrations go to the key's record (`registerTimeouts`).
    */
   private processEvent(nfaState: NFAState, event: IN, timestamp: number): void {
     const changedBefore = nfaState.stateChanged;
@@ -569,6 +697,7 @@ export class CepOperator<IN, KEY, OUT>
     );
     if (nfaState.stateChanged) {
       if (this.isProcessingTime) this.registerTimeoutTimers(nfaState, timestamp);
+      else this.registerTimeouts(this.wakingKey!, nfaState, timestamp);
     } else if (changedBefore) {
       nfaState.stateChanged = true;
     }
@@ -583,6 +712,13 @@ export class CepOperator<IN, KEY, OUT>
     // Weir: also wake up when a previous-to-current gap can expire, so those partial matches time out without
     // waiting for the key's next element (Flink registers only the first-to-last window).
     for (const gap of this.gapWindows) this.registerTimer(timestamp + gap);
+  }
+
+  /** Event time: the registrations Flink's timers would make (see registerTimeoutTimers), on the key's record. */
+  private registerTimeouts(due: CepKey<IN>, nfaState: NFAState, timestamp: number): void {
+    if (this.nfa.windowTime > 0 && nfaState.newStartPartialMatch)
+      this.register(due, timestamp + this.nfa.windowTime);
+    for (const gap of this.gapWindows) this.register(due, timestamp + gap);
   }
 
   private advanceTime(nfaState: NFAState, timestamp: number): void {

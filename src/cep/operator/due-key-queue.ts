@@ -1,49 +1,44 @@
 // DueKeyQueue: the CEP operator's keys that need the watermark, ordered by the time each must wake up at.
-import type { NormalizedKey } from '../../state/key-hash.ts';
-
-/**
- * A key the operator holds something for in event time: queued elements, a live partial match that can time out,
- * or both. `wakeAt` is the earliest of its first queued timestamp and its next timeout (Infinity when neither).
- * `queue` is the key's element queue, the very object its keyed state holds (written through on every change),
- * so buffering an element reads no state.
- */
-export interface DueKey<Q> {
-  readonly key: unknown;
-  readonly normalizedKey: NormalizedKey;
-  queue: Q | undefined;
+/** What the queue needs of a key's record; the operator's records extend it with what the key holds. */
+export interface DueKey {
+  /** The time the key is due at; Infinity while it is out of the queue. */
   wakeAt: number;
-  /** The stamp of the key's live entry in the queue, or -1: older entries of the key are stale and skipped. */
+  /** The stamp of the key's live entry in the queue, or -1: other entries of the key are stale and skipped. */
   stamp: number;
 }
 
-/** The entries of one wake-up time, in the order they were made; `head` is the next to take. */
-class Bucket<Q> {
-  readonly keys: DueKey<Q>[] = [];
-  readonly stamps: number[] = [];
+/** The entries of one due time, ordered by stamp once the first is taken; `head` is the next to take. */
+class Bucket<K extends DueKey> {
+  keys: K[] = [];
+  stamps: number[] = [];
   head = 0;
+  sorted = false;
   constructor(readonly timestamp: number) {}
 }
 
 /**
- * One entry per key, at its wake-up time, instead of an event-time timer per key: a binary min-heap of buckets,
- * one per distinct time, each a FIFO list. Keys due at the same time come out in the order their wake-up time was
- * set. Moving a key to another time appends a new entry and leaves the old one stale (its stamp no longer matches
- * the key's), so no entry is ever searched for.
+ * One entry per key, at its due time, instead of event-time timers per key: a binary min-heap of buckets, one per
+ * distinct time. Keys due at the same time come out in the order of their stamps (the caller's sequence numbers:
+ * the order in which the timers they stand for were registered), however they were scheduled. Moving a key to
+ * another time appends a new entry and leaves the old one stale (its stamp no longer matches the key's), so no
+ * entry is ever searched for; stamps are unique per registration, and a key taken out has stamp -1, so a key
+ * scheduled twice under one stamp still comes out once.
  *
- * Costs: `schedule` O(1) into an existing bucket, O(log b) for a new time (b = distinct wake-up times queued);
- * `takeDue` amortised O(1) per entry, plus O(log b) per bucket emptied. Nothing is allocated per entry.
+ * Costs: `schedule` O(1) into an existing bucket, O(log b) for a new time (b = distinct due times queued);
+ * `takeDue` amortised O(1) per entry when stamps arrive in order (one pass checks that), O(log n) when a bucket of
+ * n entries must be sorted, plus O(log b) per bucket emptied.
  */
-export class DueKeyQueue<Q> {
-  private readonly heap: Bucket<Q>[] = [];
-  private readonly byTime = new Map<number, Bucket<Q>>();
+export class DueKeyQueue<K extends DueKey> {
+  private readonly heap: Bucket<K>[] = [];
+  private readonly byTime = new Map<number, Bucket<K>>();
   /** The bucket the last entry went to: elements arrive in near timestamp order, so most skip the Map. */
-  private lastBucket: Bucket<Q> | undefined = undefined;
-  private nextStamp = 0;
-
-  /** Queues `key` at `time` (finite), replacing its entry if it had one. */
-  schedule(key: DueKey<Q>, time: number): void {
+  private lastBucket: Bucket<K> | undefined = undefined;
+  /**
+   * Queues `key` at `time` (finite, later than any time being taken) under `stamp` (>= 0, unique to this
+   * registration), replacing its entry if it had one.
+   */
+  schedule(key: K, time: number, stamp: number): void {
     key.wakeAt = time;
-    const stamp = this.nextStamp++;
     key.stamp = stamp;
     const bucket = this.bucketFor(time);
     bucket.keys.push(key);
@@ -51,7 +46,7 @@ export class DueKeyQueue<Q> {
   }
 
   /** Takes `key` out of the queue (its entry goes stale). */
-  unschedule(key: DueKey<Q>): void {
+  unschedule(key: K): void {
     key.wakeAt = Number.POSITIVE_INFINITY;
     key.stamp = -1;
   }
@@ -60,10 +55,11 @@ export class DueKeyQueue<Q> {
    * The next key due at or before `time`, taken out of the queue (its `wakeAt` stays, its stamp is cleared), or
    * undefined when none is. Keys scheduled meanwhile at times > `time` do not disturb the iteration.
    */
-  takeDue(time: number): DueKey<Q> | undefined {
+  takeDue(time: number): K | undefined {
     for (;;) {
       const bucket = this.heap[0];
       if (bucket === undefined || bucket.timestamp > time) return undefined;
+      if (!bucket.sorted) sortByStamp(bucket);
       const keys = bucket.keys;
       const stamps = bucket.stamps;
       while (bucket.head < keys.length) {
@@ -78,12 +74,12 @@ export class DueKeyQueue<Q> {
     }
   }
 
-  private bucketFor(time: number): Bucket<Q> {
+  private bucketFor(time: number): Bucket<K> {
     const last = this.lastBucket;
     if (last !== undefined && last.timestamp === time) return last;
     let bucket = this.byTime.get(time);
     if (bucket === undefined) {
-      bucket = new Bucket<Q>(time);
+      bucket = new Bucket<K>(time);
       this.byTime.set(time, bucket);
       this.heap.push(bucket);
       this.siftUp(this.heap.length - 1);
@@ -92,7 +88,7 @@ export class DueKeyQueue<Q> {
     return bucket;
   }
 
-  private dropHead(bucket: Bucket<Q>): void {
+  private dropHead(bucket: Bucket<K>): void {
     this.byTime.delete(bucket.timestamp);
     if (this.lastBucket === bucket) this.lastBucket = undefined;
     const heap = this.heap;
@@ -132,4 +128,35 @@ export class DueKeyQueue<Q> {
     }
     heap[index] = bucket;
   }
+}
+
+/**
+ * Orders a bucket's entries by stamp, once, before its first entry is taken. Entries mostly arrive in stamp order
+ * or nearly (a key scheduled again under an older registration), so small buckets are insertion-sorted in place;
+ * large ones, which may be in any order, are sorted through an index.
+ */
+function sortByStamp<K extends DueKey>(bucket: Bucket<K>): void {
+  bucket.sorted = true;
+  const stamps = bucket.stamps;
+  const keys = bucket.keys;
+  const n = stamps.length;
+  if (n <= 64) {
+    for (let i = 1; i < n; i++) {
+      const stamp = stamps[i]!;
+      if (stamps[i - 1]! <= stamp) continue;
+      const key = keys[i]!;
+      let j = i - 1;
+      while (j >= 0 && stamps[j]! > stamp) {
+        stamps[j + 1] = stamps[j]!;
+        keys[j + 1] = keys[j]!;
+        j--;
+      }
+      stamps[j + 1] = stamp;
+      keys[j + 1] = key;
+    }
+    return;
+  }
+  const order = stamps.map((_, i) => i).sort((a, b) => stamps[a]! - stamps[b]!);
+  bucket.keys = order.map((i) => keys[i]!);
+  bucket.stamps = order.map((i) => stamps[i]!);
 }
