@@ -10,6 +10,12 @@ import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
 import { CepOperator } from './cep-operator.ts';
 import { Pattern } from '../pattern/pattern.ts';
 import type { JobRuntime } from '../../runtime/job-runtime.ts';
+import type { InternalTimerService } from '../../time/internal-timer-service.ts';
+import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts';
+import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
+import { nfaStateSerializer } from '../nfa/nfa-state-serializer.ts';
+import type { NFAState } from '../nfa/nfa-state.ts';
+import { NFA } from '../nfa/nfa.ts';
 
 interface Ev {
   readonly id: number;
@@ -508,5 +514,53 @@ describe('CepOperator in processing time with a comparator', () => {
       h.records().map((r) => r.value),
       ['2-1', '1-4', '4-3'],
     );
+  });
+});
+
+describe('CepOperator restored from a snapshot of the timer version', () => {
+  // That version kept an event-time timer per key at its earliest queued element, and an NFA state for every key
+  // that had changed one, also after its partial matches ended: such snapshots still restore.
+  const operator = () =>
+    new CepOperator<Ev, string, string>(
+      compilePattern(Pattern.begin<Ev>('a').next('b')),
+      {
+        processMatch: (m: any, _ctx: unknown, out: { collect(v: string): void }) =>
+          out.collect(`${m.a[0].id}-${m.b[0].id}`),
+      },
+      false,
+      undefined,
+      undefined,
+    );
+
+  it('a restored timer wakes its key once, and an NFA state without partial matches is dropped', () => {
+    const before = new KeyedOperatorHarness<Ev, string>(operator, (e) => e.key);
+    before.processElement(ev(1, 'x', 'p'), 5);
+    before.processElement(ev(2, 'x', 'p'), 6);
+    const cep = before.operator as unknown as { timerService: InternalTimerService<VoidNamespace> };
+    before.backend.setCurrentKey('p');
+    cep.timerService.registerEventTimeTimer(VoidNamespace, 5);
+    before.backend.setCurrentKey('q');
+    const nfaStates = before.backend.getOrCreateKeyedState(
+      new ValueStateDescriptor<NFAState>('nfaStateName', { serializer: nfaStateSerializer }),
+      voidNamespaceSerializer,
+    );
+    nfaStates.setCurrentNamespace(VoidNamespace);
+    nfaStates.update(
+      new NFA(compilePattern(Pattern.begin<Ev>('a').next('b')), false).createInitialNFAState(),
+    );
+    assert.equal(before.numKeyedStateEntries(), 2);
+
+    const after = new KeyedOperatorHarness<Ev, string>(operator, (e) => e.key, {
+      restore: before.snapshot(),
+    });
+    // p's queue is left; q's state is gone
+    assert.equal(after.numKeyedStateEntries(), 1);
+    assert.equal(after.numEventTimeTimers(), 1);
+    after.processWatermark(6);
+    assert.deepEqual(
+      after.records().map((r) => r.value),
+      ['1-2'],
+    );
+    assert.equal(after.numEventTimeTimers(), 0);
   });
 });

@@ -418,21 +418,26 @@ export class CepOperator<IN, KEY, OUT>
    */
   private restoreDueKeys(): void {
     const backend = this.backend;
+    let visited = false;
     for (const key of [...backend.getKeys(NFA_STATE_NAME), ...backend.getKeys(EVENT_QUEUE_STATE_NAME)]) {
       backend.setCurrentKey(key);
+      visited = true;
       const normalizedKey = backend.currentNormalizedKey();
       if (this.dueKeys.has(normalizedKey)) continue;
-      const due = this.newDueKey(
-        key,
-        normalizedKey,
-        this.elementQueueState.value(),
-        this.computationStates.value(),
-      );
-      if (due.nfaState !== undefined) this.registerNext(due, due.nfaState);
-      else if (due.queue !== undefined) this.register(due, due.queue.timestamps[0]!);
+      let nfaState = this.computationStates.value();
+      // a snapshot of an earlier version keeps NFA states whose partial matches all ended: none is kept now
+      if (nfaState !== undefined && this.nfa.isIdle(nfaState)) {
+        this.computationStates.clear();
+        nfaState = undefined;
+      }
+      const queue = this.elementQueueState.value();
+      if (nfaState === undefined && queue === undefined) continue;
+      const due = this.newDueKey(key, normalizedKey, queue, nfaState);
+      if (nfaState !== undefined) this.registerNext(due, nfaState);
+      else this.register(due, queue!.timestamps[0]!);
       this.scheduleWake(due);
     }
-    if (this.dueKeys.size > 0) backend.clearCurrentKey();
+    if (visited) backend.clearCurrentKey();
   }
 
   /**
