@@ -30,7 +30,24 @@ const FOLDERS: Record<string, { mutate: string[]; tests: string[] }> = {
   runtime: { mutate: ['src/runtime/**/*.ts'], tests: WHOLE_SUITE },
   operators: { mutate: ['src/operators/**/*.ts'], tests: WHOLE_SUITE },
   execution: { mutate: ['src/execution/**/*.ts'], tests: WHOLE_SUITE },
-  windowing: { mutate: ['src/windowing/**/*.ts'], tests: ['src/windowing/**/*.test.ts'] },
+  // The process-function context, per-window state, window joins and aggregations, late side outputs and the
+  // operator's metrics are observed through the DataStream API, from outside the folder.
+  windowing: {
+    mutate: ['src/windowing/**/*.ts'],
+    tests: [
+      'src/windowing/**/*.test.ts',
+      'src/api/windowed-stream.test.ts',
+      'src/api/join/window-join.test.ts',
+      'src/api/aggregation/*.test.ts',
+      'src/testing/harness-timers.test.ts',
+      'test/side-outputs.test.ts',
+      'test/flink-divergences.test.ts',
+      'test/operator-gauges.test.ts',
+      'test/operational-logs.test.ts',
+      'test/watermarks.test.ts',
+      'test/job-metrics.test.ts',
+    ],
+  },
   // The operator's gauges, late-record log and live partial matches are observed from outside the folder.
   cep: {
     mutate: ['src/cep/**/*.ts'],

@@ -37,7 +37,6 @@ export class TimeEvictor<W extends Window = Window> implements Evictor<unknown, 
     const first = elements[0];
     if (first === undefined || first.timestamp !== first.timestamp) return;
     let currentTime = Number.NEGATIVE_INFINITY;
-    // Stryker disable next-line EqualityOperator: taking an equal timestamp as the maximum leaves the maximum as it was
     for (const e of elements) if (e.timestamp > currentTime) currentTime = e.timestamp;
     const evictCutoff = currentTime - this.windowSize;
     removeElementsWhere(elements, (e) => e.timestamp <= evictCutoff);

@@ -96,12 +96,9 @@ export class IterableWindowFunction<IN, OUT, K, W extends Window> implements Int
   W
 > {
   constructor(private readonly fn: WindowFunction<IN, OUT, K, W>) {}
-  open(ctx: RuntimeContext): void | Promise<void> {
-    return openFunction(this.fn, ctx);
-  }
-  close(): void | Promise<void> {
-    return closeFunction(this.fn);
-  }
+  // A WindowFunction is a plain function: it has no open or close.
+  open(): void {}
+  close(): void {}
   process(
     key: K,
     window: W,
@@ -122,12 +119,9 @@ export class SingleValueWindowFunction<IN, OUT, K, W extends Window> implements 
   W
 > {
   constructor(private readonly fn: WindowFunction<IN, OUT, K, W>) {}
-  open(ctx: RuntimeContext): void | Promise<void> {
-    return openFunction(this.fn, ctx);
-  }
-  close(): void | Promise<void> {
-    return closeFunction(this.fn);
-  }
+  // A WindowFunction is a plain function: it has no open or close.
+  open(): void {}
+  close(): void {}
   process(key: K, window: W, _context: ProcessWindowContext<W>, input: IN, out: Collector<OUT>): void {
     rejectPromiseResult(this.fn(key, window, [input], out), 'apply()');
   }

@@ -276,6 +276,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
       // The trigger's CONTINUE registered (window, maxTimestamp): with no allowed lateness that is the cleanup
       // timer too, and registering it again would be a de-duplicated no-op.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: only skips registering a timer the trigger registered (a de-duplicated no-op); a window-end trigger with no lateness answers FIRE here only for a late window, skipped above
       if (result === TriggerResult.CONTINUE && this.cleanupIsTriggerTimer) continue;
       this.registerCleanupTimer(window);
     }
@@ -316,6 +317,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
         this.emitWindowContents(actualWindow, contents!);
       }
       if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: only skips registering a timer the trigger registered (a de-duplicated no-op), as above
       if (result === TriggerResult.CONTINUE && this.cleanupIsTriggerTimer) continue; // registered by the trigger
       this.registerCleanupTimer(actualWindow);
     }
@@ -447,6 +449,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
    */
   private emitEvicting(window: W, contents: readonly TimestampedValue<IN>[]): void {
     const evictor = this.evictor!;
+    // Stryker disable next-line MethodExpression: the array evicted in place is the one written back right after
     const records = contents.slice();
     evictor.evictBefore(records, records.length, window, this);
     const values = records.map((r) => r.value);

@@ -4,7 +4,14 @@ import { describe, it } from 'node:test';
 import { GlobalWindows } from '../assigners/global-windows.ts';
 import { GlobalWindow } from '../global-window.ts';
 import { TimeWindow } from '../time-window.ts';
-import type { TriggerContext } from '../trigger.ts';
+import { Trigger, type OnMergeContext, type TriggerContext } from '../trigger.ts';
+import { timeWindowSerializer } from '../time-window.ts';
+import { TriggerTestHarness } from '../../../test/support/trigger-test-harness.ts';
+import {
+  AggregatingStateDescriptor,
+  ListStateDescriptor,
+  ValueStateDescriptor,
+} from '../../core/state-descriptor.ts';
 import { TriggerResult } from '../trigger-result.ts';
 import { ContinuousEventTimeTrigger } from './continuous-event-time-trigger.ts';
 import { ContinuousProcessingTimeTrigger } from './continuous-processing-time-trigger.ts';
@@ -93,5 +100,68 @@ describe('trigger contracts', () => {
     assert.equal(end.onProcessingTime(g.maxTimestamp(), g, untouched), TriggerResult.CONTINUE);
     assert.equal(end.onEventTime(5, g, untouched), TriggerResult.CONTINUE);
     assert.equal(end.onEventTime(g.maxTimestamp(), g, untouched), TriggerResult.FIRE);
+  });
+});
+
+/** Keeps the elements in list state and their sum in aggregating state, and merges both; `mergeValue` also merges a value state. */
+class MergingStates extends Trigger<number, TimeWindow> {
+  private readonly seen = new ListStateDescriptor<number>('seen');
+  private readonly total = new AggregatingStateDescriptor<number, number, number>('total', {
+    createAccumulator: () => 0,
+    add: (v, acc) => acc + v,
+    getResult: (acc) => acc,
+    merge: (a, b) => a + b,
+  });
+  private readonly last = new ValueStateDescriptor<number>('last');
+  readonly observed: string[] = [];
+  constructor(private readonly mergeValue: boolean) {
+    super();
+  }
+  onElement(element: number, _ts: number, _w: TimeWindow, ctx: TriggerContext): TriggerResult {
+    const seen = ctx.getPartitionedState(this.seen);
+    const total = ctx.getPartitionedState(this.total);
+    seen.add(element);
+    total.add(element);
+    this.observed.push(`${seen.get().join(',')} ${total.get()}`);
+    return TriggerResult.CONTINUE;
+  }
+  onEventTime(): TriggerResult {
+    return TriggerResult.CONTINUE;
+  }
+  onProcessingTime(): TriggerResult {
+    return TriggerResult.CONTINUE;
+  }
+  override canMerge(): boolean {
+    return true;
+  }
+  override onMerge(_w: TimeWindow, ctx: OnMergeContext): void {
+    ctx.mergePartitionedState(this.seen);
+    ctx.mergePartitionedState(this.total);
+    if (this.mergeValue) ctx.mergePartitionedState(this.last);
+  }
+  clear(): void {}
+}
+
+describe('trigger state when windows merge', () => {
+  it('list and aggregating state merge into the merged window', () => {
+    const trigger = new MergingStates(false);
+    const h = new TriggerTestHarness(trigger, timeWindowSerializer);
+    h.processElement(1, 0, new TimeWindow(0, 10));
+    h.processElement(2, 0, new TimeWindow(5, 15));
+    h.mergeWindows(new TimeWindow(0, 15), [new TimeWindow(0, 10), new TimeWindow(5, 15)]);
+    h.processElement(3, 0, new TimeWindow(0, 15));
+    assert.deepEqual(trigger.observed, ['1 1', '2 2', '1,2,3 6']);
+  });
+
+  it('a state that cannot merge is refused, naming it and its kind', () => {
+    const h = new TriggerTestHarness(new MergingStates(true), timeWindowSerializer);
+    h.processElement(1, 0, new TimeWindow(0, 10));
+    assert.throws(
+      () => h.mergeWindows(new TimeWindow(0, 15), [new TimeWindow(0, 10), new TimeWindow(5, 15)]),
+      {
+        message:
+          "The state descriptor 'last' does not refer to a mergeable state (value state cannot merge; use list, reducing or aggregating state)",
+      },
+    );
   });
 });

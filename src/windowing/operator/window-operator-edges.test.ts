@@ -1,0 +1,194 @@
+// The window operator's edges: cleanup timers of merged sessions, firings of empty panes, elements no window takes.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ListStateDescriptor, ReducingStateDescriptor } from '../../core/state-descriptor.ts';
+import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
+import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
+import { ProcessingTimeSessionWindows } from '../assigners/processing-time-session-windows.ts';
+import { TumblingEventTimeWindows } from '../assigners/tumbling-event-time-windows.ts';
+import { TumblingProcessingTimeWindows } from '../assigners/tumbling-processing-time-windows.ts';
+import { ProcessingTimeTrigger } from '../triggers/processing-time-trigger.ts';
+import { PassThroughWindowFunction } from './internal-window-function.ts';
+import { evictingState } from '../../api/windowed-stream.ts';
+import type { Evictor } from '../evictor.ts';
+import { CountEvictor } from '../evictors/count-evictor.ts';
+import { TimeWindow, timeWindowSerializer } from '../time-window.ts';
+import type { Trigger } from '../trigger.ts';
+import { ContinuousEventTimeTrigger } from '../triggers/continuous-event-time-trigger.ts';
+import { CountTrigger } from '../triggers/count-trigger.ts';
+import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
+import { PurgingTrigger } from '../triggers/purging-trigger.ts';
+import { WindowAssigner } from '../window-assigner.ts';
+import { IterableWindowFunction } from './internal-window-function.ts';
+import { WindowOperator } from './window-operator.ts';
+
+/** One key; each firing emits `'[start,end) values'`. */
+function contents(
+  assigner: WindowAssigner<any, TimeWindow>,
+  trigger: Trigger<any, TimeWindow>,
+  options: { lateness?: number; evictor?: Evictor<number, TimeWindow> } = {},
+) {
+  let created: WindowOperator<string, number, any, string, TimeWindow> | undefined;
+  const h = new KeyedOperatorHarness<number, string>(
+    () =>
+      (created = new WindowOperator<string, number, any, string, TimeWindow>({
+        assigner,
+        trigger,
+        windowStateDescriptor:
+          options.evictor === undefined
+            ? new ListStateDescriptor<number>('window-contents')
+            : evictingState<number>(),
+        windowFunction: new IterableWindowFunction<number, string, string, TimeWindow>((_k, w, values, out) =>
+          out.collect(`[${w.start},${w.end}) ${[...values].join(',')}`),
+        ),
+        allowedLateness: options.lateness ?? 0,
+        lateDataOutputTag: undefined,
+        evictor: options.evictor,
+      })),
+    () => 'k',
+  );
+  return { h, operator: created! };
+}
+
+const emitted = (h: KeyedOperatorHarness<number, string>) => h.records().map((r) => r.value);
+
+/** Event-time windows of 100 ms, except for odd values, which it puts in no window at all. */
+class EvenOnly extends WindowAssigner<number, TimeWindow> {
+  assignWindows(value: number, timestamp: number): readonly TimeWindow[] {
+    const start = timestamp - (timestamp % 100);
+    return value % 2 === 0 ? [new TimeWindow(start, start + 100)] : [];
+  }
+  getDefaultTrigger(): Trigger<number, TimeWindow> {
+    return EventTimeTrigger.create() as Trigger<number, TimeWindow>;
+  }
+  getWindowSerializer() {
+    return timeWindowSerializer;
+  }
+  isEventTime(): boolean {
+    return true;
+  }
+}
+
+describe('WindowOperator edges', () => {
+  it('refuses a negative or NaN allowed lateness', () => {
+    for (const lateness of [-1, Number.NaN]) {
+      assert.throws(
+        () => contents(TumblingEventTimeWindows.of(100), EventTimeTrigger.create(), { lateness }),
+        {
+          message: `The allowed lateness cannot be negative, got ${lateness}`,
+        },
+      );
+    }
+  });
+
+  it('merging sessions delete the cleanup timers of the merged windows (allowed lateness)', () => {
+    const { h } = contents(EventTimeSessionWindows.withGap(10), EventTimeTrigger.create(), { lateness: 100 });
+    h.processElement(1, 0);
+    h.processElement(2, 5); // [0,10) and [5,15) merge into [0,15)
+    // the trigger's timer at 14 and the cleanup timer at 114, no timer of [0,10) or [5,15)
+    assert.equal(h.numEventTimeTimers(), 2);
+    h.processWatermark(14);
+    assert.deepEqual(emitted(h), ['[0,15) 1,2']);
+    h.processWatermark(114);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    assert.equal(h.numEventTimeTimers(), 0);
+  });
+
+  it("merging sessions clear the merged windows' triggers (no allowed lateness)", () => {
+    const { h } = contents(EventTimeSessionWindows.withGap(10), EventTimeTrigger.create());
+    h.processElement(1, 0);
+    h.processElement(2, 5);
+    assert.equal(h.numEventTimeTimers(), 1, 'only [0,15) at 14');
+  });
+
+  it("merging processing-time sessions delete the merged windows' cleanup timers", () => {
+    const { h } = contents(ProcessingTimeSessionWindows.withGap(10), CountTrigger.of(100));
+    h.processElement(1, 0);
+    h.setProcessingTime(5);
+    h.processElement(2, 0); // [0,10) and [5,15) merge into [0,15)
+    assert.equal(h.numProcessingTimeTimers(), 1, 'only the cleanup of [0,15) at 14');
+    assert.equal(h.numEventTimeTimers(), 0);
+    h.setProcessingTime(14);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    assert.deepEqual(emitted(h), []);
+  });
+
+  it('a timer firing an empty pane (purged earlier) calls no function', () => {
+    const { h } = contents(
+      TumblingEventTimeWindows.of(100),
+      PurgingTrigger.of(ContinuousEventTimeTrigger.of(10)),
+    );
+    h.processElement(1, 5);
+    h.processWatermark(10);
+    h.processWatermark(20);
+    h.processWatermark(99);
+    assert.deepEqual(emitted(h), ['[0,100) 1']);
+  });
+
+  it('a timer firing a pane its evictor emptied calls no function', () => {
+    const { h } = contents(TumblingEventTimeWindows.of(100), ContinuousEventTimeTrigger.of(10), {
+      evictor: CountEvictor.of(0, true),
+    });
+    h.processElement(1, 5);
+    h.processWatermark(10);
+    h.processWatermark(20);
+    h.processElement(2, 25);
+    h.processWatermark(30);
+    assert.deepEqual(emitted(h), ['[0,100) 1', '[0,100) 2']);
+  });
+
+  it('a timer firing a reduced pane that was purged calls no function', () => {
+    const h = new KeyedOperatorHarness<number, number>(
+      () =>
+        new WindowOperator<string, number, number, number, TimeWindow>({
+          assigner: TumblingEventTimeWindows.of(100),
+          trigger: PurgingTrigger.of(ContinuousEventTimeTrigger.of(10)),
+          windowStateDescriptor: new ReducingStateDescriptor<number>('window-contents', (a, b) => a + b),
+          windowFunction: new PassThroughWindowFunction<number>() as never,
+          allowedLateness: 0,
+          lateDataOutputTag: undefined,
+        }),
+      () => 'k',
+    );
+    h.processElement(1, 5);
+    h.processElement(2, 6);
+    h.processWatermark(10);
+    h.processWatermark(20);
+    assert.deepEqual(
+      h.records().map((r) => r.value),
+      [3],
+    );
+  });
+
+  it('processing-time windows are cleaned up at their end, whatever the allowed lateness', () => {
+    const { h } = contents(TumblingProcessingTimeWindows.of(100), ProcessingTimeTrigger.create(), {
+      lateness: 50,
+    });
+    h.processElement(1, 0);
+    h.setProcessingTime(99);
+    assert.deepEqual(emitted(h), ['[0,100) 1']);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    assert.equal(h.numProcessingTimeTimers(), 0);
+  });
+
+  it('an evictor works with the window-end trigger on non-merging windows', () => {
+    const { h } = contents(TumblingEventTimeWindows.of(100), EventTimeTrigger.create(), {
+      evictor: CountEvictor.of(2),
+    });
+    for (const ts of [1, 2, 3]) h.processElement(ts, ts);
+    h.processWatermark(99);
+    assert.deepEqual(emitted(h), ['[0,100) 2,3']);
+  });
+
+  it('an element no window takes is dropped, and counted late only if it is behind the watermark', () => {
+    const { h, operator } = contents(new EvenOnly(), EventTimeTrigger.create());
+    h.processWatermark(100);
+    h.processElement(1, 150); // ahead of the watermark: not late
+    assert.equal(operator.numLateRecordsDropped, 0);
+    h.processElement(3, 50); // behind it
+    assert.equal(operator.numLateRecordsDropped, 1);
+    h.processElement(2, 150);
+    h.processWatermark(199);
+    assert.deepEqual(emitted(h), ['[100,200) 2']);
+  });
+});

@@ -1,0 +1,74 @@
+// The window types and trigger results on their own: equality, names, merging of sorted groups, result flags.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GlobalWindow } from './global-window.ts';
+import { TimeWindow } from './time-window.ts';
+import type { TriggerContext } from './trigger.ts';
+import { isFire, isPurge, TriggerResult, triggerResultName } from './trigger-result.ts';
+import { DeltaTrigger } from './triggers/delta-trigger.ts';
+
+describe('windows and trigger results', () => {
+  it('a TimeWindow equals another of the same start and end only', () => {
+    const w = new TimeWindow(0, 10);
+    assert.deepEqual(
+      [new TimeWindow(0, 10), new TimeWindow(0, 11), new TimeWindow(1, 10), { start: 0, end: 10 }].map((o) =>
+        w.equals(o),
+      ),
+      [true, false, false, false],
+    );
+  });
+
+  it('the global window equals only itself and names itself', () => {
+    const g = GlobalWindow.get();
+    assert.equal(g.equals(GlobalWindow.get()), true);
+    assert.equal(g.equals(new TimeWindow(0, 10)), false);
+    assert.equal(String(g), 'GlobalWindow');
+  });
+
+  it('mergeWindows leaves its input in order and reports each group of more than one window', () => {
+    const input = [
+      new TimeWindow(10, 13),
+      new TimeWindow(0, 3),
+      new TimeWindow(2, 5),
+      new TimeWindow(20, 21),
+    ];
+    const groups: string[] = [];
+    TimeWindow.mergeWindows(input, (merged, result) =>
+      groups.push(
+        `${merged.map((w) => `[${w.start},${w.end})`).join(' ')} -> [${result.start},${result.end})`,
+      ),
+    );
+    assert.deepEqual(groups, ['[0,3) [2,5) -> [0,5)']);
+    assert.deepEqual(
+      input.map((w) => w.start),
+      [10, 0, 2, 20],
+    );
+    TimeWindow.mergeWindows([], () => assert.fail('nothing to merge'));
+    TimeWindow.mergeWindows([new TimeWindow(0, 1)], () => assert.fail('nothing to merge'));
+  });
+
+  it('isFire and isPurge read the two flags of a result, and an unknown result is named by its number', () => {
+    const all = [
+      TriggerResult.CONTINUE,
+      TriggerResult.FIRE,
+      TriggerResult.PURGE,
+      TriggerResult.FIRE_AND_PURGE,
+    ];
+    assert.deepEqual(all.map(isFire), [false, true, false, true]);
+    assert.deepEqual(all.map(isPurge), [false, false, true, true]);
+    assert.deepEqual(all.map(triggerResultName), ['CONTINUE', 'FIRE', 'PURGE', 'FIRE_AND_PURGE']);
+    assert.equal(triggerResultName(7 as TriggerResult), 'TriggerResult(7)');
+  });
+
+  it('a trigger that cannot merge refuses onMerge, naming itself', () => {
+    const trigger = DeltaTrigger.of(1, function distance(a: number, b: number) {
+      return b - a;
+    });
+    assert.throws(
+      () => trigger.onMerge(new TimeWindow(0, 1), undefined as unknown as TriggerContext as never),
+      {
+        message: 'Trigger DeltaTrigger(distance, 1) does not support merging.',
+      },
+    );
+  });
+});
