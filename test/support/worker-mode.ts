@@ -69,6 +69,27 @@ const testName = (args: unknown[], fn: Fn): string => (typeof args[0] === 'strin
 const sameArity = (fn: Fn, run: (args: unknown[]) => unknown): Fn =>
   fn.length >= 2 ? (t: unknown, done: unknown) => run([t, done]) : (t: unknown) => run([t]);
 
+/** How often a test still running says so on stderr, with its jobs (node's reporters print a test when it ends). */
+const STILL_RUNNING_MS = 120_000;
+
+/**
+ * Returns `result`; while a test's promise is pending, says every two minutes on stderr which test it is and how many
+ * of its jobs started, so a test that waits for something a worker thread never does (an object of the test's own
+ * thread, see single-thread-tests.ts) is named instead of leaving the run silent.
+ */
+function watched(name: string, store: { executes: number }, result: unknown): unknown {
+  if (!(result instanceof Promise)) return result;
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    process.stderr.write(
+      `test:workers: '${name}' still running after ${seconds} s, ${store.executes} job(s) started\n`,
+    );
+  }, STILL_RUNNING_MS);
+  timer.unref();
+  return result.finally(() => clearInterval(timer));
+}
+
 function mainThread(): void {
   const scratch = mkdtempSync(join(tmpdir(), 'weir-worker-scratch-'));
   process.env[SCRATCH] = scratch;
@@ -109,9 +130,11 @@ function mainThread(): void {
         const key = `${module}\0${path.join('\0')}`;
         const occurrence = seen.get(key) ?? 0;
         seen.set(key, occurrence + 1);
-        args[i] = sameArity(fn, (inner) =>
-          context.run({ module, job: { path, occurrence }, executes: 0 }, () => fn(...inner)),
-        );
+        const name = [module.slice(root.length), ...path].join(' > ');
+        args[i] = sameArity(fn, (inner) => {
+          const store = { module, job: { path, occurrence }, executes: 0 };
+          return context.run(store, () => watched(name, store, fn(...inner)));
+        });
       }
       return real.apply(this, args);
     };
