@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { seededRandom } from '../support/child-run.ts';
 import { buildCrashJob, committedLines, OUTPUTS } from './crash-job.ts';
-import { formatKillPlan, type KillPlan } from './kill-switch.ts';
+import { formatKillPlan, seededKillPlans } from './kill-switch.ts';
 import { runPlannedChild, type PlannedRun } from './run-crash-child.ts';
 
 const COUNT = 40_000;
@@ -21,22 +20,6 @@ const SEED = 20_240_601;
 const WRITERS = OUTPUTS.length * 2;
 const root = mkdtempSync(join(tmpdir(), 'weir-crash-'));
 after(() => rmSync(root, { recursive: true, force: true }));
-
-/**
- * The seeded kill moments, every kind in turn: as the N-th record passes the switch (records in flight), right
- * after the K-th sink pre-commit (a checkpoint half taken), at the K-th checkpoint-complete notification before
- * its files are committed, and right after the K-th commit (other writers mid-commit), K within the first three
- * checkpoints of a run.
- */
-function killPlans(count: number): KillPlan[] {
-  const next = seededRandom(SEED);
-  const kinds = ['read', 'sealed', 'durable', 'committed'] as const;
-  return Array.from({ length: count }, (_, i) => {
-    const at = kinds[i % kinds.length]!;
-    const n = at === 'read' ? 100 + Math.floor(next() * 1_500) : 1 + Math.floor(next() * 3 * WRITERS);
-    return { at, n };
-  });
-}
 
 describe('crash test: exactly-once under SIGKILL', () => {
   it(
@@ -61,7 +44,7 @@ describe('crash test: exactly-once under SIGKILL', () => {
         'cep',
         '1',
       ];
-      const plans = killPlans(KILLS);
+      const plans = seededKillPlans(KILLS, SEED, WRITERS);
       const runs: PlannedRun[] = [];
       for (let i = 0; ; i++) {
         // The last run is not killed: it may go at full speed (the rate changes timing, never the records).

@@ -1,5 +1,7 @@
 // KillSwitch: SIGKILLs its own process at a chosen moment of a job's exactly-once protocol, for crash tests.
+import { writeSync } from 'node:fs';
 import type { Sink, SinkWriter, SinkWriterContext } from '../../src/core/sink.ts';
+import { seededRandom } from '../support/child-run.ts';
 
 /**
  * Where a crash run dies, counted from the start of the process:
@@ -10,7 +12,8 @@ import type { Sink, SinkWriter, SinkWriterContext } from '../../src/core/sink.ts
  * - `committed:K`: right after the K-th transaction committed (the other sink subtask may be mid-transaction);
  * - `none`: never.
  * Whatever the plan, a run that reads `readCap` input records dies there (`read:<cap>`), so a fast machine cannot
- * finish the job within one run's planned moment.
+ * finish the job within one run's planned moment. Events are counted per thread: in worker mode each worker
+ * thread has its own switch over the subtasks it runs, and the first to reach the plan kills the process.
  */
 export type KillPlan =
   { readonly at: 'read' | 'sealed' | 'durable' | 'committed'; readonly n: number } | { readonly at: 'none' };
@@ -25,6 +28,22 @@ export function parseKillPlan(text: string): KillPlan {
 
 export function formatKillPlan(plan: KillPlan): string {
   return plan.at === 'none' ? 'none' : `${plan.at}:${plan.n}`;
+}
+
+/**
+ * `count` seeded kill moments, every kind in turn: as the N-th record passes the switch (N in 100–1,599: records
+ * in flight), right after the K-th sink pre-commit (a checkpoint half taken), at the K-th checkpoint-complete
+ * notification before its files are committed, and right after the K-th commit (other writers mid-commit), K
+ * within the first three checkpoints of a run for `writers` sink writers counted by one switch.
+ */
+export function seededKillPlans(count: number, seed: number, writers: number): KillPlan[] {
+  const next = seededRandom(seed);
+  const kinds = ['read', 'sealed', 'durable', 'committed'] as const;
+  return Array.from({ length: count }, (_, i) => {
+    const at = kinds[i % kinds.length]!;
+    const n = at === 'read' ? 100 + Math.floor(next() * 1_500) : 1 + Math.floor(next() * 3 * writers);
+    return { at, n };
+  });
 }
 
 /** Counts the events of one process and kills it, synchronously, when the plan's event arrives. */
@@ -44,8 +63,9 @@ export class KillSwitch {
   }
 
   private kill(moment: KillPlan): void {
-    // A pipe write is synchronous on Linux: the parent reads this line before it sees the signal.
-    process.stdout.write(`KILL ${formatKillPlan(moment)}\n`);
+    // Written straight to the descriptor: a pipe write is synchronous on Linux, so the parent reads this line
+    // before it sees the signal (a worker thread's process.stdout is relayed through the main thread, too late).
+    writeSync(1, `KILL ${formatKillPlan(moment)}\n`);
     process.kill(process.pid, 'SIGKILL');
   }
 
