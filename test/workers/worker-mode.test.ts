@@ -1,39 +1,46 @@
-// Worker mode end to end: a job on 2 worker threads commits exactly what it commits on one thread, survives a worker
-// that dies, names a record that cannot cross threads, and leaves no thread behind when cancelled.
+// Worker mode end to end: a job on 2 worker threads commits exactly what it commits on one thread; a worker thread
+// that exits, throws outside any operator, is terminated or hangs past the checkpoint timeout fails the attempt into
+// its restart strategy, which restores every worker; a record that cannot cross threads is named; and no worker
+// thread outlives a job that finished, failed over, was cancelled or stopped with a savepoint.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { buildCrashJob, committedLines, OUTPUTS } from '../crash/crash-job.ts';
+import { runChildProcess } from '../support/child-run.ts';
 
 const COUNT = 12_000;
+/** A run still going by then is hung: a worker thread left running keeps its process from exiting. */
+const RUN_TIMEOUT_MS = 120_000;
 const job = fileURLToPath(new URL('./worker-job.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'weir-workers-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
 /** Runs the job module as its own process (its workers import it again); resolves with its exit code and output. */
-function runJob(
+async function runJob(
   name: string,
   workers: number,
   mode: string,
   savepoint?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string; out: string }> {
   const out = join(root, name, 'out');
-  const args = [job, out, join(root, name, 'checkpoints'), String(COUNT), String(workers), mode];
+  const args = [out, join(root, name, 'checkpoints'), String(COUNT), String(workers), mode];
   if (savepoint !== undefined) args.push(savepoint);
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on('error', reject);
-    proc.on('exit', (code) => resolve({ code, stdout, stderr, out }));
+  const exit = await runChildProcess(job, args, {
+    timeoutMs: RUN_TIMEOUT_MS,
+    what: `worker-job '${mode}' (its end, then its process exiting: no worker thread may keep it open)`,
   });
+  return { code: exit.code, stdout: exit.stdout, stderr: exit.stderr, out };
+}
+
+/** The job module's count of the worker threads its process started, and of those still running at its end. */
+function threads(stdout: string): { started: number; running: number } {
+  const match = /THREADS started=(\d+) running=(\d+)/.exec(stdout);
+  assert.ok(match !== null, `no THREADS line in: ${stdout}`);
+  return { started: Number(match[1]), running: Number(match[2]) };
 }
 
 let reference: Record<string, string[]> | undefined;
@@ -50,7 +57,7 @@ async function expected(): Promise<Record<string, string[]>> {
   return reference;
 }
 
-describe('worker mode', { timeout: 300_000 }, () => {
+describe('worker mode', { timeout: 600_000 }, () => {
   for (const workers of [1, 2]) {
     it(`commits the single-thread output with ${workers} worker(s): windows, timers, MapState, side outputs, CEP`, async () => {
       const run = await runJob(`plain-${workers}`, workers, 'plain');
@@ -58,20 +65,49 @@ describe('worker mode', { timeout: 300_000 }, () => {
       assert.match(run.stdout, /DONE/);
       const want = await expected();
       for (const output of OUTPUTS) assert.deepEqual(committedLines(run.out, output), want[output], output);
+      // One worker means the calling thread: no worker thread at all.
+      assert.deepEqual(threads(run.stdout), { started: workers > 1 ? workers : 0, running: 0 });
     });
   }
 
-  it('restarts every worker from the latest checkpoint when one exits, with exactly-once output', async () => {
-    const run = await runJob('exit', 2, 'exit');
+  // How the first attempt fails in each mode (the job module's restart log line), its worker threads replaced.
+  const deaths: [mode: string, how: string, failure: RegExp][] = [
+    ['exit', 'exits', /Worker \d of job 'worker-job' exited unexpectedly \(exit code 9\)/],
+    ['throw', 'throws outside any operator', /Worker \d of job 'worker-job' died: thrown on cue outside any operator/],
+    ['terminate', 'is terminated', /Worker 2 of job 'worker-job' exited unexpectedly \(exit code 1\)/],
+  ];
+  for (const [mode, how, failure] of deaths) {
+    it(`restarts every worker from the latest checkpoint when one ${how}, with exactly-once output`, async () => {
+      const run = await runJob(mode, 2, mode);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(existsSync(join(run.out, 'worker-died')), 'the worker died on cue');
+      const restart = /failed \((.*)\); restart 1 .* from checkpoint \d+/.exec(run.stderr);
+      assert.ok(restart !== null, run.stderr);
+      assert.match(restart[1]!, failure);
+      assert.doesNotMatch(run.stderr, /restart 2/);
+      assert.match(run.stdout, /DONE/);
+      const want = await expected();
+      for (const output of OUTPUTS) assert.deepEqual(committedLines(run.out, output), want[output], output);
+      // Two threads per attempt, and none left.
+      assert.deepEqual(threads(run.stdout), { started: 4, running: 0 });
+    });
+  }
+
+  it('fails a checkpoint naming the subtasks of a hung worker thread, then restarts every worker', async () => {
+    const run = await runJob('hang', 2, 'hang');
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(existsSync(join(run.out, 'worker-exited')), 'the worker exited on cue');
-    assert.match(
-      run.stderr,
-      /failed \(Worker \d of job 'worker-job' exited unexpectedly \(exit code 9\)\); restart 1 .* from checkpoint \d+/,
+    const hung = readFileSync(join(run.out, 'worker-died'), 'utf8');
+    assert.match(hung, /^subtask [01]$/);
+    const index = hung.slice('subtask '.length);
+    // Every subtask of the hung thread's slot that had not acknowledged: the source may have, if its barrier left
+    // before the record the function hangs on.
+    const waited = new RegExp(
+      `job 'worker-job' failed \\(Job 'worker-job': 1 consecutive checkpoint failure\\(s\\) exceed the tolerable 0; last: checkpoint \\d+ timed out after 3000 ms waiting for (?:'probe' subtask ${index}, )?'die-on-cue' subtask ${index}, 'probe-sink' subtask ${index}\\); restart 1 .* from checkpoint \\d+`,
     );
+    assert.match(run.stderr, waited);
     assert.match(run.stdout, /DONE/);
-    const want = await expected();
-    for (const output of OUTPUTS) assert.deepEqual(committedLines(run.out, output), want[output], output);
+    // The hung thread was terminated (a blocked thread ends only so), and its replacements ended with the job.
+    assert.deepEqual(threads(run.stdout), { started: 4, running: 0 });
   });
 
   it('fails a record that cannot cross threads, naming the operator, the edge and the field', async () => {
@@ -97,6 +133,7 @@ describe('worker mode', { timeout: 300_000 }, () => {
     const run = await runJob('cancel', 2, 'cancel');
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /CANCELLED JobCancelledError/);
+    assert.deepEqual(threads(run.stdout), { started: 2, running: 0 });
   });
 
   it('stopped with a savepoint, ends every worker thread; the savepoint restores to the single-thread output', async () => {
@@ -105,6 +142,7 @@ describe('worker mode', { timeout: 300_000 }, () => {
     assert.equal(stop.code, 0, stop.stderr);
     const stopped = /STOPPED (\S+) true/.exec(stop.stdout);
     assert.ok(stopped !== null, stop.stdout + stop.stderr);
+    assert.deepEqual(threads(stop.stdout), { started: 2, running: 0 });
     // The job module imports the CLI, so its workers load the CLI too; the savepoint reads back through it.
     assert.match(stop.stdout, /INSPECTED 0 savepoint \d+ of job 'worker-job'.*: p=2, \d+ key groups/);
     // Stopped mid-input: not every window is committed yet.
