@@ -287,13 +287,42 @@ export class CheckpointCoordinator {
         path,
       });
       try {
-        if (!runtime.hasFailed) await runtime.notifyCheckpointComplete(id);
+        if (!runtime.hasFailed) await this.notifyComplete(runtime, id);
         pending.done?.resolve(path);
       } catch (error) {
         runtime.fail(error);
         pending.done?.reject(error);
       }
     };
+  }
+
+  /**
+   * Tells the attempt checkpoint `id` is durable and waits for its sinks to commit. Across worker threads the wait
+   * is bounded by the checkpoint timeout: a thread that hangs (a user function that never returns) would never
+   * confirm, and every later checkpoint would wait behind this one for good, so no timeout would ever name it.
+   * Instead the attempt fails, naming the threads that did not answer and their subtasks.
+   */
+  private async notifyComplete(runtime: JobAttempt, id: number): Promise<void> {
+    const done = runtime.notifyCheckpointComplete(id);
+    if (this.config === undefined || runtime.describeCompletionWaits === undefined) return done;
+    const { timeoutMs } = this.config;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new CheckpointFailureError(
+              `Job '${this.jobName}': checkpoint ${id} is durable, but its commit was not confirmed within ${timeoutMs} ms by ${runtime.describeCompletionWaits!(id) ?? 'every thread'}`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([done, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private fail(pending: PendingCheckpoint, reason: string, counts: boolean): void {

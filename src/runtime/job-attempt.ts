@@ -38,6 +38,12 @@ export interface JobAttempt {
   triggerCheckpoint(barrier: CheckpointBarrier): void;
   abortCheckpoint(checkpointId: number): void;
   notifyCheckpointComplete(checkpointId: number): Promise<void>;
+  /**
+   * Across worker threads: the threads that have not yet confirmed checkpoint `checkpointId` complete (their sinks
+   * committed), each with the subtasks it runs, or undefined when none is missing. Absent on one thread, where a
+   * commit that does not end is the sink's own await rather than a thread that stopped answering.
+   */
+  describeCompletionWaits?(checkpointId: number): string | undefined;
   stopSourcesAfterBarriers(decision: Promise<boolean>): void;
   describeWaits(): string[];
   metrics(): OperatorMetrics[];

@@ -73,7 +73,11 @@ describe('worker mode', { timeout: 600_000 }, () => {
   // How the first attempt fails in each mode (the job module's restart log line), its worker threads replaced.
   const deaths: [mode: string, how: string, failure: RegExp][] = [
     ['exit', 'exits', /Worker \d of job 'worker-job' exited unexpectedly \(exit code 9\)/],
-    ['throw', 'throws outside any operator', /Worker \d of job 'worker-job' died: thrown on cue outside any operator/],
+    [
+      'throw',
+      'throws outside any operator',
+      /Worker \d of job 'worker-job' died: thrown on cue outside any operator/,
+    ],
     ['terminate', 'is terminated', /Worker 2 of job 'worker-job' exited unexpectedly \(exit code 1\)/],
   ];
   for (const [mode, how, failure] of deaths) {
@@ -99,12 +103,19 @@ describe('worker mode', { timeout: 600_000 }, () => {
     const hung = readFileSync(join(run.out, 'worker-died'), 'utf8');
     assert.match(hung, /^subtask [01]$/);
     const index = hung.slice('subtask '.length);
-    // Every subtask of the hung thread's slot that had not acknowledged: the source may have, if its barrier left
-    // before the record the function hangs on.
-    const waited = new RegExp(
-      `job 'worker-job' failed \\(Job 'worker-job': 1 consecutive checkpoint failure\\(s\\) exceed the tolerable 0; last: checkpoint \\d+ timed out after 3000 ms waiting for (?:'probe' subtask ${index}, )?'die-on-cue' subtask ${index}, 'probe-sink' subtask ${index}\\); restart 1 .* from checkpoint \\d+`,
+    const failed = /job 'worker-job' failed \((.*)\); restart 1 .* from checkpoint \d+/.exec(run.stderr);
+    assert.ok(failed !== null, run.stderr);
+    const slot = `'probe' subtask ${index}, 'die-on-cue' subtask ${index}, 'probe-sink' subtask ${index}`;
+    const slotAfterSource = `(?:'probe' subtask ${index}, )?'die-on-cue' subtask ${index}, 'probe-sink' subtask ${index}`;
+    // Hung while a checkpoint was in flight: it times out naming the subtasks of the hung thread's slot (its source
+    // may have acknowledged, if its barrier left before the record the function hangs on). Hung while a completed
+    // checkpoint was being committed: the commit is not confirmed in time by that thread, named with its subtasks.
+    assert.match(
+      failed[1]!,
+      new RegExp(
+        `^Job 'worker-job': (?:1 consecutive checkpoint failure\\(s\\) exceed the tolerable 0; last: checkpoint \\d+ timed out after 3000 ms waiting for ${slotAfterSource}|checkpoint \\d+ is durable, but its commit was not confirmed within 3000 ms by worker ${Number(index) + 1}, which runs ${slot})$`,
+      ),
     );
-    assert.match(run.stderr, waited);
     assert.match(run.stdout, /DONE/);
     // The hung thread was terminated (a blocked thread ends only so), and its replacements ended with the job.
     assert.deepEqual(threads(run.stdout), { started: 4, running: 0 });

@@ -71,9 +71,10 @@ export class ThreadedJobRuntime implements JobAttempt {
   private progress: (() => void) | undefined = undefined;
   private stopped = false;
   private readonly refs = new Map<string, SubtaskRef>();
+  /** Checkpoint completions waiting for workers' commits: the hosts yet to confirm, by checkpoint id. */
   private readonly completions = new Map<
     number,
-    { remaining: number; done: () => void; fail: (e: unknown) => void }
+    { waiting: Set<number>; done: () => void; fail: (e: unknown) => void }
   >();
   private closedMetrics: OperatorMetrics[][] = [];
   workerStartupMs = 0;
@@ -308,12 +309,42 @@ export class ThreadedJobRuntime implements JobAttempt {
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {
     const live = this.workers.filter((w) => !w.exited);
     const done = new Promise<void>((resolve, reject) =>
-      this.completions.set(checkpointId, { remaining: live.length, done: resolve, fail: reject }),
+      this.completions.set(checkpointId, {
+        waiting: new Set(live.map((w) => w.host)),
+        done: resolve,
+        fail: reject,
+      }),
     );
     for (const w of live) w.worker.postMessage({ type: 'complete', id: checkpointId } satisfies ToWorker);
     await this.local.notifyCheckpointComplete(checkpointId);
     if (live.length === 0) this.completions.delete(checkpointId);
     else await done;
+  }
+
+  /**
+   * The workers yet to confirm checkpoint `checkpointId` complete, each with the subtasks it runs (the first five,
+   * in graph order): `worker 1, which runs 'source' subtask 0, 'map' subtask 0`.
+   */
+  describeCompletionWaits(checkpointId: number): string | undefined {
+    const waiting = this.completions.get(checkpointId)?.waiting;
+    if (waiting === undefined || waiting.size === 0) return undefined;
+    const hosts = [...waiting].sort((a, b) => a - b);
+    return hosts
+      .map((host) => {
+        const subtasks: string[] = [];
+        for (const node of this.graph.nodes) {
+          for (let i = 0; i < node.parallelism; i++) {
+            if (slotHost(node, i, this.settings.workers) === host)
+              subtasks.push(`'${node.uid}' subtask ${i}`);
+          }
+        }
+        const shown =
+          subtasks.length <= 5
+            ? subtasks.join(', ')
+            : `${subtasks.slice(0, 5).join(', ')} and ${subtasks.length - 5} more`;
+        return `worker ${host}, which runs ${shown}`;
+      })
+      .join('; ');
   }
 
   stopSourcesAfterBarriers(decision: Promise<boolean>): void {
@@ -459,7 +490,7 @@ export class ThreadedJobRuntime implements JobAttempt {
         if (message.error !== undefined) {
           this.completions.delete(message.id);
           completion.fail(deserializeError(message.error));
-        } else if (--completion.remaining === 0) {
+        } else if (completion.waiting.delete(state.host) && completion.waiting.size === 0) {
           this.completions.delete(message.id);
           completion.done();
         }
