@@ -27,7 +27,8 @@ describe('crash test: exactly-once under SIGKILL', () => {
     { timeout: 900_000 },
     async () => {
       const expectedDir = join(root, 'expected');
-      const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+      // The reference is an uninterrupted run on one thread, whatever the suite's default (npm run test:workers).
+      const env = StreamExecutionEnvironment.create({ parallelism: 2, workers: 1 });
       await buildCrashJob(env, expectedDir, COUNT);
       await env.execute('crash-job reference');
       const expected = Object.fromEntries(OUTPUTS.map((o) => [o, committedLines(expectedDir, o)]));
