@@ -1,5 +1,14 @@
 // The messages between the main thread and the workers of a job, and how errors cross between them.
-import { JobExecutionError, WeirError, type FailureLocation } from '../../core/errors.ts';
+import {
+  ConfigurationError,
+  IllegalStateError,
+  JobExecutionError,
+  JobStalledError,
+  MalformedRecordError,
+  WeirError,
+  type FailureLocation,
+} from '../../core/errors.ts';
+import { AsyncTimeoutError } from '../../core/async-timeout-error.ts';
 import type { MessagePort } from 'node:worker_threads';
 import type { JobLocation } from './job-locator.ts';
 import type { CheckpointBarrier } from '../../runtime/checkpoint-barrier.ts';
@@ -105,34 +114,74 @@ export interface SerializedError {
   readonly message: string;
   readonly stack: string | undefined;
   readonly location?: FailureLocation;
-  readonly causeMessage?: string;
+  /** The error's own data fields (a MalformedRecordError's file and line), when they are plain values. */
+  readonly fields?: Record<string, unknown>;
+  readonly cause?: SerializedError;
 }
+
+/**
+ * Weir's error classes, by name: an error from a worker is rebuilt as the same class on the main thread, so what
+ * a job's result rejects with is the same in worker mode as on one thread (`error.cause instanceof
+ * MalformedRecordError`, its file and line), and so is a built-in error class; any other error arrives as a
+ * WeirError with the original name.
+ */
+const ERROR_CLASSES: ReadonlyMap<string, { prototype: Error }> = new Map<string, { prototype: Error }>([
+  ['WeirError', WeirError],
+  ['ConfigurationError', ConfigurationError],
+  ['IllegalStateError', IllegalStateError],
+  ['JobExecutionError', JobExecutionError],
+  ['JobStalledError', JobStalledError],
+  ['MalformedRecordError', MalformedRecordError],
+  ['AsyncTimeoutError', AsyncTimeoutError],
+  ['Error', Error],
+  ['TypeError', TypeError],
+  ['RangeError', RangeError],
+  ['SyntaxError', SyntaxError],
+  ['ReferenceError', ReferenceError],
+]);
+
+/** Plain data can cross threads as it is; anything else (a function, a socket) stays behind. */
+const isPlain = (value: unknown): boolean =>
+  value === null ||
+  ['string', 'number', 'boolean', 'undefined'].includes(typeof value) ||
+  (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number'));
 
 export function serializeError(error: unknown): SerializedError {
-  if (error instanceof JobExecutionError) {
-    const cause = error.cause;
-    return {
-      name: error.name,
-      message: error.message,
-      stack: error.stack,
-      location: { ...error.location },
-      causeMessage: cause instanceof Error ? cause.message : String(cause),
-    };
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error), stack: undefined };
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(error)) {
+    if (key !== 'cause' && key !== 'location' && isPlain(value)) fields[key] = value;
   }
-  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
-  return { name: 'Error', message: String(error), stack: undefined };
+  return {
+    name: error.name,
+    message: error.message,
+    stack: error.stack,
+    ...(error instanceof JobExecutionError ? { location: { ...error.location } } : {}),
+    ...(Object.keys(fields).length > 0 ? { fields } : {}),
+    ...(error.cause !== undefined ? { cause: serializeError(error.cause) } : {}),
+  };
 }
 
-/** Rebuilds an error from another thread: a JobExecutionError keeps its location (operator, subtask, record). */
+/**
+ * Rebuilds an error from another thread as its own class when it is one of Weir's (a JobExecutionError keeps its
+ * location: operator, subtask, record), with its fields, stack and cause; the constructor is not run again, since
+ * the message was already composed where the error was thrown.
+ */
 export function deserializeError(error: SerializedError): Error {
-  if (error.location !== undefined) {
-    const cause = new Error(error.causeMessage ?? error.message);
-    if (error.stack !== undefined) cause.stack = error.stack;
-    return new JobExecutionError(error.location, cause);
-  }
-  const rebuilt = new WeirError(error.message);
+  const known = ERROR_CLASSES.get(error.name);
+  const rebuilt: Error = Object.create((known ?? WeirError).prototype) as Error;
+  Object.defineProperty(rebuilt, 'message', { value: error.message, writable: true, configurable: true });
   rebuilt.name = error.name;
   if (error.stack !== undefined) rebuilt.stack = error.stack;
+  if (error.location !== undefined) Object.assign(rebuilt, { location: error.location });
+  if (error.fields !== undefined) Object.assign(rebuilt, error.fields);
+  if (error.cause !== undefined) {
+    Object.defineProperty(rebuilt, 'cause', {
+      value: deserializeError(error.cause),
+      writable: true,
+      configurable: true,
+    });
+  }
   return rebuilt;
 }
 
