@@ -5,7 +5,9 @@
 // execute() in it. A worker of such a job imports the test module with node:test's functions replaced by a
 // recorder, runs the same test body (its suite's before and beforeEach hooks first) and attaches at the same
 // execute(); the execute() calls before it run on the worker's own thread, so the body between them sees the
-// results it expects. Worker copies of what a body writes before execute() go to a scratch directory (TMPDIR).
+// results it expects. Temporary directories a worker makes while it loads the test module, and while it replays the
+// body of a test's first job, are the main thread's (see TEMP_DIRS); other copies of what a body writes before
+// execute() go to a scratch directory (TMPDIR).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
@@ -32,6 +34,16 @@ const require = createRequire(import.meta.url);
 const nodeTest = require('node:test') as Record<string, TestFunction>;
 const SCRATCH = 'WEIR_WORKER_SCRATCH';
 const root = new URL('../../', import.meta.url).href;
+/**
+ * The main thread's temporary directories (fs.mkdtempSync), published to workers through their environment: by
+ * call site and test, each in call order. A worker that loads a test module, or replays the body of a test up to
+ * its first job, gets the same directories for the same calls, so the job reads and writes where the test looks
+ * (a file sink's output, a file source's path in an error). Bodies replayed past an earlier job get their own
+ * directories: that job runs again on the worker's thread and would write a second time into the test's.
+ */
+const TEMP_DIRS = 'WEIR_WORKER_TEMP_DIRS';
+const fs = require('node:fs') as typeof import('node:fs');
+const realMkdtemp = fs.mkdtempSync;
 const workers = Number(process.env['WEIR_TEST_WORKERS'] ?? 2);
 // A worker replays the test body up to its job, running the jobs before it again: a test that runs many jobs (a
 // property test) would cost the square of its jobs, so only its first ones cross threads, the rest stay here.
@@ -68,6 +80,24 @@ const testName = (args: unknown[], fn: Fn): string => (typeof args[0] === 'strin
 /** A function with the arity of `fn` (node:test reads it: two parameters mean a done callback). */
 const sameArity = (fn: Fn, run: (args: unknown[]) => unknown): Fn =>
   fn.length >= 2 ? (t: unknown, done: unknown) => run([t, done]) : (t: unknown) => run([t]);
+
+/** Where a test's body runs, for TEMP_DIRS: the test's names and occurrence. */
+const bodyScope = (job: Omit<TestJob, 'ordinal'>): string => `${job.path.join('\0')}#${job.occurrence}`;
+
+/** Which temporary directory a mkdtempSync call makes: the project files on its stack, its prefix's name, its scope. */
+function tempKey(prefix: unknown, scope: string): string {
+  const files: string[] = [];
+  for (const line of (new Error().stack ?? '').split('\n').slice(1)) {
+    const match = /\(?((?:file:\/\/)?\/[^\s()]+?):\d+:\d+\)?$/.exec(line.trim());
+    if (match === null) continue;
+    const url = match[1]!.startsWith('file:') ? match[1]! : pathToFileURL(match[1]!).href;
+    if (url === import.meta.url || !url.startsWith(root) || url.includes('/node_modules/')) continue;
+    files.push(url.slice(root.length));
+    // Up to the test module: below it, the main thread's stack has the suite's entry, a worker's its own entry.
+    if (url.endsWith('.test.ts')) break;
+  }
+  return `${files.join(' < ')}\0${String(prefix).split('/').at(-1)}\0${scope}`;
+}
 
 /** How often a test still running says so on stderr, with its jobs (node's reporters print a test when it ends). */
 const STILL_RUNNING_MS = 120_000;
@@ -155,6 +185,16 @@ function mainThread(): void {
     load: () => Promise.reject(new Error('a job locator loads jobs in workers only')),
     attaches: () => true,
   });
+  const made: Record<string, string[]> = {};
+  fs.mkdtempSync = ((prefix: string, options?: unknown) => {
+    const path = realMkdtemp(prefix, options as never) as string;
+    const store = context.getStore();
+    const key = tempKey(prefix, store === undefined ? 'module' : bodyScope(store.job));
+    (made[key] ??= []).push(path);
+    process.env[TEMP_DIRS] = JSON.stringify(made);
+    return path;
+  }) as typeof fs.mkdtempSync;
+  syncBuiltinESMExports();
   setEnvironmentDefaults({ environment: { workers } });
 }
 
@@ -167,6 +207,32 @@ interface RecordedSuite {
 function workerThread(): void {
   const scratch = process.env[SCRATCH];
   if (scratch !== undefined) process.env['TMPDIR'] = scratch;
+  const made = JSON.parse(process.env[TEMP_DIRS] ?? '{}') as Record<string, string[]>;
+  const used = new Map<string, number>();
+  /** While the test module loads and its hooks run, 'module'; while a first job's body is replayed, its scope. */
+  let scope: string | undefined = 'module';
+  fs.mkdtempSync = ((prefix: string, options?: unknown) => {
+    const key = scope === undefined ? undefined : tempKey(prefix, scope);
+    const n = key === undefined ? 0 : (used.get(key) ?? 0);
+    if (key !== undefined) used.set(key, n + 1);
+    const path = key === undefined ? undefined : made[key]?.[n];
+    if (path === undefined) return realMkdtemp(prefix, options as never) as string;
+    fs.mkdirSync(path, { recursive: true });
+    return path;
+  }) as typeof fs.mkdtempSync;
+  // The main thread's body created these directories already: creating one again is no error while replaying it.
+  const mainDirs = Object.values(made).flat();
+  const realMkdir = fs.mkdirSync;
+  fs.mkdirSync = ((path: string, options?: unknown) => {
+    try {
+      return realMkdir(path, options as never);
+    } catch (error) {
+      const inMainDirs = mainDirs.some((dir) => String(path) === dir || String(path).startsWith(`${dir}/`));
+      if (!inMainDirs || (error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      return undefined;
+    }
+  }) as typeof fs.mkdirSync;
+  syncBuiltinESMExports();
   let executes = 0;
   let target: TestJob | undefined = undefined;
   setJobLocator({
@@ -224,6 +290,8 @@ function workerThread(): void {
       const context = testContext(job.path);
       for (const suite of test.suites) for (const hook of suite.before) await call(hook, context);
       for (const suite of test.suites) for (const hook of suite.beforeEach) await call(hook, context);
+      // The hooks ran in the module's scope, as on the main thread (outside any test body).
+      scope = job.ordinal === 1 ? bodyScope(job) : undefined;
       await call(test.fn, context);
     },
   });
