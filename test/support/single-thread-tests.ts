@@ -35,6 +35,98 @@ export const SINGLE_THREAD_TESTS: ReadonlyMap<string, string> = new Map([
     "the test counts its source's polls and settles each asynchronous call by hand: a worker's function calls its own copy",
   ],
   [
+    'src/execution/checkpointing.test.ts > checkpointing > restarts from the latest checkpoint after a failure and commits every result exactly once',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/checkpointing.test.ts > checkpointing > takes a savepoint on request, cancels, and resumes from it at another parallelism',
+    "the test waits on a count (Progress) its user function keeps in the test's own object: a worker's function counts in its copy, and the wait would never end",
+  ],
+  [
+    'src/execution/checkpointing.test.ts > checkpointing > restores a rate-limited generator savepoint taken at parallelism 2 at parallelism 3, counting each key once',
+    "the test waits on a count (Progress) its user function keeps in the test's own object: a worker's function counts in its copy, and the wait would never end",
+  ],
+  [
+    'src/execution/checkpointing.test.ts > checkpointing > refuses to restore operator state kept per subtask at another parallelism, naming the operator',
+    "the test waits on a count (Progress) its user function keeps in the test's own object: a worker's function counts in its copy, and the wait would never end",
+  ],
+  [
+    'src/execution/checkpointing.test.ts > checkpointing > completes a savepoint of a file source with keyed state downstream within a few batches, not at the end',
+    "the test waits on a count (Progress) its user function keeps in the test's own object: a worker's function counts in its copy, and the wait would never end",
+  ],
+  [
+    'src/execution/checkpointing.test.ts > checkpointing > rejects a savepoint with state for an operator the job lacks, naming it, unless allowed',
+    "the test waits on a count (Progress) its user function keeps in the test's own object: a worker's function counts in its copy, and the wait would never end",
+  ],
+  [
+    'src/execution/checkpointing.test.ts > checkpointing > checkpoints LMDB state incrementally and restores it',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/connectors/file-sink.test.ts > FileSink without checkpointing > after a restart from the beginning the published file holds every record once',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/connectors/file-sink.test.ts > FileSink with checkpointing: a job that fails and restores > exactly once: every number is in the finished files once',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/connectors/file-sink.test.ts > FileSink with checkpointing: a job that fails and restores > at least once: every number is in the finished files, none lost',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/finished-sources.test.ts > checkpoints after sources finished > union at parallelism 1: restores mid-way from a checkpoint taken after the file finished',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/finished-sources.test.ts > checkpoints after sources finished > union at parallelism 2: restores mid-way from a checkpoint taken after the file finished',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/finished-sources.test.ts > checkpoints after sources finished > connect at parallelism 1: restores mid-way from a checkpoint taken after the file finished',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/finished-sources.test.ts > checkpoints after sources finished > connect at parallelism 2: restores mid-way from a checkpoint taken after the file finished',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/finished-sources.test.ts > checkpoints after sources finished > side outputs at parallelism 1: restores mid-way from a checkpoint taken after the file finished',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/finished-sources.test.ts > checkpoints after sources finished > side outputs at parallelism 2: restores mid-way from a checkpoint taken after the file finished',
+    "the fault is injected once by a flag in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'test/rescale/rescale.test.ts > rescaling a savepoint with sources > FileSource over several files: taken at 3, restored at 1, 2 and 5',
+    "the test waits on a count (Progress) its user function keeps in the test's own object: a worker's function counts in its copy, and the wait would never end",
+  ],
+  [
+    'test/rescale/rescale.test.ts > rescaling a savepoint with sources > FileSource over one big file: its one split resumes mid-file at 1, 2 and 5',
+    "the test waits on a count (Progress) its user function keeps in the test's own object: a worker's function counts in its copy, and the wait would never end",
+  ],
+  [
+    'test/rescale/rescale.test.ts > rescaling a savepoint with sources > GeneratorSource, rate-limited: taken at 3, restored at 1, 2 and 5',
+    "the test waits on a count (Progress) its user function keeps in the test's own object: a worker's function counts in its copy, and the wait would never end",
+  ],
+  [
+    'src/execution/alignment-backpressure.test.ts > alignment backpressure > holds an unthrottled source back while its channel is blocked; every checkpoint completes',
+    "the sink counts records into the test's own variables: a worker's sink counts in its copy",
+  ],
+  [
+    'test/broadcast-state.test.ts > BroadcastStateITCase (Flink) > testKeyedWithBroadcastTranslation',
+    "the function pushes the keys its timers fire for into the test's array: a worker's function pushes into its copy",
+  ],
+  [
+    'test/broadcast-state.test.ts > BroadcastStateITCase (Flink) > testBroadcastTranslation',
+    "the function pushes the keys its timers fire for into the test's array: a worker's function pushes into its copy",
+  ],
+  [
+    'src/operators/async-wait-operator.test.ts > AsyncDataStream in a running job > finishes only after every result was emitted, and keeps at most `capacity` calls in flight',
+    "the function counts its calls in flight in the test's own variable: a worker's function counts in its copy",
+  ],
+  [
     'examples/fault-tolerance/fault-tolerant-job.test.ts > fault-tolerance example > restarts after the simulated crash and counts every click exactly once',
     'the crash is armed once by a flag in memory: the restarted workers start with the flag armed again',
   ],
