@@ -51,7 +51,8 @@ function onWorkers(system: BenchSystem, workers: number): BenchSystem {
       process.env.WEIR_BENCH_JOB = JSON.stringify({ workload: id, params: own });
       const reports = new ChecksumReports(`weir-bench-checksum-${process.pid}-${++runCounter}`);
       process.env[CHECKSUM_CHANNEL_ENV] = reports.name;
-      setEnvironmentDefaults({ environment: { workers, jobModule } });
+      // The workers stay for the next run, as Flink's JVM (and its JIT) stays between the MiniClusters of its runs.
+      setEnvironmentDefaults({ environment: { workers, jobModule, reuseWorkers: true } });
       try {
         const result = await run!({
           ...own,

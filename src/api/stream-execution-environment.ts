@@ -102,6 +102,15 @@ export interface EnvironmentOptions {
    */
   jobModule?: string | URL;
   /**
+   * Worker mode: keep the worker threads after a job that closed cleanly and run the process's next job on them
+   * (default false: every job starts and ends its own), as a Flink session cluster keeps its task managers between
+   * jobs. A kept thread keeps what it compiled, so the next job runs warm code from its first record, and it does not
+   * start again. It imports the job module anew (`?weir-job=n`: its top level runs again, the modules it imports stay
+   * loaded) with the main thread's environment variables of that moment; the top-level bindings of each job module it
+   * ran stay in its memory. Kept threads do not keep the process alive. Jobs located by a job locator never reuse.
+   */
+  reuseWorkers?: boolean;
+  /**
    * Metrics (default on): `false` turns them off (no sampler, no busy-time clock reads); an object adds reporters
    * (see `weir/prometheus`) or changes the sampling interval.
    */
@@ -144,6 +153,7 @@ export class StreamExecutionEnvironment {
   /** Whether the job's code chose the worker count (not a launcher's default). */
   private workersChosen = false;
   private jobModule: string | undefined = undefined;
+  private readonly reuseWorkers: boolean;
   private readonly logger: Logger;
 
   private constructor(explicit: EnvironmentOptions) {
@@ -165,6 +175,7 @@ export class StreamExecutionEnvironment {
     if (options.workers !== undefined) this.setWorkers(options.workers);
     this.workersChosen = explicit.workers !== undefined;
     if (options.jobModule !== undefined) this.jobModule = String(options.jobModule);
+    this.reuseWorkers = options.reuseWorkers === true;
   }
 
   /**
@@ -231,6 +242,7 @@ export class StreamExecutionEnvironment {
       jobName,
       environmentDefaults: environmentDefaultsForWorkers,
       ...(this.jobModule === undefined && location !== undefined ? { location } : {}),
+      ...(this.reuseWorkers ? { reuseWorkers: true } : {}),
     };
   }
 

@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { buildCrashJob, committedLines, OUTPUTS } from '../crash/crash-job.ts';
 import { runChildProcess } from '../support/child-run.ts';
+import { terminateIdleWorkers } from '../../src/execution/workers/worker-pool.ts';
 
 const COUNT = 12_000;
 /** A run still going by then is hung: a worker thread left running keeps its process from exiting. */
@@ -176,5 +177,39 @@ describe('worker mode', { timeout: 600_000 }, () => {
     );
     // The time spent starting the workers is reported apart, and is part of the job's run time.
     assert.ok(job.workerStartupMs > 0 && job.workerStartupMs < job.netRuntimeMs, JSON.stringify(job));
+  });
+  it('runs the next job of the process on the threads a job kept (reuseWorkers), with the environment of that moment', async () => {
+    const { runReuseJob } = await import('./reuse-job.ts');
+    const runs: string[][] = [];
+    try {
+      for (const run of ['1', '2']) {
+        process.env.WEIR_REUSE_TEST_RUN = run;
+        runs.push(await runReuseJob());
+      }
+    } finally {
+      delete process.env.WEIR_REUSE_TEST_RUN;
+      await terminateIdleWorkers();
+    }
+    const [first, second] = runs as [string[], string[]];
+    const fields = (values: string[]) => values.map((v) => v.split(' '));
+    const numbers = Array.from({ length: 1000 }, (_, i) => i);
+    for (const [run, values] of [
+      ['1', first],
+      ['2', second],
+    ] as const) {
+      assert.deepEqual(
+        fields(values).map(([r]) => r),
+        Array(1000).fill(run),
+      );
+      assert.deepEqual(
+        fields(values)
+          .map(([, n]) => Number(n))
+          .sort((a, b) => a - b),
+        numbers,
+      );
+    }
+    const threads = (values: string[]) => [...new Set(fields(values).map(([, , t]) => t))].sort();
+    assert.equal(threads(first).length, 2);
+    assert.deepEqual(threads(second), threads(first));
   });
 });

@@ -9,6 +9,7 @@ import type { SubtaskFigures } from '../../runtime/subtask-figures.ts';
 import { MAIN_THREAD, slotHost } from '../../runtime/slot-placement.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
 import { spawnWorker } from './spawn-worker.ts';
+import { keepIdleWorker, poolKey, takeIdleWorker } from './worker-pool.ts';
 import { WorkerMetricMirror } from './worker-metric-mirror.ts';
 import type { PartialMatchQuery, SubtaskPartialMatches } from '../../cep/operator/partial-match-snapshot.ts';
 import type { JobLocation } from './job-locator.ts';
@@ -33,6 +34,8 @@ export interface WorkerSettings {
   readonly jobName: string;
   /** The launcher's environment defaults that shape the graph, for the workers' environments. */
   readonly environmentDefaults: WorkerEnvironmentDefaults;
+  /** Keep the workers after a clean close for the process's next job, and take kept ones (worker-pool.ts). */
+  readonly reuseWorkers?: boolean;
 }
 
 /** One worker thread of the attempt and what the main thread knows of it. */
@@ -47,6 +50,14 @@ interface WorkerState {
   metrics: OperatorMetrics[] | undefined;
   closeError: Error | undefined;
   closed: (() => void) | undefined;
+  /** Kept for the next job (the attempt no longer owns it). */
+  kept: boolean;
+  /** The attempt's listeners on the worker, removed when it is kept. */
+  readonly listeners: {
+    message: (m: FromWorker) => void;
+    error: (e: Error) => void;
+    exit: (code: number) => void;
+  };
 }
 
 const ENTRY = new URL(`./worker-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
@@ -89,11 +100,18 @@ export class ThreadedJobRuntime implements JobAttempt {
   /** The workers' subtask metrics in this thread's registry, for its reporters (metrics on). */
   private readonly mirror: WorkerMetricMirror | undefined;
 
+  /** Whether this attempt takes kept workers and keeps its own (never for a located job: see reuseWorkers). */
+  private readonly reuse: boolean;
+  private readonly poolKey = poolKey(process.argv.slice(2));
+
   constructor(
     readonly graph: StreamGraph,
     private readonly options: JobRuntimeOptions,
     private readonly settings: WorkerSettings,
   ) {
+    // A job locator's module is imported once per worker (its jobs run in turn inside it): a kept worker would not
+    // run it again.
+    this.reuse = settings.reuseWorkers === true && settings.location === undefined;
     const count = settings.workers;
     const hosts = [MAIN_THREAD];
     for (let h = 1; h <= count; h++) hosts.push(h);
@@ -140,13 +158,23 @@ export class ThreadedJobRuntime implements JobAttempt {
               }
             : undefined,
       };
-      const worker = spawnWorker(ENTRY, {
-        workerData: { weirSlot: slot },
-        transferList: [...own.values()],
-        // The job module sees the process's arguments, as on the main thread.
-        argv: process.argv.slice(2),
-        name: `weir ${settings.jobName} worker ${host}`,
-      });
+      // A worker kept from an earlier job of this process is handed this job's slot; otherwise a new one starts.
+      const kept = this.reuse ? takeIdleWorker(this.poolKey) : undefined;
+      if (kept !== undefined) {
+        kept.postMessage(
+          { type: 'attach', slot, env: { ...process.env } as Record<string, string> } satisfies ToWorker,
+          [...own.values()],
+        );
+      }
+      const worker =
+        kept ??
+        spawnWorker(ENTRY, {
+          workerData: { weirSlot: slot },
+          transferList: [...own.values()],
+          // The job module sees the process's arguments, as on the main thread.
+          argv: process.argv.slice(2),
+          name: `weir ${settings.jobName} worker ${host}`,
+        });
       const state: WorkerState = {
         host,
         worker,
@@ -158,32 +186,40 @@ export class ThreadedJobRuntime implements JobAttempt {
         metrics: undefined,
         closeError: undefined,
         closed: undefined,
+        kept: false,
+        listeners: {
+          message: (message: FromWorker) => this.onMessage(state, message),
+          error: (error: Error) =>
+            this.fail(
+              new WeirError(`Worker ${host} of job '${settings.jobName}' died: ${error.message}`, {
+                cause: error,
+              }),
+            ),
+          exit: (code: number) => this.onExit(state, code),
+        },
       };
       this.workers.push(state);
-      worker.on('message', (message: FromWorker) => this.onMessage(state, message));
-      worker.on('error', (error) =>
-        this.fail(
-          new WeirError(`Worker ${host} of job '${settings.jobName}' died: ${error.message}`, {
-            cause: error,
-          }),
+      worker.on('message', state.listeners.message);
+      worker.on('error', state.listeners.error);
+      worker.on('exit', state.listeners.exit);
+    }
+  }
+
+  /** A worker of this attempt ended. */
+  private onExit(state: WorkerState, code: number): void {
+    state.exited = true;
+    state.closed?.();
+    this.partialMatchesAnswered(state.host, undefined, []);
+    if (!state.closing) {
+      this.fail(
+        new WeirError(
+          `Worker ${state.host} of job '${this.settings.jobName}' exited unexpectedly (exit code ${code})`,
         ),
       );
-      worker.on('exit', (code) => {
-        state.exited = true;
-        state.closed?.();
-        this.partialMatchesAnswered(host, undefined, []);
-        if (!state.closing) {
-          this.fail(
-            new WeirError(
-              `Worker ${host} of job '${settings.jobName}' exited unexpectedly (exit code ${code})`,
-            ),
-          );
-        }
-        // A worker that ends never acknowledges the completions it was counted in: waiting for them would hang.
-        if (this.failed) this.abandonCompletions(this.failure);
-        this.wake();
-      });
     }
+    // A worker that ends never acknowledges the completions it was counted in: waiting for them would hang.
+    if (this.failed) this.abandonCompletions(this.failure);
+    this.wake();
   }
 
   get restoredCheckpointId(): number | undefined {
@@ -200,7 +236,7 @@ export class ThreadedJobRuntime implements JobAttempt {
 
   /** Threads of this attempt still running (the tests' proof that none is left behind). */
   get liveWorkers(): number {
-    return this.workers.filter((w) => !w.exited).length;
+    return this.workers.filter((w) => !w.exited && !w.kept).length;
   }
 
   fail(error: unknown): void {
@@ -275,6 +311,14 @@ export class ThreadedJobRuntime implements JobAttempt {
         }
         w.worker.postMessage({ type: 'close' } satisfies ToWorker);
         await closed;
+        if (this.reuse && !this.failed && w.closeError === undefined && !w.exited) {
+          w.worker.off('message', w.listeners.message);
+          w.worker.off('error', w.listeners.error);
+          w.worker.off('exit', w.listeners.exit);
+          w.kept = true;
+          keepIdleWorker(this.poolKey, w.worker);
+          return;
+        }
         await w.worker.terminate();
       }),
     );
@@ -287,7 +331,7 @@ export class ThreadedJobRuntime implements JobAttempt {
   /** Ends every worker at once (a job that failed for good, or a test that checks none is left). */
   async terminate(): Promise<void> {
     await Promise.all(
-      this.workers.map((w) => (w.exited ? undefined : ((w.closing = true), w.worker.terminate()))),
+      this.workers.map((w) => (w.exited || w.kept ? undefined : ((w.closing = true), w.worker.terminate()))),
     );
   }
 

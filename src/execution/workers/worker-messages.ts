@@ -63,6 +63,8 @@ export type ToWorker =
   | { readonly type: 'stop-decision'; readonly stop: boolean }
   | { readonly type: 'cancel'; readonly error: SerializedError }
   | { readonly type: 'close' }
+  /** To a worker kept from an earlier job (worker-pool.ts): run this job next, with these environment variables. */
+  | { readonly type: 'attach'; readonly slot: WorkerSlotData; readonly env: Record<string, string> }
   | {
       readonly type: 'partial-matches';
       readonly request: number;

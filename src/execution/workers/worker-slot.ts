@@ -21,10 +21,51 @@ import {
 /** Set on globalThis once a job attached, so the worker entry can tell a module that never called `execute()`. */
 export const ATTACHED = Symbol.for('weir.workerSlotAttached');
 
+/** The slot of the job this worker runs now, when it was handed another job than the one it started with. */
+let attached: WorkerSlotData | undefined = undefined;
+
 /** The slot data when this thread is a job's worker, else undefined. */
 export function workerSlotData(): WorkerSlotData | undefined {
+  if (attached !== undefined) return attached;
   const data = workerData as { weirSlot?: WorkerSlotData } | null | undefined;
   return data?.weirSlot;
+}
+
+/** A kept worker was handed the slot of a new job (see worker-pool.ts): it runs that job next. */
+export function attachSlot(slot: WorkerSlotData): void {
+  attached = slot;
+  (globalThis as Record<symbol, unknown>)[ATTACHED] = false;
+}
+
+/**
+ * The one listener on the parent port, from the first job's attachment on: it hands each message to the running job,
+ * holds those that arrive between a job's close and the next job's attachment (the port delivers at once once it has
+ * a listener), and hands an `attach` to the next-job handler. Until the first job attaches there is no listener, so
+ * the port holds what the main thread sends meanwhile, as it always did.
+ */
+let jobHandler: ((message: ToWorker) => void) | undefined = undefined;
+const held: ToWorker[] = [];
+let nextJob: ((slot: WorkerSlotData, env: Record<string, string>) => void) | undefined = undefined;
+let listening = false;
+
+function dispatch(message: ToWorker): void {
+  if (message.type === 'attach') nextJob?.(message.slot, message.env);
+  else if (jobHandler === undefined) held.push(message);
+  else jobHandler(message);
+}
+
+function setJobHandler(handler: ((message: ToWorker) => void) | undefined): void {
+  jobHandler = handler;
+  if (!listening) {
+    listening = true;
+    parentPort!.on('message', dispatch);
+  }
+  while (handler !== undefined && held.length > 0) handler(held.shift()!);
+}
+
+/** What this worker does when it is handed another job (set by the worker entry). */
+export function onNextJob(handler: (slot: WorkerSlotData, env: Record<string, string>) => void): void {
+  nextJob = handler;
 }
 
 /** What the environment in a worker hands over. */
@@ -120,7 +161,7 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
   job.onFailure((error) => post({ type: 'failed', error: serializeError(error) }));
   let stopDecision: ((stop: boolean) => void) | undefined = undefined;
   let closing = false;
-  parentPort!.on('message', (message: ToWorker) => {
+  const onMessage = (message: ToWorker): void => {
     switch (message.type) {
       case 'start':
         job.runSources().then(
@@ -162,6 +203,8 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
         break;
       case 'close':
         closing = true;
+        // This job's messages end here: what arrives next is for the next job, if the worker is kept.
+        setJobHandler(undefined);
         void close(job, exchange, registry, post);
         break;
       case 'partial-matches': {
@@ -177,7 +220,8 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
         break;
       }
     }
-  });
+  };
+  setJobHandler(onMessage);
   job.open().then(
     () => {
       // Added once every subtask registered its metrics, so the figures follow this tick's rates and busy time.
