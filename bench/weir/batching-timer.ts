@@ -87,6 +87,7 @@ export async function batchingTimerWeir(params: WorkloadParams): Promise<Workloa
       ),
       'events',
     )
+    // One ordered source at every parallelism: a batch depends on the order of its key's events.
     .setParallelism(1)
     .returns(EventRecord)
     .keyBy((e) => e.key)

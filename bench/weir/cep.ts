@@ -38,11 +38,13 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
       ),
       'events',
     )
-    .setParallelism(1)
+    .setParallelism(params.parallelism)
     .returns(EventRecord);
   CEP.pattern(
     events.keyBy((e) => e.key),
     pattern,
+    // Equal timestamps in id order: the order of one ordered stream, whichever source subtask an event came from.
+    (a, b) => a.id - b.id,
   )
     .select((m): CepMatch => ({
       key: m.probe[0]!.key,

@@ -95,7 +95,7 @@ export async function hotItemsWeir(params: WorkloadParams): Promise<WorkloadResu
       ),
       'bids',
     )
-    .setParallelism(1)
+    .setParallelism(params.parallelism)
     .returns(BidRecord)
     .keyBy((b) => b.auction)
     .window(SlidingEventTimeWindows.of(params.sliding.sizeMs, params.sliding.slideMs))

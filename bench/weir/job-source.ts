@@ -1,5 +1,6 @@
-// The source and sink shared by Weir's workload implementations: the generator's events or bids as a parallelism-1
-// GeneratorSource (one ordered stream, as one Kafka partition), with the runner's memory probe.
+// The source and sink shared by Weir's workload implementations: the generator's events or bids as a GeneratorSource
+// (subtask s of p generates the indices s, s + p, ...; the jobs run it at their parallelism, except batching-timer),
+// with the runner's memory probe.
 import { BroadcastChannel } from 'node:worker_threads';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { Types } from '../../src/core/record-type.ts';

@@ -34,7 +34,7 @@ export async function rollingCountWeir(params: WorkloadParams): Promise<Workload
   const accumulator = new ChecksumAccumulator();
   env
     .fromSource(eventSource(params), undefined, 'events')
-    .setParallelism(1)
+    .setParallelism(params.parallelism)
     .returns(EventRecord)
     .keyBy((e) => e.key)
     .process(new RollingCount())

@@ -55,7 +55,7 @@ export async function sessionWindowWeir(params: WorkloadParams): Promise<Workloa
       ),
       'bids',
     )
-    .setParallelism(1)
+    .setParallelism(params.parallelism)
     .returns(BidRecord)
     .keyBy((b) => b.bidder)
     .window(EventTimeSessionWindows.withGap(params.session.gapMs))

@@ -18,7 +18,7 @@ export async function statelessWeir(params: WorkloadParams): Promise<WorkloadRes
   const accumulator = new ChecksumAccumulator();
   env
     .fromSource(eventSource(params), undefined, 'events')
-    .setParallelism(1)
+    .setParallelism(params.parallelism)
     .returns(EventRecord)
     .map((e): Mapped => ({ key: e.key, value: e.value * multiplier + offset }))
     .filter((m) => m.value % dropModulus !== 0)

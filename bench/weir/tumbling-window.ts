@@ -71,7 +71,7 @@ export async function tumblingWindowWeir(params: WorkloadParams): Promise<Worklo
       ),
       'events',
     )
-    .setParallelism(1)
+    .setParallelism(params.parallelism)
     .returns(EventRecord)
     .keyBy((e) => e.key)
     .window(TumblingEventTimeWindows.of(params.tumbling.sizeMs))

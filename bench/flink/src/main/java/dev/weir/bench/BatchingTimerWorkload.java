@@ -26,7 +26,7 @@ public final class BatchingTimerWorkload implements Workload {
   @Override
   public void build(StreamExecutionEnvironment env, Params p) {
     Workload.collect(
-        Workload.events(env, p).keyBy(e -> e.key).process(new Batching(p.batchSize, p.batchTimeoutMs)),
+        Workload.orderedEvents(env, p).keyBy(e -> e.key).process(new Batching(p.batchSize, p.batchTimeoutMs)),
         r -> Hashing.batch(r.f0, r.f1, r.f2));
   }
 

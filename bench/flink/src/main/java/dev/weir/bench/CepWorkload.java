@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.java.tuple.Tuple4;
 import org.apache.flink.cep.CEP;
+import org.apache.flink.cep.EventComparator;
 import org.apache.flink.cep.functions.PatternProcessFunction;
 import org.apache.flink.cep.pattern.Pattern;
 import org.apache.flink.cep.pattern.conditions.SimpleCondition;
@@ -37,8 +38,16 @@ public final class CepWorkload implements Workload {
         .where(SimpleCondition.of(e -> e.value >= drainAtLeast))
         .within(Duration.ofMillis(p.withinMs));
     Workload.collect(
-        CEP.pattern(Workload.events(env, p).keyBy(e -> e.key), pattern).inEventTime().process(new ToMatch()),
+        CEP.pattern(Workload.events(env, p).keyBy(e -> e.key), pattern, new ById()).inEventTime().process(new ToMatch()),
         r -> Hashing.cepMatch(r.f0, r.f1, r.f2, r.f3));
+  }
+
+  /** Equal timestamps in id order: the order of one ordered stream, whichever source subtask an event came from. */
+  static final class ById implements EventComparator<Event> {
+    @Override
+    public int compare(Event a, Event b) {
+      return Long.compare(a.id, b.id);
+    }
   }
 
   static final class ToMatch extends PatternProcessFunction<Event, Tuple4<Integer, Integer, Integer, Integer>> {

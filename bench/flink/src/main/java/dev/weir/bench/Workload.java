@@ -19,25 +19,38 @@ public interface Workload {
   void build(StreamExecutionEnvironment env, Params p);
 
   /**
-   * The generic events as one ordered stream: the source runs at parallelism 1 (like one Kafka partition)
-   * so per-key arrival order, and with it every result, is the same at any operator parallelism.
-   * Bounded out-of-orderness watermarks, periodic (every 200 ms, Flink's default).
+   * The generic events, the source at the job's parallelism (each subtask generates a range of the indices), as
+   * Weir's weir-p2 runs its generator at the job's parallelism. Every workload that reads it has a result
+   * independent of per-key arrival order (CEP breaks timestamp ties by id). Bounded out-of-orderness watermarks,
+   * periodic (every 200 ms, Flink's default).
    */
   static DataStream<Event> events(StreamExecutionEnvironment env, Params p) {
+    return events(env, p, p.parallelism);
+  }
+
+  /**
+   * The generic events as one ordered stream: the source runs at parallelism 1 (like one Kafka partition), so
+   * per-key arrival order, and with it a result that depends on it (batching-timer), is the same at any parallelism.
+   */
+  static DataStream<Event> orderedEvents(StreamExecutionEnvironment env, Params p) {
+    return events(env, p, 1);
+  }
+
+  private static DataStream<Event> events(StreamExecutionEnvironment env, Params p, int parallelism) {
     DataGeneratorSource<Event> source =
         new DataGeneratorSource<>(new Generators.EventGenerator(p), p.events, TypeInformation.of(Event.class));
     WatermarkStrategy<Event> watermarks = WatermarkStrategy.<Event>forBoundedOutOfOrderness(Duration.ofMillis(p.outOfOrdernessMs))
         .withTimestampAssigner((e, previous) -> e.ts);
-    return env.fromSource(source, watermarks, "events").setParallelism(1);
+    return env.fromSource(source, watermarks, "events").setParallelism(parallelism);
   }
 
-  /** The bids as one ordered stream, like events(). */
+  /** The bids, the source at the job's parallelism, like events(). */
   static DataStream<Bid> bids(StreamExecutionEnvironment env, Params p) {
     DataGeneratorSource<Bid> source =
         new DataGeneratorSource<>(new Generators.BidGenerator(p), p.events, TypeInformation.of(Bid.class));
     WatermarkStrategy<Bid> watermarks = WatermarkStrategy.<Bid>forBoundedOutOfOrderness(Duration.ofMillis(p.bidOutOfOrdernessMs))
         .withTimestampAssigner((b, previous) -> b.ts);
-    return env.fromSource(source, watermarks, "bids").setParallelism(1);
+    return env.fromSource(source, watermarks, "bids").setParallelism(p.parallelism);
   }
 
   /** Ends a pipeline: checksum the records, then discard them. */
