@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
+import { ManualClock } from '../core/clock.ts';
 import { DeliveryGuarantee } from '../core/delivery-guarantee.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { SinkWriter, SinkWriterContext } from '../core/sink.ts';
@@ -311,20 +312,31 @@ describe('FileSink with checkpointing: part file life cycle', () => {
 });
 
 describe('FileSink with checkpointing: a job that fails and restores', () => {
-  /** Numbers 0..n-1 at parallelism 2, failing once at `failAt` after a checkpoint completed; 20 ms checkpoints. */
+  /**
+   * Numbers 0..n-1 at parallelism 2, failing once at the first number >= `failAt` after a checkpoint completed;
+   * 20 ms checkpoints. The source is paced on a clock that moves only when a checkpoint is triggered (one batch
+   * of 100 numbers per subtask) until one completed, and then jumps to the end of time: the failure comes after a
+   * checkpoint however fast or slow the machine is, and never after the input ended.
+   */
   async function run(path: string, options: FileSinkOptions, n: number, failAt: number): Promise<void> {
     const failure = { armed: false, fired: false };
+    const pacing = new ManualClock();
     const env = StreamExecutionEnvironment.create({ parallelism: 2 });
     env.enableCheckpointing(20, {
       storage: fresh('chk'),
       listener: (e) => {
-        if (e.type === 'completed') failure.armed = true;
+        if (failure.armed) return;
+        // A source waiting for its clock takes a barrier with its next batch: let each subtask emit one more.
+        if (e.type === 'triggered') pacing.advanceTo(pacing.now() + 10);
+        if (e.type !== 'completed') return;
+        failure.armed = true;
+        pacing.advanceTo(Number.POSITIVE_INFINITY);
       },
     });
     env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
     env
       .fromSource(
-        GeneratorSource.of(n, (id) => ({ id }), { batchSize: 100, ratePerSecond: 20_000 }),
+        GeneratorSource.of(n, (id) => ({ id }), { ratePerSecond: 20_000, clock: pacing }),
         undefined,
         'numbers',
       )
@@ -336,7 +348,13 @@ describe('FileSink with checkpointing: a job that fails and restores', () => {
         return e;
       })
       .sinkTo(FileSink.jsonLines(path, options));
-    await env.execute('file-sink-failover');
+    // The checkpoint timer does not hold the process open, and a source waiting on a manual clock has no handle.
+    const keepAlive = setInterval(() => {}, 60_000);
+    try {
+      await env.execute('file-sink-failover');
+    } finally {
+      clearInterval(keepAlive);
+    }
     assert.equal(failure.fired, true, 'the failure was injected');
     assert.deepEqual(inProgress(path), [], 'no in-progress file is left');
     assert.ok(

@@ -1,14 +1,19 @@
 // BusyTimeTracker: sampled batches stay a small share of the time, ticks without a sample keep the shares, and
 // one odd sample is weighed with the last ticks' samples.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { BusyTimeTracker, SAMPLED_TIME_SHARE, type SubtaskTime } from './busy-time-tracker.ts';
 
-/** Holds the thread for `ms` of wall time: a batch whose records are slow. */
+/**
+ * The tracker's clock, stepped by the test: a batch's time is what the test says it is, not what a loaded machine
+ * makes of a busy wait (a thread descheduled in the wrong place moved milliseconds between subtasks).
+ */
+let clock = 0;
+
+/** A batch's records take `ms` of the clock. */
 function spin(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
+  clock += ms;
 }
 
 /**
@@ -36,6 +41,12 @@ function batch(
 }
 
 describe('BusyTimeTracker', () => {
+  beforeEach(() => {
+    clock = 1_000_000; // not 0: a sampled batch is marked by its negated start time
+    mock.method(performance, 'now', () => clock);
+  });
+  afterEach(() => mock.restoreAll());
+
   it('samples one of several slow batches, not every batch that outlasts the spacing', () => {
     const tracker = new BusyTimeTracker(true);
     const source = tracker.track();
