@@ -3,11 +3,14 @@
 // (system, workload) cell, verifies every output against the limit loop BEFORE reporting, and writes
 // bench/results/latest.{json,md,svg}. Method and definitions: docs/performance.md.
 //
-// Options: --events N  --cell-budget SECONDS (timed runs per cell; default 6 unless --events is given)
+// Options: --events N (default 500,000; 2,000,000 with --with-flink)  --cell-budget SECONDS (timed runs per cell;
+//          default 6 for the quick suite unless --events is given; none with --with-flink)
 //          --runs N  --warmup N  --system limit,rxjs,weir  --workload id,id  --seed N
 //          --parallelism N (passed to Node systems)  --in-process  --no-micro  --out DIR
 //          --with-flink  --flink-events N  --flink-parallelism 1,2  --flink-runs N
-//          --flink-cell-budget SECONDS (default 20 unless --flink-events is given)  --flink-object-reuse
+//          --flink-cell-budget SECONDS (default none)  --flink-object-reuse
+// With --with-flink every system runs the same number of events (--flink-events defaults to --events) and no
+// cell budget cuts a cell short unless one is given, so Weir and Flink are compared at equal sizes.
 //          --kafka (the Kafka -> Kafka comparison; on by default with --with-flink)  --no-kafka
 //          --kafka-records N  --kafka-runs N  --kafka-warmup N  --kafka-partitions N  --kafka-parallelism N
 //          --kafka-checkpoint-ms MS  --kafka-guarantee exactly-once,at-least-once  --kafka-latency-records N
@@ -78,13 +81,14 @@ function parseOptions(argv: readonly string[]): Options {
     if (!WORKLOAD_IDS.includes(w))
       throw new Error(`unknown workload ${w}; known: ${WORKLOAD_IDS.join(', ')}`);
   const withFlink = has('with-flink') && !smoke; // --smoke never needs Java
+  const events = num('events', smoke ? 20_000 : withFlink ? 2_000_000 : 500_000);
   const out =
     value('out') ?? (smoke ? mkdtempSync(join(tmpdir(), 'weir-bench-smoke-')) : join(HERE, 'results'));
   // --smoke never needs a broker either.
   const kafka = !smoke && !has('no-kafka') && (has('kafka') || withFlink);
   return {
     smoke,
-    events: num('events', smoke ? 20_000 : 500_000),
+    events,
     runs: num('runs', smoke ? 1 : 5),
     warmup: num('warmup', smoke ? 0 : 1),
     systems: list('system', NODE_SYSTEM_NAMES),
@@ -96,11 +100,12 @@ function parseOptions(argv: readonly string[]): Options {
     microKeys: num('micro-keys', smoke ? 10_000 : MICRO_KEYS),
     out,
     withFlink,
-    flinkEvents: num('flink-events', 2_000_000),
+    flinkEvents: num('flink-events', events),
     flinkParallelism: list('flink-parallelism', ['1', '2']).map(Number),
     flinkRuns: num('flink-runs', 5),
-    budgetSeconds: num('cell-budget', value('events') === undefined && !smoke ? 6 : Infinity),
-    flinkBudgetSeconds: num('flink-cell-budget', value('flink-events') === undefined ? 20 : Infinity),
+    // A budget cuts a slow cell to fewer events: fine for the quick suite, never when sizes must be equal.
+    budgetSeconds: num('cell-budget', value('events') === undefined && !smoke && !withFlink ? 6 : Infinity),
+    flinkBudgetSeconds: num('flink-cell-budget', Infinity),
     flinkObjectReuse: has('flink-object-reuse'),
     kafka: kafka ? { ...parseKafkaOptions(argv, 'kafka-'), flink: withFlink, out } : undefined,
   };
