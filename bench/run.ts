@@ -6,6 +6,7 @@
 // Options: --events N (default 500,000; 2,000,000 with --with-flink)  --cell-budget SECONDS (timed runs per cell;
 //          default 6 for the quick suite unless --events is given; none with --with-flink)
 //          --runs N  --warmup N  --system limit,rxjs,weir  --workload id,id  --seed N
+//          --keys N (distinct keys of the generic stream, workloads 1, 2, 3, 6, 7; default 10,000)
 //          --parallelism N (passed to Node systems)  --in-process  --no-micro  --out DIR
 //          --with-flink  --flink-events N  --flink-parallelism 1,2  --flink-runs N
 //          --flink-cell-budget SECONDS (default none)  --flink-object-reuse
@@ -33,7 +34,7 @@ import { type MicroResult, type ReportMeta, renderMarkdown } from './runner/repo
 import { renderSvg } from './runner/report-svg.ts';
 import { NODE_SYSTEM_NAMES } from './runner/systems.ts';
 import { computeReference, findMismatches } from './runner/verify.ts';
-import { WORKLOAD_IDS, type WorkloadId } from './workloads/params.ts';
+import { DEFAULT_KEYS, WORKLOAD_IDS, type WorkloadId } from './workloads/params.ts';
 
 interface Options {
   smoke: boolean;
@@ -43,6 +44,7 @@ interface Options {
   systems: string[];
   workloads: WorkloadId[];
   seed: number;
+  keys: number;
   parallelism: number;
   inProcess: boolean;
   micro: boolean;
@@ -94,6 +96,7 @@ function parseOptions(argv: readonly string[]): Options {
     systems: list('system', NODE_SYSTEM_NAMES),
     workloads,
     seed: num('seed', 42),
+    keys: num('keys', DEFAULT_KEYS),
     parallelism: num('parallelism', 1),
     inProcess: smoke || has('in-process'),
     micro: !has('no-micro'),
@@ -150,7 +153,7 @@ async function main(): Promise<number> {
   const started = performance.now();
   const loadAverage = loadavg();
   log(
-    `weir bench${options.smoke ? ' --smoke' : ''}: ${options.events.toLocaleString('en-US')} events, ${options.warmup} warm-up + ${options.runs} runs, ` +
+    `weir bench${options.smoke ? ' --smoke' : ''}: ${options.events.toLocaleString('en-US')} events, ${options.keys.toLocaleString('en-US')} keys, ${options.warmup} warm-up + ${options.runs} runs, ` +
       `systems ${options.systems.join(', ')}${options.withFlink ? ', flink' : ''}; ${options.inProcess ? 'in-process' : 'one child process per cell'}`,
   );
   if (loadAverage[0] !== undefined && loadAverage[0] > cpus().length * 0.5) {
@@ -167,6 +170,7 @@ async function main(): Promise<number> {
         workload,
         events: options.events,
         seed: options.seed,
+        keys: options.keys,
         parallelism: options.parallelism,
         warmup: options.warmup,
         runs: options.runs,
@@ -196,6 +200,7 @@ async function main(): Promise<number> {
         {
           events: options.flinkEvents,
           seed: options.seed,
+          keys: options.keys,
           runs: options.flinkRuns,
           warmup: 1,
           parallelisms: options.flinkParallelism,
@@ -220,7 +225,7 @@ async function main(): Promise<number> {
   }
 
   // Verify before reporting anything.
-  const reference = await computeReference(measurements, options.seed);
+  const reference = await computeReference(measurements, options.seed, options.keys);
   const mismatches = findMismatches(measurements, reference);
   if (mismatches.length > 0) {
     process.stderr.write(
@@ -256,6 +261,7 @@ async function main(): Promise<number> {
     cpus: cpus().length,
     loadAverage,
     nodeEvents: options.events,
+    keys: options.keys,
     runs: options.runs,
     warmup: options.warmup,
     childProcesses: !options.inProcess,

@@ -86,6 +86,8 @@ export function buildFlink(log: (line: string) => void): FlinkBuild {
 export interface FlinkOptions {
   readonly events: number;
   readonly seed: number;
+  /** The generic stream's key count (Main.java --keys). */
+  readonly keys: number;
   readonly runs: number;
   readonly warmup: number;
   readonly parallelisms: readonly number[];
@@ -124,6 +126,8 @@ export function runFlink(options: FlinkOptions, log: (line: string) => void): Pr
     String(options.events),
     '--seed',
     String(options.seed),
+    '--keys',
+    String(options.keys),
     '--runs',
     String(options.runs),
     '--warmup',

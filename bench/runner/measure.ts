@@ -15,6 +15,8 @@ export interface CellSpec {
   readonly events: number;
   readonly seed: number;
   readonly parallelism: number;
+  /** The generic stream's key count (defaultParams' `keys`). */
+  readonly keys: number;
   readonly warmup: number;
   readonly runs: number;
   readonly probe: boolean;
@@ -36,10 +38,15 @@ export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<
   };
   if (fn === undefined)
     return { ...base, status: 'not-implemented', note: `${spec.system} has no ${spec.workload}`, runs: [] };
-  let params = defaultParams(spec.events, spec.seed, spec.parallelism);
+  let params = defaultParams(spec.events, spec.seed, spec.parallelism, spec.keys);
   let heapPeak = 0;
   // Warm-up over a fifth of the input: enough for the JIT, and it gives a throughput estimate.
-  const warmupParams = defaultParams(Math.max(1, Math.floor(spec.events / 5)), spec.seed, spec.parallelism);
+  const warmupParams = defaultParams(
+    Math.max(1, Math.floor(spec.events / 5)),
+    spec.seed,
+    spec.parallelism,
+    spec.keys,
+  );
   let warmupMs = 0;
   for (let i = 0; i < spec.warmup; i++) {
     const start = performance.now();
@@ -50,7 +57,7 @@ export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<
     const rate = warmupParams.events / (warmupMs / 1000);
     const affordable = Math.floor((rate * spec.budgetSeconds) / spec.runs / 10_000) * 10_000;
     if (affordable < spec.events)
-      params = defaultParams(Math.max(10_000, affordable), spec.seed, spec.parallelism);
+      params = defaultParams(Math.max(10_000, affordable), spec.seed, spec.parallelism, spec.keys);
   }
   const runs: RunSample[] = [];
   for (let i = 0; i < spec.runs; i++) {

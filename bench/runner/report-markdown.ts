@@ -9,6 +9,8 @@ export interface ReportMeta {
   readonly cpus: number;
   readonly loadAverage: readonly number[];
   readonly nodeEvents: number;
+  /** The generic stream's key count (workloads 1, 2, 3, 6, 7). */
+  readonly keys: number;
   readonly runs: number;
   readonly warmup: number;
   readonly childProcesses: boolean;
@@ -43,7 +45,7 @@ export function renderMarkdown(
     `Measured ${meta.date} on Node ${meta.node}, ${meta.cpus} cores, load average at start ${meta.loadAverage.map((l) => l.toFixed(2)).join(' ')}.`,
   );
   lines.push(
-    `Node systems: ${meta.nodeEvents.toLocaleString('en-US')} events, ${meta.warmup} warm-up + ${meta.runs} timed runs` +
+    `Node systems: ${meta.nodeEvents.toLocaleString('en-US')} events, ${meta.keys.toLocaleString('en-US')} keys in the generic stream (workloads 1, 2, 3, 6, 7), ${meta.warmup} warm-up + ${meta.runs} timed runs` +
       `${meta.childProcesses ? ', each (system, workload) in a fresh child process' : ', in-process'}.`,
   );
   if (meta.flink !== undefined) {

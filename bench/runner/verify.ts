@@ -16,6 +16,7 @@ function referenceKey(workload: WorkloadId, events: number): string {
 export async function computeReference(
   measurements: readonly Measurement[],
   seed: number,
+  keys: number,
 ): Promise<Reference> {
   const reference: Reference = new Map();
   for (const m of measurements) {
@@ -23,7 +24,7 @@ export async function computeReference(
     if (m.status !== 'ok' || reference.has(key)) continue;
     const fn = limitSystem.workloads[m.workload];
     if (fn === undefined) throw new Error(`the limit has no ${m.workload}: it is the reference and must`);
-    reference.set(key, await fn(defaultParams(m.events, seed)));
+    reference.set(key, await fn(defaultParams(m.events, seed, 1, keys)));
   }
   return reference;
 }

@@ -105,16 +105,30 @@ export interface WorkloadParams {
 /** 2023-11-14T22:13:20Z: a realistic epoch-millisecond base, past 2^32 so timestamps need 64 bits. */
 export const BASE_TIMESTAMP = 1_700_000_000_000;
 
-/** The default parameters for `events` input events. */
-export function defaultParams(events: number, seed = 42, parallelism = 1): WorkloadParams {
+/** Distinct keys of the generic event stream unless a run asks for another count (`--keys`). */
+export const DEFAULT_KEYS = 10_000;
+
+/**
+ * The default parameters for `events` input events; `keys` is the generic stream's key count (workloads 1, 2,
+ * 3, 6 and 7), for measuring how the cost grows with the number of keys.
+ */
+export function defaultParams(
+  events: number,
+  seed = 42,
+  parallelism = 1,
+  keys = DEFAULT_KEYS,
+): WorkloadParams {
   if (!Number.isInteger(events) || events < 1 || events >= 2 ** 31) {
     throw new RangeError(`events must be an integer in [1, 2^31), got ${events}`);
+  }
+  if (!Number.isInteger(keys) || keys < 1 || keys >= 2 ** 31) {
+    throw new RangeError(`keys must be an integer in [1, 2^31), got ${keys}`);
   }
   return {
     events,
     stream: {
       seed,
-      keys: 10_000,
+      keys,
       eventsPerSecond: 100_000,
       outOfOrdernessMs: 200,
       baseTimestamp: BASE_TIMESTAMP,

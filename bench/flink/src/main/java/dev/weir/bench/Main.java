@@ -3,7 +3,7 @@
 //
 // Run (after `mvn -q package` in bench/flink):
 //   java -cp "target/classes:$(cat target/classpath.txt)" dev.weir.bench.Main --events 2000000 --runs 5 \
-//        --warmup 1 --parallelism 1,2 [--workloads stateless,cep] [--seed 42] [--probe]
+//        --warmup 1 --parallelism 1,2 [--workloads stateless,cep] [--seed 42] [--keys 10000] [--probe]
 //        [--budget-seconds 20] [--object-reuse]
 // --budget-seconds: when the warm-up (over a fifth of the events) shows the timed runs would take longer
 // than this together, they use fewer events (a multiple of 10,000), as bench/runner/measure.ts does.
@@ -38,6 +38,7 @@ public final class Main {
     int runs = Integer.parseInt(opts.getOrDefault("runs", "5"));
     int warmup = Integer.parseInt(opts.getOrDefault("warmup", "1"));
     int seed = Integer.parseInt(opts.getOrDefault("seed", "42"));
+    int keys = Integer.parseInt(opts.getOrDefault("keys", "10000"));
     boolean probe = opts.containsKey("probe");
     double budgetSeconds = Double.parseDouble(opts.getOrDefault("budget-seconds", "Infinity"));
     objectReuse = opts.containsKey("object-reuse");
@@ -47,7 +48,7 @@ public final class Main {
 
     // Warm the JVM once over every selected workload (class loading, JIT of Flink's runtime), so the first
     // cell measured is not the one that pays for it; per-cell warm-ups then only settle that job's code.
-    Params jvmWarmup = new Params(Math.max(1, Math.min(events / 10, 100_000)), seed, parallelisms.get(0));
+    Params jvmWarmup = new Params(Math.max(1, Math.min(events / 10, 100_000)), seed, parallelisms.get(0), keys);
     for (Workload w : WORKLOADS) {
       if (only == null || only.contains(w.id())) runOnce(w, jvmWarmup, -2, true, false);
     }
@@ -56,8 +57,8 @@ public final class Main {
       for (Workload w : WORKLOADS) {
         if (only != null && !only.contains(w.id())) continue;
         resetPeaks();
-        Params p = new Params(events, seed, parallelism);
-        Params warm = new Params(Math.max(1, events / 5), seed, parallelism);
+        Params p = new Params(events, seed, parallelism, keys);
+        Params warm = new Params(Math.max(1, events / 5), seed, parallelism, keys);
         double warmupNetMillis = 0;
         for (int i = 0; i < warmup; i++) warmupNetMillis = runOnce(w, warm, -1, true, false);
         if (warmupNetMillis > 0 && Double.isFinite(budgetSeconds)) {
@@ -66,7 +67,7 @@ public final class Main {
           // The JVM's first job is cold, so the estimate is low: never go below a quarter of the input,
           // or task deployment (fixed, ~0.3 s) would dominate the net runtime.
           affordable = Math.max(affordable, Math.max(10_000, events / 4 / 10_000 * 10_000));
-          if (affordable < events) p = new Params((int) affordable, seed, parallelism);
+          if (affordable < events) p = new Params((int) affordable, seed, parallelism, keys);
         }
         for (int i = 0; i < runs; i++) runOnce(w, p, i, false, false);
         if (probe && w.stateKeys(p) > 0) runOnce(w, p, runs, false, true);

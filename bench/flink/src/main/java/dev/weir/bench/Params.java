@@ -14,7 +14,7 @@ public final class Params implements Serializable {
   public final int parallelism;
 
   // Generic stream (workloads 1, 2, 3, 6, 7).
-  public final int keys = 10_000;
+  public final int keys;
   public final int eventsPerSecond = 100_000;
   public final int outOfOrdernessMs = 200;
 
@@ -43,7 +43,12 @@ public final class Params implements Serializable {
   public final long batchTimeoutMs = 1_000;
 
   public Params(int events, int seed, int parallelism) {
+    this(events, seed, parallelism, 10_000);
+  }
+
+  public Params(int events, int seed, int parallelism, int keys) {
     this.events = events;
+    this.keys = keys;
     this.seed = seed;
     this.parallelism = parallelism;
   }
