@@ -1,23 +1,13 @@
 // The proof of exactly-once: the crash job kills itself at 20 seeded moments of the exactly-once protocol; the
 // committed output equals a clean run's.
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
-import { buildCrashJob, committedLines, OUTPUTS } from './crash-job.ts';
-import { formatKillPlan, seededKillPlans } from './kill-switch.ts';
-import { runPlannedChild, type PlannedRun } from './run-crash-child.ts';
+import { OUTPUTS } from './crash-job.ts';
+import { runSeededCrashTest } from './seeded-crash-test.ts';
 
-const COUNT = 40_000;
-const RATE = 5_000;
 const KILLS = 20;
-/** Input records one run may read at most before it dies anyway, so a run always dies within a few checkpoints. */
-const READ_CAP = 3_000;
-const SEED = 20_240_601;
-/** Sink writers in the job: five outputs at parallelism 2. Each checkpoint seals, completes and commits in each. */
-const WRITERS = OUTPUTS.length * 2;
 const root = mkdtempSync(join(tmpdir(), 'weir-crash-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -25,56 +15,19 @@ describe('crash test: exactly-once under SIGKILL', () => {
   it(
     `commits exactly the uninterrupted output after ${KILLS} kills at seeded protocol moments`,
     { timeout: 900_000 },
-    async () => {
-      const expectedDir = join(root, 'expected');
-      // The reference is an uninterrupted run on one thread, whatever the suite's default (npm run test:workers).
-      const env = StreamExecutionEnvironment.create({ parallelism: 2, workers: 1 });
-      await buildCrashJob(env, expectedDir, COUNT);
-      await env.execute('crash-job reference');
-      const expected = Object.fromEntries(OUTPUTS.map((o) => [o, committedLines(expectedDir, o)]));
-      assert.ok(expected.windows!.length > 1_000 && expected.big!.length > 100 && expected.idle!.length > 10);
-
-      const out = join(root, 'out');
-      const args = (rate: number) => [
-        out,
-        join(root, 'checkpoints'),
-        join(root, 'state'),
-        String(COUNT),
-        String(rate),
-        'lmdb',
-        'cep',
-        '1',
-      ];
-      const plans = seededKillPlans(KILLS, SEED, WRITERS);
-      const runs: PlannedRun[] = [];
-      for (let i = 0; ; i++) {
-        // The last run is not killed: it may go at full speed (the rate changes timing, never the records).
-        const plan = i < plans.length ? formatKillPlan(plans[i]!) : 'none';
-        const run = await runPlannedChild([...args(plan === 'none' ? 0 : RATE), plan, String(READ_CAP)]);
-        runs.push(run);
-        if (process.env.WEIR_CRASH_VERBOSE)
-          process.stderr.write(
-            `crash run ${i}: from checkpoint ${run.restoredFrom}, ${run.killed === undefined ? 'finished' : `killed at ${run.killed} (planned ${plan})`}\n`,
-          );
-        if (run.killed === undefined) break;
-        assert.ok(
-          run.killed === plan || run.killed === `read:${READ_CAP}`,
-          `the child died at ${run.killed}, planned ${plan}`,
-        );
-      }
-      const kills = runs.filter((r) => r.killed !== undefined).length;
-      assert.equal(kills, KILLS, `only ${kills} kills before the job finished; raise COUNT`);
-      // Progress between kills: later runs restore from later checkpoints.
-      assert.ok(runs.at(-1)!.restoredFrom > 0, 'the last run restored from no checkpoint');
-      for (const o of OUTPUTS) {
-        const actual = committedLines(out, o);
-        assert.equal(
-          actual.length,
-          expected[o]!.length,
-          `output '${o}': ${actual.length} committed records, expected ${expected[o]!.length}`,
-        );
-        assert.deepEqual(actual, expected[o], `output '${o}' differs from the uninterrupted run`);
-      }
-    },
+    () =>
+      runSeededCrashTest({
+        root,
+        count: 40_000,
+        rate: 5_000,
+        kills: KILLS,
+        readCap: 3_000,
+        seed: 20_240_601,
+        // Five outputs at parallelism 2, all on this thread.
+        writers: OUTPUTS.length * 2,
+        backend: 'lmdb',
+        workers: 1,
+        minBig: 100,
+      }),
   );
 });
