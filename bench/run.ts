@@ -9,7 +9,7 @@
 //          --keys N (distinct keys of the generic stream, workloads 1, 2, 3, 6, 7; default 10,000)
 //          --parallelism N (passed to Node systems)  --in-process  --no-micro  --out DIR
 //          --with-flink  --flink-events N  --flink-parallelism 1,2  --flink-runs N
-//          --flink-cell-budget SECONDS (default none)  --flink-object-reuse
+//          --flink-cell-budget SECONDS (default none)  --flink-object-reuse  --no-flink-rocksdb
 // With --with-flink every system runs the same number of events (--flink-events defaults to --events) and no
 // cell budget cuts a cell short unless one is given, so Weir and Flink are compared at equal sizes.
 //          --kafka (the Kafka -> Kafka comparison; on by default with --with-flink)  --no-kafka
@@ -34,7 +34,7 @@ import { type MicroResult, type ReportMeta, renderMarkdown } from './runner/repo
 import { renderSvg } from './runner/report-svg.ts';
 import { NODE_SYSTEM_NAMES } from './runner/systems.ts';
 import { computeReference, findMismatches } from './runner/verify.ts';
-import { DEFAULT_KEYS, WORKLOAD_IDS, type WorkloadId } from './workloads/params.ts';
+import { DEFAULT_KEYS, DURABLE_STATE_WORKLOADS, WORKLOAD_IDS, type WorkloadId } from './workloads/params.ts';
 
 interface Options {
   smoke: boolean;
@@ -57,6 +57,8 @@ interface Options {
   budgetSeconds: number;
   flinkBudgetSeconds: number;
   flinkObjectReuse: boolean;
+  /** Flink on embedded RocksDB beside weir-lmdb, for the durable-state workloads (on unless --no-flink-rocksdb). */
+  flinkRocksdb: boolean;
   /** The Kafka comparison's settings, or undefined when it is not run. */
   kafka: KafkaCliOptions | undefined;
 }
@@ -110,6 +112,7 @@ function parseOptions(argv: readonly string[]): Options {
     budgetSeconds: num('cell-budget', value('events') === undefined && !smoke && !withFlink ? 6 : Infinity),
     flinkBudgetSeconds: num('flink-cell-budget', Infinity),
     flinkObjectReuse: has('flink-object-reuse'),
+    flinkRocksdb: !has('no-flink-rocksdb'),
     kafka: kafka ? { ...parseKafkaOptions(argv, 'kafka-'), flink: withFlink, out } : undefined,
   };
 }
@@ -165,6 +168,8 @@ async function main(): Promise<number> {
   const measurements: Measurement[] = [];
   for (const workload of options.workloads) {
     for (const system of options.systems) {
+      // weir-lmdb measures durable state: only the workloads Flink also runs on RocksDB.
+      if (system === 'weir-lmdb' && !DURABLE_STATE_WORKLOADS.has(workload)) continue;
       const spec: CellSpec = {
         system,
         workload,
@@ -174,7 +179,8 @@ async function main(): Promise<number> {
         parallelism: options.parallelism,
         warmup: options.warmup,
         runs: options.runs,
-        probe: true,
+        // The probe measures the heap; LMDB keeps its state in files (its heap figure would be the cache).
+        probe: system !== 'weir-lmdb',
         budgetSeconds: options.budgetSeconds,
       };
       const m = options.inProcess ? await runCellInProcess(spec) : await runCellInChild(spec);
@@ -208,6 +214,7 @@ async function main(): Promise<number> {
           probe: true,
           budgetSeconds: options.flinkBudgetSeconds,
           objectReuse: options.flinkObjectReuse,
+          rocksdb: options.flinkRocksdb,
         },
         log,
       );
@@ -238,6 +245,7 @@ async function main(): Promise<number> {
   let micro: MicroResult[] = [];
   if (options.micro) {
     for (const system of options.systems) {
+      if (system === 'weir-lmdb') continue; // the micro-benchmark measures heap bytes per key
       const results = options.inProcess
         ? await (await import('./micro/value-state-bytes.ts')).runMicro([system], options.microKeys)
         : await runMicroInChild(system, options.microKeys);
@@ -249,7 +257,11 @@ async function main(): Promise<number> {
       );
   }
 
-  const order = [...options.systems, ...options.flinkParallelism.map((p) => `flink-p${p}`)];
+  const order = [
+    ...options.systems,
+    ...options.flinkParallelism.map((p) => `flink-p${p}`),
+    'flink-rocksdb-p1',
+  ];
   measurements.sort(
     (a, b) =>
       WORKLOAD_IDS.indexOf(a.workload) - WORKLOAD_IDS.indexOf(b.workload) ||

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorkloadId } from '../workloads/params.ts';
+import { DURABLE_STATE_WORKLOADS, type WorkloadId } from '../workloads/params.ts';
 import type { Measurement, RunSample } from './measurement.ts';
 import { spread } from './stats.ts';
 
@@ -96,6 +96,8 @@ export interface FlinkOptions {
   /** Seconds the timed runs of one cell may take together (see Main.java --budget-seconds). */
   readonly budgetSeconds: number;
   readonly objectReuse: boolean;
+  /** Also run the durable-state workloads at parallelism 1 on RocksDB (system flink-rocksdb-p1). */
+  readonly rocksdb: boolean;
 }
 
 interface FlinkLine {
@@ -139,6 +141,7 @@ export function runFlink(options: FlinkOptions, log: (line: string) => void): Pr
     ...(options.probe ? ['--probe'] : []),
     ...(Number.isFinite(options.budgetSeconds) ? ['--budget-seconds', String(options.budgetSeconds)] : []),
     ...(options.objectReuse ? ['--object-reuse'] : []),
+    ...(options.rocksdb ? ['--rocksdb'] : []),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('java', args, { cwd: FLINK_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -179,9 +182,15 @@ export function runFlink(options: FlinkOptions, log: (line: string) => void): Pr
 
 function toMeasurements(lines: readonly FlinkLine[], options: FlinkOptions): Measurement[] {
   const out: Measurement[] = [];
-  for (const parallelism of options.parallelisms) {
+  const cells: { system: string; parallelism: number }[] = options.parallelisms.map((p) => ({
+    system: `flink-p${p}`,
+    parallelism: p,
+  }));
+  if (options.rocksdb) cells.push({ system: 'flink-rocksdb-p1', parallelism: 1 });
+  for (const { system, parallelism } of cells) {
     for (const workload of options.workloads) {
-      const mine = lines.filter((l) => l.parallelism === parallelism && l.workload === workload);
+      if (system === 'flink-rocksdb-p1' && !DURABLE_STATE_WORKLOADS.has(workload)) continue;
+      const mine = lines.filter((l) => l.system === system && l.workload === workload);
       const runs: RunSample[] = mine
         .filter((l) => l.type === 'run' && l.warmup !== true)
         .map((l) => ({
@@ -194,7 +203,7 @@ function toMeasurements(lines: readonly FlinkLine[], options: FlinkOptions): Mea
       const memory = mine.find((l) => l.type === 'memory');
       const events = runs[0]?.events ?? options.events;
       out.push({
-        system: `flink-p${parallelism}`,
+        system,
         workload,
         status: 'ok',
         note:

@@ -3,15 +3,27 @@
 
 import { limitSystem } from '../limit/index.ts';
 import { rxjsSystem } from '../rxjs/index.ts';
+import { DURABLE_STATE_WORKLOADS, type WorkloadId } from '../workloads/params.ts';
 import type { BenchSystem } from '../workloads/system.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import { setEnvironmentDefaults } from '../../src/api/environment-defaults.ts';
 import { CHECKSUM_CHANNEL_ENV, type ChecksumReport } from '../weir/job-source.ts';
 
 // weir-no-metrics is Weir with metrics off (no sampler, no busy-time clock reads): beside `weir` (metrics on, the
 // default) it measures what metrics cost in the same run. weir-p2 is Weir at parallelism 2 on 2 worker threads
-// (worker mode), the counterpart of flink-p2.
-export const NODE_SYSTEM_NAMES = ['limit', 'rxjs', 'weir', 'weir-no-metrics', 'weir-p2'] as const;
+// (worker mode), the counterpart of flink-p2. weir-lmdb is Weir with keyed state in the LMDB backend, on the
+// workloads measured on durable state (DURABLE_STATE_WORKLOADS), the counterpart of flink-rocksdb-p1.
+export const NODE_SYSTEM_NAMES = [
+  'limit',
+  'rxjs',
+  'weir',
+  'weir-no-metrics',
+  'weir-p2',
+  'weir-lmdb',
+] as const;
 
 export interface LoadedSystem {
   readonly name: string;
@@ -23,11 +35,12 @@ export interface LoadedSystem {
 export async function loadSystem(name: string): Promise<LoadedSystem> {
   if (name === 'limit') return { name, system: limitSystem };
   if (name === 'rxjs') return { name, system: rxjsSystem };
-  if (name === 'weir' || name === 'weir-no-metrics' || name === 'weir-p2') {
+  if (name === 'weir' || name === 'weir-no-metrics' || name === 'weir-p2' || name === 'weir-lmdb') {
     try {
       const module = (await import('../weir/index.ts')) as { weirSystem: BenchSystem };
       if (name === 'weir') return { name, system: module.weirSystem };
       if (name === 'weir-p2') return { name, system: onWorkers(module.weirSystem, 2) };
+      if (name === 'weir-lmdb') return { name, system: onLmdb(module.weirSystem) };
       return { name, system: withoutMetrics(module.weirSystem) };
     } catch (error) {
       return { name, error: `bench/weir/index.ts failed to load: ${String(error)}` };
@@ -114,6 +127,26 @@ class ChecksumReports {
   close(): void {
     this.channel.close();
   }
+}
+
+/**
+ * The durable-state workloads with keyed state in the LMDB backend (its default cache), each run in a fresh
+ * directory removed after the run, so no run reads another's files and the disk does not fill over a suite.
+ */
+function onLmdb(system: BenchSystem): BenchSystem {
+  const workloads: BenchSystem['workloads'] = {};
+  for (const [id, run] of Object.entries(system.workloads)) {
+    if (!DURABLE_STATE_WORKLOADS.has(id as WorkloadId)) continue;
+    workloads[id as WorkloadId] = async (params) => {
+      const lmdbPath = mkdtempSync(join(tmpdir(), 'weir-bench-lmdb-'));
+      try {
+        return await run!({ ...params, lmdbPath });
+      } finally {
+        rmSync(lmdbPath, { recursive: true, force: true });
+      }
+    };
+  }
+  return { name: 'weir-lmdb', workloads };
 }
 
 /** The same workloads with every environment created with `metrics: false`. */

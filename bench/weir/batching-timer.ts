@@ -1,7 +1,6 @@
 // Weir's workload 7 (the seed's per-user batching in event time): a KeyedProcessFunction with ValueState and one
 // event-time timer per key, deleted on the size path.
 // Run: npm run bench -- --system limit,weir --workload batching-timer (or: node --import tsx bench/weir/batching-timer.ts)
-import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type {
   Collector,
   KeyedOnTimerContext,
@@ -15,7 +14,7 @@ import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { ChecksumAccumulator, hashBatch, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, EventRecord, eventSource } from './job-source.ts';
+import { benchEnvironment, checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface Batch {
@@ -77,7 +76,7 @@ class Batcher implements KeyedProcessFunction<number, Event, Batch> {
 
 export async function batchingTimerWeir(params: WorkloadParams): Promise<WorkloadResult> {
   const { size, timeoutMs } = params.batching;
-  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const env = benchEnvironment(params);
   const accumulator = new ChecksumAccumulator();
   env
     .fromSource(

@@ -2,14 +2,13 @@
 // operator in event time with the shared buffer in keyed state.
 // Run: npm run bench -- --system limit,weir --workload cep (or alone: node --import tsx bench/weir/cep.ts [events]
 // [keys], keys 10,000 by default: with 1,000,000 keys nearly every element is its key's only one)
-import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { CEP } from '../../src/api/cep.ts';
 import { Pattern } from '../../src/cep/pattern/pattern.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { ChecksumAccumulator, hashCepMatch, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, EventRecord, eventSource } from './job-source.ts';
+import { benchEnvironment, checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface CepMatch {
@@ -28,7 +27,7 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
     .followedBy('drain')
     .where((e) => e.value >= drainAtLeast)
     .within(withinMs);
-  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const env = benchEnvironment(params);
   const accumulator = new ChecksumAccumulator();
   const events = env
     .fromSource(

@@ -12,7 +12,6 @@ import type {
 } from '../../src/core/functions.ts';
 import type { RuntimeContext } from '../../src/core/runtime-context.ts';
 import { Types } from '../../src/core/record-type.ts';
-import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
 import { ListStateDescriptor } from '../../src/core/state-descriptor.ts';
 import type { ListState } from '../../src/core/state.ts';
@@ -26,7 +25,7 @@ import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashHotItem, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Bid } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { BidRecord, bidSource, checksumSink } from './job-source.ts';
+import { benchEnvironment, BidRecord, bidSource, checksumSink } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface AuctionCount {
@@ -85,7 +84,7 @@ class HotItems implements KeyedProcessFunction<number, AuctionCount, AuctionCoun
 }
 
 export async function hotItemsWeir(params: WorkloadParams): Promise<WorkloadResult> {
-  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const env = benchEnvironment(params);
   const accumulator = new ChecksumAccumulator();
   env
     .fromSource(

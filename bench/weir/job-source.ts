@@ -2,9 +2,11 @@
 // (subtask s of p generates the indices s, s + p, ...; the jobs run it at their parallelism, except batching-timer),
 // with the runner's memory probe.
 import { BroadcastChannel } from 'node:worker_threads';
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { Types } from '../../src/core/record-type.ts';
 import type { Sink } from '../../src/core/sink.ts';
+import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
 import { ChecksumAccumulator } from '../workloads/checksum.ts';
 import { type Bid, type Event, generateBid, generateEvent } from '../workloads/generator.ts';
 import type { WorkloadParams } from '../workloads/params.ts';
@@ -26,6 +28,13 @@ export const BidRecord = Types.record({
 const BATCH = 1000;
 
 /** Events 0 .. params.events - 1 in index order, one fresh object each (the job keeps none of them). */
+/** The environment of one workload run: its parallelism, and the LMDB state backend when the run asks for it. */
+export function benchEnvironment(params: WorkloadParams): StreamExecutionEnvironment {
+  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  if (params.lmdbPath !== undefined) env.setStateBackend(new LmdbStateBackend({ path: params.lmdbPath }));
+  return env;
+}
+
 export function eventSource(params: WorkloadParams): GeneratorSource<Event> {
   const probe = params.probe;
   const config = params.stream;

@@ -1,7 +1,6 @@
 // Weir's workload 2 (keyed rolling count in ValueState, one output per event): key extraction, the hash exchange,
 // the key context and a ValueState read and write per record.
 // Run: npm run bench -- --system limit,weir --workload rolling-count (or alone: node --import tsx bench/weir/rolling-count.ts)
-import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { Collector, KeyedProcessContext, KeyedProcessFunction } from '../../src/core/functions.ts';
 import type { RuntimeContext } from '../../src/core/runtime-context.ts';
 import { ValueStateDescriptor } from '../../src/core/state-descriptor.ts';
@@ -9,7 +8,7 @@ import type { ValueState } from '../../src/core/state.ts';
 import { ChecksumAccumulator, hashRollingCount, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, EventRecord, eventSource } from './job-source.ts';
+import { benchEnvironment, checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface KeyCount {
@@ -30,7 +29,7 @@ class RollingCount implements KeyedProcessFunction<number, Event, KeyCount> {
 }
 
 export async function rollingCountWeir(params: WorkloadParams): Promise<WorkloadResult> {
-  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const env = benchEnvironment(params);
   const accumulator = new ChecksumAccumulator();
   env
     .fromSource(eventSource(params), undefined, 'events')

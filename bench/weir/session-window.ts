@@ -4,7 +4,6 @@
 //      (or alone: node --import tsx bench/weir/session-window.ts [events])
 
 import type { Collector } from '../../src/core/functions.ts';
-import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { EventTimeSessionWindows } from '../../src/windowing/assigners/event-time-session-windows.ts';
@@ -16,7 +15,7 @@ import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashSession, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Bid } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { BidRecord, bidSource, checksumSink } from './job-source.ts';
+import { benchEnvironment, BidRecord, bidSource, checksumSink } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface Session {
@@ -45,7 +44,7 @@ const withSession: ProcessWindowFunction<number, Session, number, TimeWindow> = 
 };
 
 export async function sessionWindowWeir(params: WorkloadParams): Promise<WorkloadResult> {
-  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const env = benchEnvironment(params);
   const accumulator = new ChecksumAccumulator();
   env
     .fromSource(

@@ -1,10 +1,9 @@
 // Weir's workload 1 (stateless map → filter → discarding sink): the runtime's per-record cost with no state:
 // source → map → filter → sink, chained by forward edges. Run: npm run bench -- --system limit,weir --workload stateless
 //      (or alone: node --import tsx bench/weir/stateless.ts [events])
-import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { ChecksumAccumulator, hashStateless, type WorkloadResult } from '../workloads/checksum.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, EventRecord, eventSource } from './job-source.ts';
+import { benchEnvironment, checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 interface Mapped {
@@ -14,7 +13,7 @@ interface Mapped {
 
 export async function statelessWeir(params: WorkloadParams): Promise<WorkloadResult> {
   const { multiplier, offset, dropModulus } = params.stateless;
-  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const env = benchEnvironment(params);
   const accumulator = new ChecksumAccumulator();
   env
     .fromSource(eventSource(params), undefined, 'events')

@@ -4,7 +4,6 @@
 //      (or alone: node --import tsx bench/weir/tumbling-window.ts [events])
 
 import type { Collector } from '../../src/core/functions.ts';
-import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
 import { TumblingEventTimeWindows } from '../../src/windowing/assigners/tumbling-event-time-windows.ts';
@@ -16,7 +15,7 @@ import type { TimeWindow } from '../../src/windowing/time-window.ts';
 import { ChecksumAccumulator, hashWindowAggregate, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
-import { checksumSink, EventRecord, eventSource } from './job-source.ts';
+import { benchEnvironment, checksumSink, EventRecord, eventSource } from './job-source.ts';
 import { reportStandalone } from './standalone.ts';
 
 /** One mutable accumulator per (key, window). */
@@ -61,7 +60,7 @@ const withWindow: ProcessWindowFunction<CountSum, WindowAggregate, number, TimeW
 };
 
 export async function tumblingWindowWeir(params: WorkloadParams): Promise<WorkloadResult> {
-  const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
+  const env = benchEnvironment(params);
   const accumulator = new ChecksumAccumulator();
   env
     .fromSource(

@@ -37,6 +37,16 @@ export const STATEFUL_WORKLOADS: ReadonlySet<WorkloadId> = new Set<WorkloadId>([
   'batching-timer',
 ]);
 
+/**
+ * Workloads measured on durable state as well (Weir's LMDB backend beside Flink's embedded RocksDB backend): keyed
+ * ValueState, window panes and timers, the three state shapes most jobs have.
+ */
+export const DURABLE_STATE_WORKLOADS: ReadonlySet<WorkloadId> = new Set<WorkloadId>([
+  'rolling-count',
+  'tumbling-window',
+  'batching-timer',
+]);
+
 /** Workload 1: map e → (key, value * 3 + 1), keep the records whose new value % 4 != 0 (3 in 4). */
 export interface StatelessParams {
   readonly multiplier: number;
@@ -99,6 +109,8 @@ export interface WorkloadParams {
   readonly batching: BatchingParams;
   /** Parallelism of the operators after the source (the source itself is one ordered stream). */
   readonly parallelism: number;
+  /** Weir only: keep keyed state in the LMDB backend under this directory instead of the heap (weir-lmdb). */
+  readonly lmdbPath?: string;
   readonly probe?: MemoryProbe;
 }
 

@@ -4,7 +4,9 @@
 // Run (after `mvn -q package` in bench/flink):
 //   java -cp "target/classes:$(cat target/classpath.txt)" dev.weir.bench.Main --events 2000000 --runs 5 \
 //        --warmup 1 --parallelism 1,2 [--workloads stateless,cep] [--seed 42] [--keys 10000] [--probe]
-//        [--budget-seconds 20] [--object-reuse]
+//        [--budget-seconds 20] [--object-reuse] [--rocksdb]
+// --rocksdb: then runs the durable-state workloads (rolling-count, tumbling-window, batching-timer) at parallelism 1
+// on the embedded RocksDB state backend too, as system flink-rocksdb-p1.
 // --budget-seconds: when the warm-up (over a fifth of the events) shows the timed runs would take longer
 // than this together, they use fewer events (a multiple of 10,000), as bench/runner/measure.ts does.
 package dev.weir.bench;
@@ -42,6 +44,7 @@ public final class Main {
     boolean probe = opts.containsKey("probe");
     double budgetSeconds = Double.parseDouble(opts.getOrDefault("budget-seconds", "Infinity"));
     objectReuse = opts.containsKey("object-reuse");
+    boolean rocksdb = opts.containsKey("rocksdb");
     List<Integer> parallelisms = new ArrayList<>();
     for (String s : opts.getOrDefault("parallelism", "1").split(",")) parallelisms.add(Integer.parseInt(s.trim()));
     List<String> only = opts.containsKey("workloads") ? List.of(opts.get("workloads").split(",")) : null;
@@ -53,9 +56,15 @@ public final class Main {
       if (only == null || only.contains(w.id())) runOnce(w, jvmWarmup, -2, true, false);
     }
 
-    for (int parallelism : parallelisms) {
+    List<String> backends = new ArrayList<>();
+    for (int parallelism : parallelisms) backends.add("hashmap:" + parallelism);
+    if (rocksdb) backends.add("rocksdb:1");
+    for (String cell : backends) {
+      stateBackend = cell.split(":")[0];
+      int parallelism = Integer.parseInt(cell.split(":")[1]);
       for (Workload w : WORKLOADS) {
         if (only != null && !only.contains(w.id())) continue;
+        if (stateBackend.equals("rocksdb") && !DURABLE_STATE_WORKLOADS.contains(w.id())) continue;
         resetPeaks();
         Params p = new Params(events, seed, parallelism, keys);
         Params warm = new Params(Math.max(1, events / 5), seed, parallelism, keys);
@@ -70,19 +79,29 @@ public final class Main {
           if (affordable < events) p = new Params((int) affordable, seed, parallelism, keys);
         }
         for (int i = 0; i < runs; i++) runOnce(w, p, i, false, false);
-        if (probe && w.stateKeys(p) > 0) runOnce(w, p, runs, false, true);
-        emit(Map.of("type", "memory", "workload", w.id(), "parallelism", parallelism,
+        // The probe measures the JVM heap: RocksDB keeps its state off the heap, so it has no such figure.
+        if (probe && w.stateKeys(p) > 0 && stateBackend.equals("hashmap")) runOnce(w, p, runs, false, true);
+        emit(Map.of("type", "memory", "system", systemName(parallelism), "workload", w.id(), "parallelism", parallelism,
             "rssPeakBytes", rssPeakBytes(), "heapPeakBytes", heapPeakBytes()));
       }
     }
   }
 
   private static boolean objectReuse;
+  /** Flink's state.backend.type of the cells being run: hashmap (the heap) or rocksdb. */
+  private static String stateBackend = "hashmap";
+
+  /** The workloads measured on durable state too (bench/workloads/params.ts DURABLE_STATE_WORKLOADS). */
+  private static final List<String> DURABLE_STATE_WORKLOADS = List.of("rolling-count", "tumbling-window", "batching-timer");
+
+  private static String systemName(int parallelism) {
+    return (stateBackend.equals("rocksdb") ? "flink-rocksdb-p" : "flink-p") + parallelism;
+  }
 
   /** Runs one job and prints its line; returns the job's net runtime in milliseconds. */
   private static double runOnce(Workload w, Params p, int run, boolean warmup, boolean probe) throws Exception {
     Configuration conf = new Configuration();
-    conf.set(StateBackendOptions.STATE_BACKEND, "hashmap"); // the heap state backend
+    conf.set(StateBackendOptions.STATE_BACKEND, stateBackend); // hashmap: the heap; rocksdb: embedded RocksDB
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(p.parallelism);
     // Off by default in Flink, so chained operators copy each record; --object-reuse is the tuned setting.
@@ -104,7 +123,7 @@ public final class Main {
     long netMillis = result.getNetRuntime();
     Map<String, Object> line = new LinkedHashMap<>();
     line.put("type", probe ? "probe" : "run");
-    line.put("system", "flink-p" + p.parallelism);
+    line.put("system", systemName(p.parallelism));
     line.put("parallelism", p.parallelism);
     line.put("workload", w.id());
     line.put("run", run);
