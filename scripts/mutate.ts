@@ -58,9 +58,22 @@ const FOLDERS: Record<string, { mutate: string[]; tests: string[] }> = {
       'test/operational-logs.test.ts',
     ],
   },
+  // Keyed and broadcast state are observed through the DataStream API too: class-valued state, state defaults,
+  // checkpoints restored into the backends, and a savepoint restored at other parallelisms (key groups).
   state: {
     mutate: ['src/state/**/*.ts'],
-    tests: ['src/state/**/*.test.ts', 'test/state-backend/*.test.ts', 'test/keyed-state.test.ts'],
+    tests: [
+      'src/state/**/*.test.ts',
+      'test/state-backend/*.test.ts',
+      'test/keyed-state.test.ts',
+      'test/class-state.test.ts',
+      'test/value-state-default.test.ts',
+      'test/broadcast-state.test.ts',
+      'src/api/broadcast/broadcast-state.test.ts',
+      'src/execution/checkpointing.test.ts',
+      'src/testing/harness-timers.test.ts',
+      'test/rescale/rescale.test.ts',
+    ],
   },
 };
 

@@ -16,6 +16,86 @@ describe('key hashing', () => {
     assert.equal(normalizeKey(-0), 0);
   });
 
+  it('is stable for every key type and shape: fixed vectors', () => {
+    // Strings of each length modulo 4 and beyond ASCII, int32 and float numbers at their limits, bigints,
+    // booleans and composites. Changing these values breaks every existing snapshot.
+    const keys: unknown[] = [
+      '',
+      'a',
+      'ab',
+      'abc',
+      'abcd',
+      'abcde',
+      'käse',
+      0,
+      1,
+      -1,
+      7,
+      2147483647,
+      -2147483648,
+      2147483648,
+      2 ** 40,
+      2.5,
+      -0.1,
+      1e-300,
+      10n,
+      -10n,
+      true,
+      false,
+      [1, 'a'],
+      { b: 2, a: 1 },
+    ];
+    assert.deepEqual(
+      keys.map((k) => hashKey(normalizeKey(k))),
+      [
+        -340344280, 298494453, -1489761069, 1981051490, -727458473, 384531191, -1828274645, -52763034,
+        1049269526, 1378989024, -327484888, 1014290544, 1077370354, 2121505665, -194916025, 310702498,
+        -455853677, 1494389576, -984394068, -358989122, -1630668460, -512955163, 625397557, -33675789,
+      ],
+    );
+    assert.deepEqual(
+      keys.map((k) => keyGroupFor(normalizeKey(k), 32768)),
+      [
+        16936, 10741, 3283, 29282, 23895, 31479, 15915, 26214, 5398, 13280, 31272, 22640, 24050, 7041, 20807,
+        29090, 14739, 4936, 22188, 17086, 31060, 27877, 20277, 9715,
+      ],
+    );
+  });
+
+  it('keeps primitive keys as they are and rejects what cannot be a key, naming it', () => {
+    for (const key of ['k', 'k\u0000', 3, 10n, true, false]) {
+      assert.equal(normalizeKey(key), key);
+      assert.equal(denormalizeKey(normalizeKey(key)), key);
+    }
+    assert.throws(
+      () => normalizeKey(null),
+      /^ConfigurationError: Unsupported key null \(object\): keys must be/,
+    );
+    assert.throws(
+      () => normalizeKey(Symbol.for('s')),
+      /^ConfigurationError: Unsupported key Symbol\(s\) \(symbol\)/,
+    );
+    assert.throws(() => normalizeKey(Number.NaN), /^ConfigurationError: NaN cannot be a key$/);
+    assert.throws(() => normalizeKey([1, Number.NaN]), /^ConfigurationError: NaN cannot be part of a key$/);
+    assert.throws(
+      () => normalizeKey({ a: undefined }),
+      /^ConfigurationError: Unsupported key part undefined \(undefined\)$/,
+    );
+    assert.throws(
+      () => normalizeKey([new Map()]),
+      /^ConfigurationError: Composite keys must be arrays or plain objects \(no class instances, Maps or Dates\)$/,
+    );
+  });
+
+  it('normalises -0 to 0 inside composites, and keeps null and prototype-less objects', () => {
+    assert.equal(normalizeKey([-0, 1]), normalizeKey([0, 1]));
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { x: null, y: [false, 'z'] });
+    assert.deepEqual(denormalizeKey(normalizeKey(bare)), { x: null, y: [false, 'z'] });
+    assert.deepEqual(denormalizeKey(normalizeKey([[], {}, [1n]])), [[], {}, [1n]]);
+    // A composite is one string starting with NUL, apart from every plain string key.
+    assert.equal(normalizeKey(['a']), '\u0000["a"]');
+  });
+
   it('spreads keys over key groups', () => {
     const counts = new Array(128).fill(0);
     for (let i = 0; i < 128_000; i++) counts[keyGroupFor(normalizeKey(`k${i}`), 128)]++;

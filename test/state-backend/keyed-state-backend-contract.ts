@@ -116,6 +116,42 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
       b.dispose();
     });
 
+    it('map state: reading, removing and iterating an absent map create nothing; removing the last key removes the map', () => {
+      let now = 1_000;
+      const b = open(FULL, () => now);
+      const m = b.getOrCreateKeyedState(new MapStateDescriptor<string, number>('m'), voidNamespaceSerializer);
+      const ttl = StateTtlConfig.newBuilder(100).build();
+      const t = b.getOrCreateKeyedState(
+        new MapStateDescriptor<string, number>('t', { ttl }),
+        voidNamespaceSerializer,
+      );
+      const l = b.getOrCreateKeyedState(new ListStateDescriptor<number>('l'), voidNamespaceSerializer);
+      b.setCurrentKey('k');
+      assert.deepEqual(
+        [m.get('a'), m.contains('a'), [...m.entries()], m.isEmpty()],
+        [undefined, false, [], true],
+      );
+      m.remove('a');
+      l.addAll([]);
+      assert.equal(b.numStateEntries(), 0);
+      m.put('a', 1);
+      assert.deepEqual([m.isEmpty(), m.size()], [false, 1]);
+      m.remove('a');
+      assert.equal(b.numStateEntries(), 0);
+      // With a TTL: an absent user key of a live map reads as absent.
+      t.put('a', 1);
+      t.put('b', 2);
+      assert.equal(t.get('c'), undefined);
+      now = 1_050;
+      t.put('b', 3);
+      t.remove('b');
+      // 'a' expires at 1100 while the map's own stamp (1050) is live: the map goes with its last entry.
+      now = 1_100;
+      assert.equal(t.get('a'), undefined);
+      assert.equal(b.numStateEntries(), 0);
+      b.dispose();
+    });
+
     it('reducing and aggregating state', () => {
       const b = open();
       const r = b.getOrCreateKeyedState(
@@ -136,12 +172,22 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
       b.dispose();
     });
 
+    it('a descriptor of an unknown kind is an error naming the kind', () => {
+      const b = open();
+      const bogus = Object.assign(new ValueStateDescriptor<number>('x'), { kind: 'bogus' });
+      assert.throws(
+        () => b.getOrCreateKeyedState(bogus as never, voidNamespaceSerializer),
+        /^IllegalStateError: Unknown state kind bogus$/,
+      );
+      b.dispose();
+    });
+
     it('same name with another kind is an error naming the state', () => {
       const b = open();
       b.getOrCreateKeyedState(new ValueStateDescriptor<number>('x'), voidNamespaceSerializer);
       assert.throws(
         () => b.getOrCreateKeyedState(new ListStateDescriptor<number>('x'), voidNamespaceSerializer),
-        /'x'/,
+        /^IllegalStateError: Operator 'operator': state 'x' was registered as value state and is now asked for as list state$/,
       );
       b.dispose();
     });
@@ -272,6 +318,19 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
         () => b.snapshot(),
         /State 'untyped' of operator '.*' holds instances of class Ride, which a snapshot would restore as plain objects/,
       );
+      // An empty first value shows nothing of the state's type: the next value is checked.
+      untyped.clear();
+      const mixed = b.getOrCreateKeyedState(
+        new ValueStateDescriptor<unknown>('mixed'),
+        voidNamespaceSerializer,
+      );
+      mixed.update([]);
+      b.setCurrentKey('b');
+      mixed.update([new Ride(1, 2)]);
+      assert.throws(
+        () => b.snapshot(),
+        /^IllegalStateError: State 'mixed' of operator 'operator' holds instances of class Ride, which a snapshot would restore as plain objects/,
+      );
       b.dispose();
       c.dispose();
     });
@@ -332,6 +391,256 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
       now = 1_100;
       assert.deepEqual(read(s), [undefined, [], undefined, 5, undefined]);
       b.dispose();
+    });
+
+    it('TTL OnCreateAndWrite: every write restarts the time-to-live of an entry, a read does not', () => {
+      let now = 1_000;
+      const ttl = StateTtlConfig.newBuilder(100).build();
+      const b = open(FULL, () => now);
+      // An accumulator changed in place: the write that refreshes its stamp is the only write there is.
+      const counter = {
+        createAccumulator: () => ({ n: 0 }),
+        add: (v: number, acc: { n: number }) => {
+          acc.n += v;
+          return acc;
+        },
+        getResult: (acc: { n: number }) => acc.n,
+        merge: (a: { n: number }, c: { n: number }) => ({ n: a.n + c.n }),
+      };
+      const value = b.getOrCreateKeyedState(
+        new ValueStateDescriptor<number>('v', { ttl }),
+        voidNamespaceSerializer,
+      );
+      const added = b.getOrCreateKeyedState(
+        new ListStateDescriptor<number>('add', { ttl }),
+        voidNamespaceSerializer,
+      );
+      const addedAll = b.getOrCreateKeyedState(
+        new ListStateDescriptor<number>('addAll', { ttl }),
+        voidNamespaceSerializer,
+      );
+      const map = b.getOrCreateKeyedState(
+        new MapStateDescriptor<string, number>('m', { ttl }),
+        voidNamespaceSerializer,
+      );
+      const sum = b.getOrCreateKeyedState(
+        new ReducingStateDescriptor<number>('s', (x, y) => x + y, { ttl }),
+        voidNamespaceSerializer,
+      );
+      const count = b.getOrCreateKeyedState(
+        new AggregatingStateDescriptor('c', counter, { ttl }),
+        voidNamespaceSerializer,
+      );
+      b.setCurrentKey('k');
+      const write = (v: number) => {
+        value.update(v);
+        added.add(v);
+        addedAll.addAll([v, v]);
+        map.put('a', v);
+        sum.add(v);
+        count.add(v);
+      };
+      const read = () => [
+        value.value(),
+        [...added.get()],
+        [...addedAll.get()],
+        map.get('a'),
+        sum.get(),
+        count.get(),
+      ];
+      write(1);
+      now = 1_080;
+      write(2);
+      now = 1_179;
+      assert.deepEqual(read(), [2, [1, 2], [1, 1, 2, 2], 2, 3, 3]);
+      assert.equal(b.numStateEntries(), 6);
+      now = 1_180;
+      assert.deepEqual(read(), [undefined, [], [], undefined, undefined, undefined]);
+      // A read of an expired entry removes it (Flink's cleanup on access).
+      assert.equal(b.numStateEntries(), 0);
+      b.dispose();
+    });
+
+    it('TTL OnReadAndWrite: a read of a map entry restarts the time-to-live of the entry and of its map', () => {
+      let now = 1_000;
+      const ttl = StateTtlConfig.newBuilder(100).updateTtlOnReadAndWrite().build();
+      const b = open(FULL, () => now);
+      const map = b.getOrCreateKeyedState(
+        new MapStateDescriptor<string, number>('m', { ttl }),
+        voidNamespaceSerializer,
+      );
+      const list = b.getOrCreateKeyedState(
+        new ListStateDescriptor<number>('l', { ttl }),
+        voidNamespaceSerializer,
+      );
+      b.setCurrentKey('k');
+      map.put('a', 1);
+      map.put('b', 2);
+      list.add(7);
+      now = 1_080;
+      assert.equal(map.get('a'), 1);
+      assert.deepEqual([...list.get()], [7]);
+      now = 1_150;
+      // 'b' was last touched at 1000; 'a' and the map itself at 1080.
+      assert.deepEqual([...map.entries()], [['a', 1]]);
+      assert.deepEqual([...list.get()], [7]);
+      now = 1_249;
+      assert.equal(map.get('a'), 1);
+      now = 1_349;
+      assert.equal(map.size(), 0);
+      assert.equal(map.isEmpty(), true);
+      assert.deepEqual([...list.get()], []);
+      assert.equal(b.numStateEntries(), 0);
+      b.dispose();
+    });
+
+    it('TTL and restore: a stamp restored keeps counting; an entry without one starts at the restore time', () => {
+      let now = 0;
+      const ttl = StateTtlConfig.newBuilder(100).build();
+      const b = open(FULL, () => now);
+      const stamped = b.getOrCreateKeyedState(
+        new ValueStateDescriptor<number>('stamped', { ttl }),
+        voidNamespaceSerializer,
+      );
+      const plain = b.getOrCreateKeyedState(
+        new ValueStateDescriptor<number>('plain'),
+        voidNamespaceSerializer,
+      );
+      b.setCurrentKey('k');
+      stamped.update(1); // written at 0: expires at 100
+      plain.update(2);
+      now = 50;
+      const snap = b.snapshot();
+      const c = open(FULL, () => now);
+      // One state registered before the restore, one after (operators register theirs in open).
+      const stamped2 = c.getOrCreateKeyedState(
+        new ValueStateDescriptor<number>('stamped', { ttl }),
+        voidNamespaceSerializer,
+      );
+      c.restore(snap);
+      // The same state restored with a TTL it did not have: its entries start their time-to-live now.
+      const plain2 = c.getOrCreateKeyedState(
+        new ValueStateDescriptor<number>('plain', { ttl }),
+        voidNamespaceSerializer,
+      );
+      c.setCurrentKey('k');
+      now = 99;
+      assert.deepEqual([stamped2.value(), plain2.value()], [1, 2]);
+      now = 100;
+      assert.deepEqual([stamped2.value(), plain2.value()], [undefined, 2]);
+      now = 149;
+      assert.equal(plain2.value(), 2);
+      now = 150;
+      assert.equal(plain2.value(), undefined);
+      b.dispose();
+      c.dispose();
+    });
+
+    it('TTL and merging: an expired namespace adds nothing to the merge; the target keeps what it held', () => {
+      let now = 1_000;
+      const ttl = StateTtlConfig.newBuilder(100).build();
+      const b = open(FULL, () => now);
+      const list = b.getOrCreateKeyedState(new ListStateDescriptor<number>('l', { ttl }), windowNs);
+      const sum = b.getOrCreateKeyedState(
+        new ReducingStateDescriptor<number>('s', (x, y) => x + y, { ttl }),
+        windowNs,
+      );
+      const agg = b.getOrCreateKeyedState(new AggregatingStateDescriptor('a', avg, { ttl }), windowNs);
+      const w1 = { start: 0, end: 10 };
+      const w2 = { start: 5, end: 15 };
+      const target = { start: 0, end: 15 };
+      b.setCurrentKey('k');
+      const addIn = (w: { start: number; end: number }, v: number) => {
+        for (const s of [list, sum, agg]) s.setCurrentNamespace(w);
+        list.add(v);
+        sum.add(v);
+        agg.add(v);
+      };
+      addIn(w1, 1);
+      now = 1_060;
+      addIn(w2, 2);
+      addIn(target, 10);
+      now = 1_100; // w1 expired
+      for (const s of [list, sum, agg]) s.mergeNamespaces(target, [w2, w1]);
+      for (const s of [list, sum, agg]) s.setCurrentNamespace(target);
+      assert.deepEqual([[...list.get()], sum.get(), agg.get()], [[10, 2], 12, 6]);
+      for (const s of [list, sum, agg]) s.setCurrentNamespace(w1);
+      assert.deepEqual([[...list.get()], sum.get(), agg.get()], [[], undefined, undefined]);
+      assert.equal(b.numStateEntries(), 3);
+      b.dispose();
+    });
+
+    it('merging namespaces that hold nothing writes nothing', () => {
+      const b = open();
+      const list = b.getOrCreateKeyedState(new ListStateDescriptor<number>('l'), windowNs);
+      const sum = b.getOrCreateKeyedState(
+        new ReducingStateDescriptor<number>('s', (x, y) => x + y),
+        windowNs,
+      );
+      const agg = b.getOrCreateKeyedState(new AggregatingStateDescriptor('a', avg), windowNs);
+      b.setCurrentKey('k');
+      const current = { start: 20, end: 30 };
+      for (const s of [list, sum, agg]) {
+        s.setCurrentNamespace(current);
+        s.add(5);
+      }
+      for (const s of [list, sum, agg]) s.mergeNamespaces({ start: 0, end: 15 }, [{ start: 0, end: 10 }]);
+      assert.equal(b.numStateEntries(), 3);
+      // The handles still read the namespace set before the merge.
+      assert.deepEqual([[...list.get()], sum.get(), agg.get()], [[5], 5, 5]);
+      b.dispose();
+    });
+
+    it('appending states say whether add created the entry', () => {
+      let now = 0;
+      const ttl = StateTtlConfig.newBuilder(100).build();
+      const b = open(FULL, () => now);
+      const list = b.getOrCreateKeyedState(
+        new ListStateDescriptor<number>('l', { ttl }),
+        voidNamespaceSerializer,
+      );
+      const sum = b.getOrCreateKeyedState(
+        new ReducingStateDescriptor<number>('s', (x, y) => x + y, { ttl }),
+        voidNamespaceSerializer,
+      );
+      const agg = b.getOrCreateKeyedState(
+        new AggregatingStateDescriptor('a', avg, { ttl }),
+        voidNamespaceSerializer,
+      );
+      b.setCurrentKey('k');
+      const addAll = (v: number) => [list.add(v), sum.add(v), agg.add(v)];
+      assert.deepEqual(addAll(1), [true, true, true]);
+      assert.deepEqual(addAll(2), [false, false, false]);
+      now = 100; // expired: the next add creates the entry again
+      assert.deepEqual(addAll(3), [true, true, true]);
+      assert.deepEqual([[...list.get()], sum.get(), agg.get()], [[3], 3, 3]);
+      b.dispose();
+    });
+
+    it('counts the entries of one state, restored ones waiting for registration included', () => {
+      const b = open();
+      const v = b.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
+      const l = b.getOrCreateKeyedState(new ListStateDescriptor<number>('l'), windowNs);
+      for (const key of ['a', 'b', 'c']) {
+        b.setCurrentKey(key);
+        v.update(1);
+        l.setCurrentNamespace({ start: 0, end: 10 });
+        l.add(1);
+        l.setCurrentNamespace({ start: 10, end: 20 });
+        l.add(2);
+      }
+      assert.deepEqual([b.numStateEntries(), b.numStateEntries('v'), b.numStateEntries('l')], [9, 3, 6]);
+      assert.equal(b.numStateEntries('none'), 0);
+      // Keys with entries in several namespaces are listed once.
+      assert.deepEqual([...b.getKeys('l')].sort(), ['a', 'b', 'c']);
+      assert.deepEqual([...b.getKeys('none')], []);
+      const c = open();
+      c.restore(b.snapshot());
+      assert.deepEqual([c.numStateEntries(), c.numStateEntries('v'), c.numStateEntries('l')], [9, 3, 6]);
+      c.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
+      assert.deepEqual([c.numStateEntries(), c.numStateEntries('v'), c.numStateEntries('l')], [9, 3, 6]);
+      b.dispose();
+      c.dispose();
     });
 
     it('snapshot and restore by key group, keeping only groups in range', () => {

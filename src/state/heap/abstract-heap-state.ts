@@ -92,9 +92,9 @@ export abstract class AbstractHeapState<N, V> {
     this.table.remove(this.nsKey, this.host.currentNormalizedKey());
   }
 
-  /** Whether a stored entry has expired at `now` (snapshots skip expired entries). */
-  isExpired(stored: V | TtlValue<V>, now: number): boolean {
-    return this.ttlMs !== 0 && now - (stored as TtlValue<V>).lastAccess >= this.ttlMs;
+  /** Whether a stored entry of a state with a TTL has expired at `now` (snapshots skip expired entries). */
+  isExpired(stored: TtlValue<V>, now: number): boolean {
+    return now - stored.lastAccess >= this.ttlMs;
   }
 
   /** Unwraps a stored entry for a snapshot. */

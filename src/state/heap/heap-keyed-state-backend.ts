@@ -138,6 +138,7 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
       // one type): the value itself under the default serializer, fields of the declared class under `type`.
       const declared = declaredClassOf(valueSerializer);
       let checkedClass = !rawValues && declared === undefined;
+      // Stryker disable next-line ArrayDeclaration: the length only presizes the array; a sparse one indexes the same
       const builders: (StateColumnsBuilder | undefined)[] = new Array(this.maxParallelism);
       const touched: number[] = [];
       for (const [nsKey, inner] of state.table.byNamespace) {
@@ -145,7 +146,7 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
         const ns = rawNamespaces ? namespace : nsSerializer.serialize(namespace);
         const token = {};
         for (const [key, stored] of inner) {
-          if (ttl && state.isExpired(stored, now)) continue;
+          if (ttl && state.isExpired(stored as TtlValue<unknown>, now)) continue;
           const kg = keyGroupFor(key, this.maxParallelism);
           let builder = builders[kg];
           if (builder === undefined) {
@@ -161,6 +162,7 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
           if (!checkedClass) {
             checkedClass = !isEmptySample(value);
             const lost = lostClassOf(value, declared);
+            // Stryker disable next-line StringLiteral: the constructor already defaults the operator name to 'operator'
             if (lost !== undefined) throw lostClassError(name, this.operatorName ?? 'operator', lost);
           }
           builder.add(

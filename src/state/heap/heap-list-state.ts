@@ -47,7 +47,6 @@ export class HeapListState<N, T> extends AbstractHeapState<N, T[]> implements In
       if (list !== undefined) merged.push(...list);
       this.removeIn(key);
     }
-    if (merged.length === 0) return;
     const saved = this.namespace;
     this.setCurrentNamespace(target);
     this.addAll(merged);

@@ -11,9 +11,10 @@ export class HeapMapState<N, UK, UV>
   extends AbstractHeapState<N, Map<UK, any>>
   implements InternalMapState<N, UK, UV>
 {
-  private userMap(create: boolean): Map<UK, any> | undefined {
+  /** The current entry's map, created when absent (reads use `getRaw`, so an absent map stays absent). */
+  private mapForWrite(): Map<UK, any> {
     let map = this.getRaw();
-    if (map === undefined && create) {
+    if (map === undefined) {
       map = new Map();
       this.putRaw(map);
     }
@@ -37,14 +38,14 @@ export class HeapMapState<N, UK, UV>
   }
 
   get(key: UK): UV | undefined {
-    const map = this.userMap(false);
+    const map = this.getRaw();
     if (map === undefined) return undefined;
     const stored = map.get(key);
     return stored === undefined ? undefined : this.live(map, key, stored);
   }
 
   put(key: UK, value: UV): void {
-    const map = this.userMap(true)!;
+    const map = this.mapForWrite();
     if (this.ttlMs === 0) map.set(key, value);
     else {
       map.set(key, { value, lastAccess: this.host.now() });
@@ -57,7 +58,7 @@ export class HeapMapState<N, UK, UV>
   }
 
   remove(key: UK): void {
-    const map = this.userMap(false);
+    const map = this.getRaw();
     if (map === undefined) return;
     map.delete(key);
     if (map.size === 0) this.clear();
@@ -89,7 +90,7 @@ export class HeapMapState<N, UK, UV>
 
   /** The live entries, copied so callers may modify the map while iterating (as Flink's iterators allow). */
   private snapshotLive(): [UK, UV][] {
-    const map = this.userMap(false);
+    const map = this.getRaw();
     if (map === undefined) return [];
     const out: [UK, UV][] = [];
     for (const [k, stored] of [...map]) {

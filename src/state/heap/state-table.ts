@@ -41,18 +41,16 @@ export class StateTable<V> {
     return inner;
   }
 
-  /** Removes one entry; drops the namespace when it becomes empty. Returns whether the inner Map was dropped. */
-  remove(nsKey: string | number, key: NormalizedKey): boolean {
+  /** Removes one entry; drops the namespace when it becomes empty (and the cache with it). */
+  remove(nsKey: string | number, key: NormalizedKey): void {
     const inner = nsKey === this.cachedNsKey ? this.cachedInner : this.byNamespace.get(nsKey);
-    if (inner === undefined) return false;
+    if (inner === undefined) return;
     inner.delete(key);
     if (inner.size === 0) {
       this.byNamespace.delete(nsKey);
       this.namespaces.delete(nsKey);
-      if (nsKey === this.cachedNsKey) this.forget();
-      return true;
+      this.forget();
     }
-    return false;
   }
 
   size(): number {

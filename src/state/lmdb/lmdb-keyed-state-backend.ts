@@ -318,7 +318,9 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
         const key = keys[i]!;
         const n = nsOf[i]!;
         const stamp = lastAccess !== undefined ? lastAccess[i]! : -1;
-        const access = ttl && stamp < 0 ? now : stamp;
+        // An entry without a stamp starts its time-to-live now when its state has a TTL, or may be registered with
+        // one later (restored before its state is registered), as in the heap backend.
+        const access = stamp < 0 && (ttl || state === undefined) ? now : stamp;
         let encoded: Buffer;
         if (values === undefined)
           encoded = encodeEntryValue(

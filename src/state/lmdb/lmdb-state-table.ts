@@ -120,9 +120,8 @@ export class LmdbStateTable<V> extends StateTable<V> {
     return view;
   }
 
-  override remove(nsKey: string | number, key: NormalizedKey): boolean {
+  override remove(nsKey: string | number, key: NormalizedKey): void {
     this.entriesOf(nsKey).delete(key);
-    return false;
   }
 
   override size(): number {
