@@ -4,7 +4,17 @@
 import { WORKLOAD_IDS, WORKLOAD_TITLES } from '../workloads/params.ts';
 import type { Measurement } from './measurement.ts';
 
-const COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#b07aa1', '#edc948', '#ff9da7', '#9c755f'];
+const COLORS = [
+  '#4e79a7',
+  '#f28e2b',
+  '#59a14f',
+  '#e15759',
+  '#76b7b2',
+  '#b07aa1',
+  '#edc948',
+  '#ff9da7',
+  '#9c755f',
+];
 
 export function renderSvg(measurements: readonly Measurement[]): string {
   const systems = [...new Set(measurements.map((m) => m.system))];
