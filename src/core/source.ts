@@ -76,6 +76,11 @@ export interface SourceReader<T, SplitT = unknown> {
    * with no split ends at once.
    */
   addSplits?(splits: SplitT[]): void;
+  /**
+   * Emits the next batch. A checkpoint barrier goes in only between two polls, so a returned Promise should settle
+   * within a bounded time even when no data comes (resolve `'more'` with nothing emitted): a poll that waits
+   * longer holds the subtask's checkpoints back that long (Flink's non-blocking `pollNext` with `isAvailable()`).
+   */
   pollNext(output: ReaderOutput<T>): PollResult | Promise<PollResult>;
   /**
    * Flink's `SourceReader.snapshotState`: the splits not finished yet, each with its progress (everything
