@@ -4,6 +4,17 @@ import { describe, it } from 'node:test';
 import { Pattern } from '../pattern/pattern.ts';
 import { AfterMatchSkipStrategy } from './after-match-skip-strategy.ts';
 import { Event, NFATestHarness, sortMatches } from '../../../test/support/nfa-test-harness.ts';
+import { HeapKeyedStateBackend } from '../../state/heap/heap-keyed-state-backend.ts';
+import { KeyGroupRange } from '../../state/key-group-range.ts';
+import {
+  compareComputationStates,
+  createStartState,
+  createState,
+  type ComputationState,
+} from './computation-state.ts';
+import { newQueue, offer } from './java-priority-queue.ts';
+import { SharedBuffer, type SharedBufferEvent } from './shared-buffer/shared-buffer.ts';
+import { SharedBufferAccessor, type EventIdMatch } from './shared-buffer/shared-buffer-accessor.ts';
 
 // Flink's test records carry no timestamp; all events share one timestamp and are ordered by arrival.
 const untimed = (events: Event[]) => events.map((e) => [e, 0] as const);
@@ -156,5 +167,111 @@ describe('AfterMatchSkipStrategy (ported from Flink AfterMatchSkipITCase)', () =
       () => new NFATestHarness(p),
       /The pattern name specified in AfterMatchSkipStrategy can not be found/,
     );
+  });
+
+  it('testSkipToNext: times(3) over six a keeps the matches that start after the found one', () => {
+    const a = evs('a a a a a a');
+    const p = Pattern.begin<Event>('start', AfterMatchSkipStrategy.skipToNext()).where(named('a')).times(3);
+    assert.deepEqual(new NFATestHarness(p).feed(untimed(a)), [
+      a.slice(0, 3),
+      a.slice(1, 4),
+      a.slice(2, 5),
+      a.slice(3, 6),
+    ]);
+  });
+
+  it('skipToFirst of a stage missing from the match prunes nothing, with partial matches still running', () => {
+    const [a1, a2, c1] = evs('a1 a2 c1') as [Event, Event, Event];
+    const h = new NFATestHarness(
+      Pattern.begin<Event>('a', AfterMatchSkipStrategy.skipToFirst('b'))
+        .where(has('a'))
+        .followedBy('b')
+        .where(has('b'))
+        .optional()
+        .followedBy('c')
+        .where(has('c')),
+    );
+    // a2 c1 completes too, but waits behind a1's partial match, which still waits for a b
+    assert.deepEqual(h.feed(untimed([a1, a2, c1])), [[a1, c1]]);
+    assert.deepEqual(
+      h.nfaState.partialMatches.items.map((cs) => cs.currentStateName),
+      ['b:0', 'b:0', 'a'],
+    );
+    assert.equal(h.nfaState.completedMatches.items.length, 1);
+  });
+
+  it('a missed skip target names every event of each stage of the match', () => {
+    const [a1, a2, c] = evs('a1 a2 c') as [Event, Event, Event];
+    const p = Pattern.begin<Event>('a', AfterMatchSkipStrategy.skipToFirst('b').throwExceptionOnMiss())
+      .where(has('a'))
+      .oneOrMore()
+      .consecutive()
+      .next('b')
+      .where(has('b'))
+      .oneOrMore()
+      .optional()
+      .consecutive()
+      .next('c')
+      .where(has('c'));
+    assert.throws(() => new NFATestHarness(p).feed(untimed([a1, a2, c])), {
+      message: 'Could not skip to b. No such element in the found match {a=[0#0, 0#1], c=[0#2]}',
+    });
+  });
+
+  it('throwExceptionOnMiss changes nothing when the stage is in the match after its first event', () => {
+    const ab = evs('ab ab ab ab ab ab ab');
+    const p = Pattern.begin<Event>('start', AfterMatchSkipStrategy.skipToLast('end').throwExceptionOnMiss())
+      .where(has('a'))
+      .times(2)
+      .next('end')
+      .where(has('b'))
+      .times(2);
+    assert.deepEqual(new NFATestHarness(p).feed(untimed(ab)), [ab.slice(0, 4), ab.slice(3, 7)]);
+  });
+
+  describe('prune, on a queue and a match built by hand', () => {
+    const setup = () => {
+      const backend = new HeapKeyedStateBackend(128, new KeyGroupRange(0, 127), () => 0);
+      backend.setCurrentKey('key');
+      const accessor = new SharedBufferAccessor<string>(new SharedBuffer<string>(backend));
+      const events: SharedBufferEvent<string>[] = [];
+      // ids 0..3 in arrival order, timestamps out of order: 5, 3, 7, 4
+      for (const [i, ts] of [5, 3, 7, 4].entries()) events.push(accessor.registerEvent(`e${i}`, ts));
+      const queue = newQueue<ComputationState>();
+      const startingAt = (e: SharedBufferEvent<string>) =>
+        createState('b', accessor.put('a', e, null, [1]), [1, 0], e.timestamp, e.timestamp, e);
+      offer(queue, createStartState('a'), compareComputationStates);
+      for (const i of [3, 0, 2]) offer(queue, startingAt(events[i]!), compareComputationStates);
+      // stage x took e0 (ts 5), stage y took e1 (ts 3): the earliest event is not the first one listed
+      const match: EventIdMatch = new Map([
+        ['x', [events[0]!]],
+        ['y', [events[1]!]],
+      ]);
+      // in the heap's array order
+      const starts = () => queue.items.map((cs) => cs.startEventId?.timestamp ?? 'start');
+      return { accessor, queue, match, starts };
+    };
+
+    it('noSkip prunes nothing', () => {
+      const { accessor, queue, match, starts } = setup();
+      AfterMatchSkipStrategy.noSkip().prune(queue, [match], accessor as SharedBufferAccessor<unknown>);
+      assert.deepEqual(starts(), [4, 7, 5, 'start']);
+    });
+
+    it('skipToNext prunes up to the earliest event of the match (timestamp 3): nothing here', () => {
+      const { accessor, queue, match, starts } = setup();
+      AfterMatchSkipStrategy.skipToNext().prune(queue, [match], accessor as SharedBufferAccessor<unknown>);
+      assert.deepEqual(starts(), [4, 7, 5, 'start']);
+    });
+
+    it('skipPastLastEvent prunes up to the latest event of the match (timestamp 5)', () => {
+      const { accessor, queue, match, starts } = setup();
+      AfterMatchSkipStrategy.skipPastLastEvent().prune(
+        queue,
+        [match],
+        accessor as SharedBufferAccessor<unknown>,
+      );
+      assert.deepEqual(starts(), [7, 'start']);
+    });
   });
 });

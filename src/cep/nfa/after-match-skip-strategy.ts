@@ -84,6 +84,7 @@ export class AfterMatchSkipStrategy {
   ): void {
     const pruningId = this.getPruningId(matchedResult);
     if (pruningId === null) return;
+    // Stryker disable next-line ArrayDeclaration: a placeholder element equals no computation state, so it discards nothing
     const discard: ComputationState[] = [];
     for (const state of queue.items) {
       if (state.startEventId !== null && this.shouldPrune(state.startEventId, pruningId)) {
@@ -91,6 +92,7 @@ export class AfterMatchSkipStrategy {
         discard.push(state);
       }
     }
+    // Stryker disable next-line ConditionalExpression: removeIf with nothing to discard leaves the queue as it is
     if (discard.length === 0) return;
     // Java's removeAll: every element equal to a discarded one goes
     removeIf(queue, (e) => discard.some((d) => computationStateEquals(d, e)), compareComputationStates);
@@ -118,7 +120,8 @@ export class AfterMatchSkipStrategy {
       case 'SKIP_TO_LAST':
         for (const m of match) {
           const ids = m.get(this.patternName!);
-          if (ids === undefined || ids.length === 0) {
+          // a stage is in a match only with its events (extractPatterns adds none without)
+          if (ids === undefined) {
             if (this.shouldThrowException) {
               throw new Error(
                 `Could not skip to ${this.patternName}. No such element in the found match ${describe(m)}`,
@@ -130,7 +133,8 @@ export class AfterMatchSkipStrategy {
           if (this.shouldThrowException) {
             let startEvent: EventId | null = null;
             for (const list of m.values()) for (const id of list) startEvent = min(startEvent, id);
-            if (pruningId !== null && eventIdEquals(pruningId, startEvent)) {
+            // pruningId is set: a missing stage threw above
+            if (eventIdEquals(pruningId, startEvent)) {
               throw new Error('Could not skip to first element of a match.');
             }
           }
@@ -161,11 +165,15 @@ const SKIP_PAST_LAST = new (AfterMatchSkipStrategy as any)(
 ) as AfterMatchSkipStrategy;
 
 function max(a: EventId | null, b: EventId): EventId {
-  return a === null || compareEventIds(b, a) > 0 ? b : a;
+  if (a === null) return b;
+  // Stryker disable next-line EqualityOperator: ids are unique per key, so only the same event compares equal
+  return compareEventIds(b, a) > 0 ? b : a;
 }
 
 function min(a: EventId | null, b: EventId): EventId {
-  return a === null || compareEventIds(b, a) < 0 ? b : a;
+  if (a === null) return b;
+  // Stryker disable next-line EqualityOperator: ids are unique per key, so only the same event compares equal
+  return compareEventIds(b, a) < 0 ? b : a;
 }
 
 function checkName(name: string): string {

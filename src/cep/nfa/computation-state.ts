@@ -51,15 +51,16 @@ export function createState(
 
 /** Field-wise equality, as Flink's `ComputationState.equals`. */
 export function computationStateEquals(a: ComputationState, b: ComputationState): boolean {
+  // Stryker disable next-line ConditionalExpression: the same object has equal fields; the check only skips comparing them
+  if (a === b) return true;
   return (
-    a === b ||
-    (a.currentStateName === b.currentStateName &&
-      a.startTimestamp === b.startTimestamp &&
-      a.previousTimestamp === b.previousTimestamp &&
-      deweyEquals(a.version, b.version) &&
-      // one entry object per live (event, stage), so identity is Flink's NodeId equality
-      a.previousBufferEntry === b.previousBufferEntry &&
-      eventIdEquals(a.startEventId, b.startEventId))
+    a.currentStateName === b.currentStateName &&
+    a.startTimestamp === b.startTimestamp &&
+    a.previousTimestamp === b.previousTimestamp &&
+    deweyEquals(a.version, b.version) &&
+    // one entry object per live (event, stage), so identity is Flink's NodeId equality
+    a.previousBufferEntry === b.previousBufferEntry &&
+    eventIdEquals(a.startEventId, b.startEventId)
   );
 }
 

@@ -49,5 +49,7 @@ describe('DeweyNumber (ported from Flink DeweyNumberTest)', () => {
     assert.equal(deweyEquals([1, 0], [1, 1]), false);
     assert.equal(deweyEquals([1, 0], [1, 0, 0]), false);
     assert.equal(deweyEquals([1], [2]), false);
+    const v = [1, 2];
+    assert.equal(deweyEquals(v, v), true);
   });
 });

@@ -73,4 +73,50 @@ describe('JavaPriorityQueue', () => {
       ['a', 'b'],
     );
   });
+
+  it('removeIf keeps the survivors after the first removed element in their order', () => {
+    const q = newQueue<number>();
+    for (const x of [1, 2, 3, 4]) offer(q, x, byValue);
+    assert.equal(
+      removeIf(q, (x) => x === 2, byValue),
+      true,
+    );
+    assert.deepEqual(q.items, [1, 3, 4]);
+  });
+
+  it('removeIf calls the filter only with elements of the queue, also when it removes none', () => {
+    type E = { k: number };
+    const byK = (a: E, b: E) => a.k - b.k;
+    const q = newQueue<E>();
+    for (const k of [1, 2]) offer(q, { k }, byK);
+    const seen: unknown[] = [];
+    const filter = (e: E) => {
+      seen.push(e);
+      return e.k === 100;
+    };
+    assert.equal(removeIf(q, filter, byK), false);
+    assert.deepEqual(seen, [{ k: 1 }, { k: 2 }]);
+  });
+
+  it('poll moves the left child up when both children are equal (siftDown prefers the right only if smaller)', () => {
+    type E = { k: number; id: string };
+    const byK = (a: E, b: E) => a.k - b.k;
+    const q = newQueue<E>();
+    for (const e of [
+      { k: 0, id: 'a' },
+      { k: 1, id: 'b' },
+      { k: 1, id: 'c' },
+      { k: 2, id: 'd' },
+    ])
+      offer(q, e, byK);
+    assert.deepEqual(
+      q.items.map((e) => e.id),
+      ['a', 'b', 'c', 'd'],
+    );
+    assert.equal(poll(q, byK)!.id, 'a');
+    assert.deepEqual(
+      q.items.map((e) => e.id),
+      ['b', 'd', 'c'],
+    );
+  });
 });

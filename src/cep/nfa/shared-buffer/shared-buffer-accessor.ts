@@ -28,11 +28,16 @@ export type EventIdMatch<V = unknown> = Map<string, SharedBufferEvent<V>[]>;
  */
 export class SharedBufferAccessor<V> {
   /** Entries of the event registered last, so partial matches taking it into the same stage share one entry. */
+  // Stryker disable next-line ArrayDeclaration: emptied by registerEvent before the first put that reads it
   private readonly currentNodes: SharedBufferNode<V>[] = [];
   private currentEvent: SharedBufferEvent<V> | null = null;
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly walkNodes: (SharedBufferNode<V> | null)[] = [];
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly walkVersions: DeweyNumber[] = [];
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly walkDepths: number[] = [];
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly pathScratch: SharedBufferNode<V>[] = [];
 
   constructor(readonly buffer: SharedBuffer<V>) {}
@@ -114,10 +119,12 @@ export class SharedBufferAccessor<V> {
         continue;
       }
       path.push(entry);
+      // Stryker disable next-line BooleanLiteral: copying the first path too only costs an allocation
       let firstMatch = true;
       for (const edge of entry.edges) {
         if (!isCompatibleWith(state.version, edge.version)) continue;
         let newPath = path;
+        // Stryker disable next-line ConditionalExpression: as above (sharing the path with a second edge is caught by the tests, but shares this line)
         if (firstMatch) firstMatch = false;
         else newPath = path.slice();
         stack.push({ entry: edge.target, version: edge.version, path: newPath });
@@ -167,8 +174,10 @@ export class SharedBufferAccessor<V> {
   }
 
   /** Drops the references left on the walk stack below `sp` (the arrays keep their capacity). */
+  // Stryker disable next-line BlockStatement: the slots are written before they are read; clearing them only lets the collector free the entries
   private clearWalk(sp: number): void {
     const nodes = this.walkNodes;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: as above
     for (let i = 0; i < sp; i++) nodes[i] = null;
   }
 
@@ -194,6 +203,7 @@ export class SharedBufferAccessor<V> {
   materializeMatch(match: EventIdMatch<V>): Record<string, V[]> {
     const out: Record<string, V[]> = {};
     for (const [stage, events] of match) {
+      // Stryker disable next-line ArrayDeclaration: an empty array grows to the same elements; the size only saves the growing
       const elements = new Array<V>(events.length);
       for (let i = 0; i < events.length; i++) elements[i] = events[i]!.element;
       out[stage] = elements;
@@ -244,6 +254,7 @@ export class SharedBufferAccessor<V> {
         }
         edges[w++] = edge;
       }
+      // Stryker disable next-line ConditionalExpression: setting the length it already has changes nothing
       if (w !== edges.length) edges.length = w;
       if (release(current)) {
         current.refCounter = REMOVED;
@@ -252,6 +263,7 @@ export class SharedBufferAccessor<V> {
       }
     }
     this.clearWalk(sp);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: adjusting by zero entries writes the same counts
     if (removedEntries > 0) this.buffer.adjust(0, -removedEntries);
   }
 
