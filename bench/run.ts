@@ -16,6 +16,8 @@
 //          --kafka-records N  --kafka-runs N  --kafka-warmup N  --kafka-partitions N  --kafka-parallelism N
 //          --kafka-checkpoint-ms MS  --kafka-guarantee exactly-once,at-least-once  --kafka-latency-records N
 //          --kafka-latency-rate N  --kafka-no-latency
+//          --latency (the latency benchmark, bench/latency/main.ts, after the rest; off by default, ~10 min)
+//          --no-latency (leave the latency smoke run out of --smoke)
 // The Kafka comparison uses WEIR_KAFKA_BOOTSTRAP, or this checkout's running broker, or starts one and stops it
 // after; when no broker can start it is skipped with the reason, and the rest of the run is unaffected.
 
@@ -61,6 +63,11 @@ interface Options {
   flinkRocksdb: boolean;
   /** The Kafka comparison's settings, or undefined when it is not run. */
   kafka: KafkaCliOptions | undefined;
+  /**
+   * The latency benchmark: with --smoke its smoke run (unless --no-latency), so it cannot rot; otherwise only with
+   * --latency, in full (bench:all takes long enough without it).
+   */
+  latency: 'smoke' | 'full' | 'none';
 }
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -114,6 +121,7 @@ function parseOptions(argv: readonly string[]): Options {
     flinkObjectReuse: has('flink-object-reuse'),
     flinkRocksdb: !has('no-flink-rocksdb'),
     kafka: kafka ? { ...parseKafkaOptions(argv, 'kafka-'), flink: withFlink, out } : undefined,
+    latency: has('no-latency') ? 'none' : smoke ? 'smoke' : has('latency') ? 'full' : 'none',
   };
 }
 
@@ -311,6 +319,15 @@ async function main(): Promise<number> {
     }
   }
 
+  let latencyFailed = false;
+  if (options.latency !== 'none') {
+    log(`\nlatency: end-to-end latency at fixed input rates${options.latency === 'smoke' ? ' (smoke)' : ''}`);
+    // Loaded only here: the latency jobs are not needed by the rest of the suite.
+    const { parseLatencyOptions, runLatencyBench } = await import('./latency/main.ts');
+    const latencyArgs = options.latency === 'smoke' ? ['--smoke', '--out', options.out] : [];
+    latencyFailed = (await runLatencyBench(parseLatencyOptions(latencyArgs))) !== 0;
+  }
+
   const broken = measurements.filter((m) => m.status === 'failed' || m.status === 'unavailable');
   if (broken.length > 0) {
     process.stderr.write(
@@ -318,7 +335,7 @@ async function main(): Promise<number> {
     );
     return 1;
   }
-  return kafkaFailed ? 1 : 0;
+  return kafkaFailed || latencyFailed ? 1 : 0;
 }
 
 process.exitCode = await main();
