@@ -32,6 +32,10 @@ describe('BroadcastStateStore', () => {
     // Another descriptor object with the same name reaches the same state.
     assert.equal(store.get(new MapStateDescriptor<string, number>('rules')).get('a'), 1);
     assert.throws(
+      () => store.get(undefined as never),
+      /^IllegalStateError: Operator 'matcher': the requested broadcast state 'undefined' does not exist/,
+    );
+    assert.throws(
       () => store.get(new MapStateDescriptor<string, number>('other')),
       (e: unknown) =>
         String(e) ===
@@ -70,6 +74,26 @@ describe('BroadcastStateStore', () => {
     );
     assert.deepEqual([...other.get(extra).entries()], [['e', 1]]);
     assert.throws(() => other.get(plain), /'plain' does not exist/);
+  });
+
+  it('leaves class instances to a serializer of their own', () => {
+    const byHand: TypeSerializer<any> = {
+      serialize: (map: Map<string, Rule>) =>
+        new TextEncoder().encode(JSON.stringify([...map].map(([k, r]) => [k, r.limit]))),
+      deserialize: (bytes) =>
+        new Map(
+          (JSON.parse(new TextDecoder().decode(bytes)) as [string, number][]).map(([k, l]) => [
+            k,
+            new Rule(l),
+          ]),
+        ),
+    };
+    const rules = new MapStateDescriptor<string, Rule>('rules', { serializer: byHand });
+    const store = new BroadcastStateStore([rules], 'op');
+    store.get(rules).put('r', new Rule(3));
+    const other = new BroadcastStateStore([rules], 'op');
+    other.restore(store.snapshot());
+    assert.equal(other.get(rules).get('r')!.allows(4), false);
   });
 
   it('refuses to snapshot class instances structured clone would lose, naming state, operator and class', () => {

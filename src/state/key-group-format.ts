@@ -48,7 +48,8 @@ function pack(parts: Uint8Array[]): { bytes: Uint8Array; ends: Uint32Array } {
 
 /** The `i`th of packed byte arrays (a view). */
 export function unpacked(bytes: Uint8Array, ends: Uint32Array, i: number): Uint8Array {
-  return bytes.subarray(i === 0 ? 0 : ends[i - 1]!, ends[i]!);
+  // For the first, `ends[-1]` is undefined, which subarray reads as 0.
+  return bytes.subarray(ends[i - 1], ends[i]);
 }
 
 /** Builds one state's {@link StateColumns} of one key group, namespace by namespace. */
@@ -138,6 +139,7 @@ export function columnNamespaces(
 ): unknown[] {
   if (columns.namespaces !== undefined) return columns.namespaces;
   const ends = columns.nsEnds!;
+  // Stryker disable next-line ArrayDeclaration: the length only presizes the array
   const out: unknown[] = new Array(ends.length);
   for (let i = 0; i < ends.length; i++) out[i] = deserialize(unpacked(columns.nsBytes!, ends, i));
   return out;

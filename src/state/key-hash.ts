@@ -16,13 +16,13 @@ const COMPOSITE_MARK = '\u0000';
  */
 export function normalizeKey(key: unknown): NormalizedKey {
   switch (typeof key) {
+    case 'number':
+      if (Number.isNaN(key)) throw new ConfigurationError('NaN cannot be a key');
+      return key === 0 ? 0 : key;
     case 'string':
     case 'bigint':
     case 'boolean':
       return key;
-    case 'number':
-      if (Number.isNaN(key)) throw new ConfigurationError('NaN cannot be a key');
-      return key === 0 ? 0 : key;
     case 'object':
       if (key !== null) return COMPOSITE_MARK + JSON.stringify(toCanonical(key));
   }
@@ -44,7 +44,7 @@ function toCanonical(value: unknown): unknown {
       return { $bigint: value.toString() };
     case 'number':
       if (Number.isNaN(value)) throw new ConfigurationError('NaN cannot be part of a key');
-      return value === 0 ? 0 : value;
+      return value; // JSON writes -0 as 0
     case 'string':
     case 'boolean':
       return value;

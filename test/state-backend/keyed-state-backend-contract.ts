@@ -309,6 +309,17 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
         [...listBack.get()].map((r) => r.duration()),
         [3, 4],
       );
+      // The declared class is kept, but an instance of another class in one of its fields is refused.
+      const withField = b.getOrCreateKeyedState(
+        new ValueStateDescriptor<Ride>('withField', { type: Ride }),
+        voidNamespaceSerializer,
+      );
+      withField.update(Object.assign(new Ride(0, 1), { extra: new (class Fare {})() }));
+      assert.throws(
+        () => b.snapshot(),
+        /^IllegalStateError: State 'withField' of operator 'operator' holds instances of class Fare at .extra, which a snapshot would restore as plain objects; give the descriptor a serializer that restores it$/,
+      );
+      withField.clear();
       const untyped = b.getOrCreateKeyedState(
         new ValueStateDescriptor<Ride>('untyped'),
         voidNamespaceSerializer,
@@ -629,16 +640,26 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
         l.setCurrentNamespace({ start: 10, end: 20 });
         l.add(2);
       }
-      assert.deepEqual([b.numStateEntries(), b.numStateEntries('v'), b.numStateEntries('l')], [9, 3, 6]);
+      b.setCurrentKey('d');
+      v.update(1);
+      assert.deepEqual([b.numStateEntries(), b.numStateEntries('v'), b.numStateEntries('l')], [10, 4, 6]);
       assert.equal(b.numStateEntries('none'), 0);
       // Keys with entries in several namespaces are listed once.
       assert.deepEqual([...b.getKeys('l')].sort(), ['a', 'b', 'c']);
       assert.deepEqual([...b.getKeys('none')], []);
       const c = open();
       c.restore(b.snapshot());
-      assert.deepEqual([c.numStateEntries(), c.numStateEntries('v'), c.numStateEntries('l')], [9, 3, 6]);
-      c.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
-      assert.deepEqual([c.numStateEntries(), c.numStateEntries('v'), c.numStateEntries('l')], [9, 3, 6]);
+      assert.deepEqual([c.numStateEntries(), c.numStateEntries('v'), c.numStateEntries('l')], [10, 4, 6]);
+      // Keys are listed only for registered states.
+      assert.deepEqual([...c.getKeys('v')], []);
+      const v2 = c.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
+      assert.deepEqual([c.numStateEntries(), c.numStateEntries('v'), c.numStateEntries('l')], [10, 4, 6]);
+      assert.deepEqual([...c.getKeys('v')].sort(), ['a', 'b', 'c', 'd']);
+      // Asked for again, a state is the same handle.
+      assert.equal(
+        c.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer),
+        v2,
+      );
       b.dispose();
       c.dispose();
     });

@@ -1,6 +1,6 @@
 // Runs the keyed state contract on every backend, plus what only the LMDB backend promises (eviction, incremental).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -8,6 +8,15 @@ import { serialize } from 'node:v8';
 import { HeapKeyedStateBackend } from '../../src/state/heap/heap-keyed-state-backend.ts';
 import { KeyGroupRange } from '../../src/state/key-group-range.ts';
 import { keyGroupFor } from '../../src/state/key-hash.ts';
+import { decodeKeyGroup, encodeKeyGroup, type StateColumns } from '../../src/state/key-group-format.ts';
+import { decodeRawKeyGroup, isRawKeyGroup } from '../../src/state/lmdb/lmdb-key-group-format.ts';
+import {
+  decodeEntryKey,
+  decodeEntryValue,
+  VALUE_NUMBER,
+  VALUE_SERIALIZED,
+  VALUE_STRING,
+} from '../../src/state/lmdb/lmdb-key-codec.ts';
 import type { KeyedStateBackend } from '../../src/state/keyed-state-backend.ts';
 import { LmdbKeyedStateBackend } from '../../src/state/lmdb/lmdb-keyed-state-backend.ts';
 import { voidNamespaceSerializer, type NamespaceSerializer } from '../../src/state/namespace.ts';
@@ -52,6 +61,35 @@ describe('LmdbKeyedStateBackend', () => {
     b.dispose();
   });
 
+  it('re-reads values from LMDB once more than cacheEntries are cached; counts, key listings and snapshots keep the cache', () => {
+    for (const viaNormalized of [false, true]) {
+      const b = lmdb(FULL, 128, () => 0, 3);
+      const l = b.getOrCreateKeyedState(new ListStateDescriptor<number>('l'), voidNamespaceSerializer);
+      const key = (k: string) => (viaNormalized ? b.setCurrentNormalizedKey(k, k) : b.setCurrentKey(k));
+      key('a');
+      l.add(1);
+      const live = l.get();
+      for (const k of ['b', 'c']) {
+        key(k);
+        l.add(2);
+      }
+      assert.equal(b.numStateEntries(), 3);
+      assert.deepEqual([...b.getKeys('l')].sort(), ['a', 'b', 'c']);
+      b.snapshot();
+      b.snapshotIncremental(1);
+      key('a');
+      // Three entries cached, the bound: the live array is still the one handed out.
+      assert.equal(l.get(), live);
+      key('d');
+      l.add(3);
+      key('a');
+      // Four: flushed and dropped, so the value is read back from LMDB.
+      assert.notEqual(l.get(), live);
+      assert.deepEqual([...l.get()], [1]);
+      b.dispose();
+    }
+  });
+
   it('snapshots incrementally: only key groups changed since the last completed checkpoint carry bytes', () => {
     const b = lmdb(FULL, 128, () => 0);
     const v = b.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
@@ -87,6 +125,270 @@ describe('LmdbKeyedStateBackend', () => {
       .filter((g) => g.bytes !== undefined)
       .map((g) => g.keyGroup);
     assert.ok(third.includes(changedGroup) && third.includes(b.getCurrentKeyGroup()));
+    b.dispose();
+  });
+
+  it('checkpoints restore into a backend that numbers its states otherwise', () => {
+    const b = lmdb(FULL, 128, () => 0);
+    const first = b.getOrCreateKeyedState(new ValueStateDescriptor<string>('first'), voidNamespaceSerializer);
+    const second = b.getOrCreateKeyedState(
+      new ValueStateDescriptor<number>('second'),
+      voidNamespaceSerializer,
+    );
+    b.setCurrentKey('k');
+    first.update('one');
+    second.update(2);
+    const checkpoint = b.snapshotIncremental(1).map((g) => ({ keyGroup: g.keyGroup, bytes: g.bytes! }));
+    const c = lmdb(FULL, 128, () => 0);
+    const second2 = c.getOrCreateKeyedState(
+      new ValueStateDescriptor<number>('second'),
+      voidNamespaceSerializer,
+    );
+    c.restore(checkpoint);
+    const first2 = c.getOrCreateKeyedState(
+      new ValueStateDescriptor<string>('first'),
+      voidNamespaceSerializer,
+    );
+    c.setCurrentKey('k');
+    assert.deepEqual([first2.value(), second2.value()], ['one', 2]);
+    b.dispose();
+    c.dispose();
+    c.dispose();
+  });
+
+  it('incremental snapshots: completed checkpoints are bases, earlier ones are dropped, emptied groups left out', () => {
+    const b = lmdb(FULL, 128, () => 0);
+    const v = b.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
+    const groupOf = (key: number) => keyGroupFor(key, 128);
+    const keys = [1, 2, 3, 4, 5].filter((k, i, all) => all.findIndex((o) => groupOf(o) === groupOf(k)) === i);
+    for (const key of keys) {
+      b.setCurrentKey(key);
+      v.update(key);
+    }
+    const changed = (id: number) =>
+      b
+        .snapshotIncremental(id)
+        .filter((g) => g.bytes !== undefined)
+        .map((g) => g.keyGroup);
+    const all = keys.map(groupOf).sort((x, y) => x - y);
+    assert.deepEqual(changed(1), all);
+    // Not completed yet: the next one carries everything again.
+    assert.deepEqual(changed(2), all);
+    b.notifyCheckpointComplete(2);
+    b.notifyCheckpointComplete(99); // unknown: ignored
+    assert.deepEqual(changed(3), []);
+    b.setCurrentKey(keys[0]!);
+    v.update(10);
+    assert.deepEqual(changed(4), [groupOf(keys[0]!)]);
+    b.setCurrentKey(keys[1]!);
+    v.update(20);
+    assert.deepEqual(
+      changed(5),
+      [groupOf(keys[0]!), groupOf(keys[1]!)].sort((x, y) => x - y),
+    );
+    // Completing 5 completes 4 too: neither is carried again.
+    b.notifyCheckpointComplete(5);
+    assert.deepEqual(changed(6), []);
+    b.notifyCheckpointComplete(6);
+    b.setCurrentKey(keys[0]!);
+    v.clear();
+    const seventh = b.snapshotIncremental(7);
+    assert.deepEqual(
+      seventh.map((g) => g.keyGroup),
+      all.filter((g) => g !== groupOf(keys[0]!)),
+    );
+    assert.ok(seventh.every((g) => g.bytes === undefined));
+    // Completing a checkpoint keeps later ones in flight: what changed before them is carried until they complete.
+    b.notifyCheckpointComplete(7);
+    assert.ok(keys.length >= 4);
+    b.setCurrentKey(keys[2]!);
+    v.update(30);
+    assert.deepEqual(changed(8), [groupOf(keys[2]!)]);
+    b.setCurrentKey(keys[3]!);
+    v.update(40);
+    assert.deepEqual(
+      changed(9),
+      [groupOf(keys[2]!), groupOf(keys[3]!)].sort((x, y) => x - y),
+    );
+    b.notifyCheckpointComplete(8);
+    assert.deepEqual(changed(10), [groupOf(keys[3]!)]);
+    b.dispose();
+  });
+
+  it('incremental snapshots of a range that does not start at key group 0', () => {
+    const range = KeyGroupRange.forSubtask(128, 2, 1);
+    const b = lmdb(range, 128, () => 0);
+    const v = b.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
+    const keys = Array.from({ length: 40 }, (_, i) => i).filter((k) => range.contains(keyGroupFor(k, 128)));
+    for (const key of keys) {
+      b.setCurrentKey(key);
+      v.update(key);
+    }
+    b.snapshotIncremental(1);
+    b.notifyCheckpointComplete(1);
+    b.setCurrentKey(keys[0]!);
+    v.update(-1);
+    assert.deepEqual(
+      b
+        .snapshotIncremental(2)
+        .filter((g) => g.bytes !== undefined)
+        .map((g) => g.keyGroup),
+      [keyGroupFor(keys[0]!, 128)],
+    );
+    b.dispose();
+  });
+
+  it('checkpoints copy expired TTL entries, which expire on first touch after a restore; savepoints skip them', () => {
+    let now = 0;
+    const ttl = StateTtlConfig.newBuilder(100).build();
+    const b = lmdb(FULL, 128, () => now);
+    const v = b.getOrCreateKeyedState(
+      new ValueStateDescriptor<number>('v', { ttl }),
+      voidNamespaceSerializer,
+    );
+    b.setCurrentKey('k');
+    v.update(1);
+    now = 100;
+    assert.deepEqual(b.snapshot(), []);
+    const checkpoint = b.snapshotIncremental(1);
+    assert.deepEqual(
+      checkpoint.map((g) => g.keyGroup),
+      [keyGroupFor('k', 128)],
+    );
+    const c = lmdb(FULL, 128, () => now);
+    c.restore(checkpoint.map((g) => ({ keyGroup: g.keyGroup, bytes: g.bytes! })));
+    const v2 = c.getOrCreateKeyedState(
+      new ValueStateDescriptor<number>('v', { ttl }),
+      voidNamespaceSerializer,
+    );
+    assert.equal(c.numStateEntries(), 1);
+    c.setCurrentKey('k');
+    assert.equal(v2.value(), undefined);
+    assert.equal(c.numStateEntries(), 0);
+    b.dispose();
+    c.dispose();
+  });
+
+  it('while restored entries wait for their state, checkpoints fall back to the savepoint format', () => {
+    const heap = new HeapKeyedStateBackend(128, FULL, () => 0);
+    const hv = heap.getOrCreateKeyedState(new ValueStateDescriptor<string>('v'), voidNamespaceSerializer);
+    const keys = ['a', 'b'];
+    for (const key of keys) {
+      heap.setCurrentKey(key);
+      hv.update(`${key}!`);
+    }
+    const hl = heap.getOrCreateKeyedState(new ListStateDescriptor<string>('l'), objNs);
+    heap.setCurrentKey('a');
+    hl.setCurrentNamespace({ id: 4 });
+    hl.add('in 4');
+    const groups = keys.map((k) => keyGroupFor(k, 128));
+    assert.notEqual(groups[0], groups[1]);
+    const b = lmdb(FULL, 128, () => 0);
+    // A registered state with an entry in a key group above the waiting ones: checkpoints still list groups in order.
+    let high = 0;
+    while (keyGroupFor(`h${high}`, 128) <= Math.max(...groups)) high++;
+    const w = b.getOrCreateKeyedState(new ValueStateDescriptor<number>('w'), voidNamespaceSerializer);
+    b.setCurrentKey(`h${high}`);
+    w.update(1);
+    // A state of the snapshot's without namespace lookup keys cannot be keyed in LMDB before it is registered.
+    const columns = heap.snapshot().map((g) => {
+      const states = decodeKeyGroup(g.keyGroup, g.bytes).map(
+        ({ nsKeys: _, ...rest }) => rest as StateColumns,
+      );
+      return { keyGroup: g.keyGroup, bytes: encodeKeyGroup(states) };
+    });
+    b.restore(columns);
+    assert.deepEqual([...b.getKeys('v')], []);
+    assert.deepEqual([b.numStateEntries(), b.numStateEntries('v'), b.numStateEntries('x')], [4, 2, 0]);
+    const checkpoint = b.snapshotIncremental(1);
+    assert.deepEqual(
+      checkpoint.map((g) => [g.keyGroup, isRawKeyGroup(g.bytes!)]),
+      [...[...groups].sort((x, y) => x - y), keyGroupFor(`h${high}`, 128)].map((g) => [g, false]),
+    );
+    // A backend owning only the first key's group restores only that key.
+    const c = lmdb(new KeyGroupRange(groups[0]!, groups[0]!), 128, () => 0);
+    c.restore(checkpoint.map((g) => ({ keyGroup: g.keyGroup, bytes: g.bytes! })));
+    const cv = c.getOrCreateKeyedState(new ValueStateDescriptor<string>('v'), voidNamespaceSerializer);
+    c.setCurrentKey('a');
+    assert.equal(cv.value(), 'a!');
+    assert.deepEqual([...c.getKeys('v')], ['a']);
+    assert.equal(c.numStateEntries(), 2); // 'a' in 'v' and in 'l'
+    // Registered late, the state takes the waiting entries.
+    b.getOrCreateKeyedState(new ValueStateDescriptor<string>('v'), voidNamespaceSerializer);
+    const bl = b.getOrCreateKeyedState(new ListStateDescriptor<string>('l'), objNs);
+    assert.deepEqual([...b.getKeys('v')].sort(), ['a', 'b']);
+    assert.equal(b.numStateEntries(), 4);
+    b.setCurrentKey('a');
+    bl.setCurrentNamespace({ id: 4 });
+    assert.deepEqual([...bl.get()], ['in 4']);
+    for (const x of [heap, b, c]) x.dispose();
+  });
+
+  it('works in its own directory: emptied when opened, removed when disposed', () => {
+    const path = join(root, 'own');
+    mkdirSync(join(path, 'leftover'), { recursive: true });
+    writeFileSync(join(path, 'leftover', 'x'), 'stale');
+    const b = new LmdbKeyedStateBackend({ path, maxParallelism: 128, keyGroupRange: FULL, clock: () => 0 });
+    const v = b.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
+    b.setCurrentKey('k');
+    v.update(1);
+    assert.equal(b.numStateEntries(), 1);
+    assert.equal(existsSync(join(path, 'leftover')), false);
+    assert.ok(readdirSync(path).length > 0);
+    b.dispose();
+    assert.equal(existsSync(path), false);
+  });
+
+  it('restored entries are keyed at once and take the direct formats: strings and numbers skip the serializer', () => {
+    const heap = new HeapKeyedStateBackend(128, FULL, () => 0);
+    const plain = heap.getOrCreateKeyedState(
+      new ValueStateDescriptor<unknown>('plain'),
+      voidNamespaceSerializer,
+    );
+    const custom = heap.getOrCreateKeyedState(
+      new ValueStateDescriptor<Point>('custom', { serializer: pointSerializer }),
+      voidNamespaceSerializer,
+    );
+    heap.setCurrentKey('k');
+    custom.update(new Point(1, 2));
+    const values: unknown[] = ['text', 2.5, { o: 1 }];
+    const keys = values.map((_, i) => `k${i}`);
+    keys.forEach((key, i) => {
+      heap.setCurrentKey(key);
+      plain.update(values[i]);
+    });
+    const b = lmdb(FULL, 128, () => 0);
+    // The custom state is registered, the plain one not: snapshots carry namespace lookup keys, so both are keyed.
+    b.getOrCreateKeyedState(
+      new ValueStateDescriptor<Point>('custom', { serializer: pointSerializer }),
+      voidNamespaceSerializer,
+    );
+    b.restore(heap.snapshot());
+    const formats = new Map<string, number>();
+    for (const group of b.snapshotIncremental(1)) {
+      assert.equal(isRawKeyGroup(group.bytes!), true);
+      for (const { key, value } of decodeRawKeyGroup(group.bytes!).entries)
+        formats.set(String(decodeEntryKey(key).key), decodeEntryValue(value).format);
+    }
+    assert.deepEqual(
+      [...keys, 'k'].map((k) => formats.get(k)),
+      [VALUE_STRING, VALUE_NUMBER, VALUE_SERIALIZED, VALUE_SERIALIZED],
+    );
+    // A backend owning half the key groups restores only its own keys from those raw groups.
+    const half = lmdb(new KeyGroupRange(0, 63), 128, () => 0);
+    half.restore(b.snapshotIncremental(2).map((g) => ({ keyGroup: g.keyGroup, bytes: g.bytes! })));
+    assert.equal(half.numStateEntries(), [...keys, 'k'].filter((k) => keyGroupFor(k, 128) < 64).length);
+    for (const x of [heap, b, half]) x.dispose();
+  });
+
+  it('holds at most 65,536 states in one operator', () => {
+    const b = lmdb(FULL, 128, () => 0);
+    for (let i = 0; i < 65_536; i++)
+      b.getOrCreateKeyedState(new ValueStateDescriptor<number>(`s${i}`), voidNamespaceSerializer);
+    assert.throws(
+      () => b.getOrCreateKeyedState(new ValueStateDescriptor<number>('one more'), voidNamespaceSerializer),
+      /^IllegalStateError: More than 65,536 states in one operator$/,
+    );
     b.dispose();
   });
 

@@ -46,14 +46,14 @@ export function encodeEntryKey(
     at += 9;
   } else {
     buf[at] = NS_STRING;
-    const n = buf.write(nsKey, at + 3, 'utf8');
+    const n = buf.write(nsKey, at + 3); // UTF-8, Buffer's default, as every string here
     buf.writeUInt16BE(n, at + 1);
     at += 3 + n;
   }
   switch (typeof key) {
     case 'string':
       buf[at] = KEY_STRING;
-      buf.write(key, at + 1, 'utf8');
+      buf.write(key, at + 1);
       break;
     case 'number':
       buf[at] = KEY_NUMBER;
@@ -61,7 +61,7 @@ export function encodeEntryKey(
       break;
     case 'bigint':
       buf[at] = KEY_BIGINT;
-      buf.write(key.toString(), at + 1, 'latin1');
+      buf.write(key.toString(), at + 1); // ASCII digits
       break;
     default:
       buf[at] = KEY_BOOLEAN;
@@ -101,7 +101,7 @@ export function decodeEntryKey(buf: Uint8Array): DecodedEntryKey {
       key = b.readDoubleBE(at + 1);
       break;
     case KEY_BIGINT:
-      key = BigInt(b.toString('latin1', at + 1));
+      key = BigInt(b.toString('utf8', at + 1));
       break;
     default:
       key = b[at + 1] === 1;
@@ -144,7 +144,7 @@ export function encodeEntryValue(
   buf.set(nsBytes, 12);
   const at = 12 + nsBytes.byteLength;
   buf[at] = format;
-  if (format === VALUE_STRING) buf.write(valueBytes as string, at + 1, 'utf8');
+  if (format === VALUE_STRING) buf.write(valueBytes as string, at + 1);
   else if (format === VALUE_NUMBER) buf.writeDoubleBE(valueBytes as number, at + 1);
   else buf.set(valueBytes as Uint8Array, at + 1);
   return buf;

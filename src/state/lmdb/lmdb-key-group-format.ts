@@ -4,10 +4,8 @@ const MAGIC = 0x574b4732; // "WKG2"
 
 /** Whether bytes are in this format (otherwise they are the heap backend's v8-serialized form). */
 export function isRawKeyGroup(bytes: Uint8Array): boolean {
-  return (
-    bytes.byteLength >= 4 &&
-    ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0 === MAGIC
-  );
+  // Bytes past the end read as 0s, so shorter input never matches the magic.
+  return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0 === MAGIC;
 }
 
 /** One raw entry: the LMDB key (state id in bytes 2–3) and value, as stored. */
@@ -29,7 +27,7 @@ export function encodeRawKeyGroup(names: readonly string[], entries: readonly Ra
   let at = buf.writeUInt32BE(MAGIC, 0);
   at = buf.writeUInt32BE(names.length, at);
   for (const n of names) {
-    const len = buf.write(n, at + 4, 'utf8');
+    const len = buf.write(n, at + 4); // UTF-8, Buffer's default
     buf.writeUInt32BE(len, at);
     at += 4 + len;
   }
@@ -59,6 +57,7 @@ export function decodeRawKeyGroup(input: Uint8Array): { names: string[]; entries
   }
   const count = buf.readUInt32BE(at);
   at += 4;
+  // Stryker disable next-line ArrayDeclaration: the length only presizes the array
   const entries: RawEntry[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const keyLen = buf.readUInt32BE(at);

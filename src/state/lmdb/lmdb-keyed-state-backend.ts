@@ -168,8 +168,7 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
     else {
       // One state's entries: a scan of the keys (a gauge reads this about once a second, never per record).
       const id = this.stateIds.get(stateName);
-      if (id !== undefined)
-        for (const key of this.db.getKeys({})) if (decodeEntryKey(key).stateId === id) n++;
+      for (const key of this.db.getKeys({})) if (decodeEntryKey(key).stateId === id) n++;
     }
     for (const [name, pending] of this.pendingRestore) {
       if (stateName === undefined || name === stateName) for (const p of pending) n += p.columns.keys.length;
@@ -178,8 +177,9 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
   }
 
   *getKeys(stateName: string): Iterable<unknown> {
+    // A registered state has an id; one only restored (not yet registered) lists no keys, as in the heap backend.
+    if (!this.states.has(stateName)) return;
     const id = this.stateIds.get(stateName);
-    if (id === undefined || !this.states.has(stateName)) return;
     this.flush(false);
     const seen = new Set<NormalizedKey>();
     for (const key of this.db.getKeys({})) {
@@ -294,7 +294,6 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
     const id = this.stateId(name);
     const state = this.states.get(name);
     const now = this.options.clock();
-    const ttl = state?.descriptor.ttl !== undefined;
     // Raw values came from the default serializer; strings and numbers take the table's direct formats.
     const serializer = state?.descriptor.serializer ?? structuredCloneSerializer;
     const direct = serializer === structuredCloneSerializer;
@@ -304,6 +303,7 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
       nsBytes = columns.namespaces.map((ns) => nsSerializer.serialize(ns));
     else {
       const ends = columns.nsEnds!;
+      // Stryker disable next-line ArrayDeclaration: the length only presizes the array
       nsBytes = new Array(ends.length);
       for (let i = 0; i < ends.length; i++) nsBytes[i] = unpacked(columns.nsBytes!, ends, i);
     }
@@ -318,9 +318,9 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
         const key = keys[i]!;
         const n = nsOf[i]!;
         const stamp = lastAccess !== undefined ? lastAccess[i]! : -1;
-        // An entry without a stamp starts its time-to-live now when its state has a TTL, or may be registered with
-        // one later (restored before its state is registered), as in the heap backend.
-        const access = stamp < 0 && (ttl || state === undefined) ? now : stamp;
+        // An entry without a stamp starts its time-to-live now if its state has a TTL or is registered with one
+        // later, as in the heap backend (a state without a TTL ignores the stamp).
+        const access = stamp < 0 ? now : stamp;
         let encoded: Buffer;
         if (values === undefined)
           encoded = encodeEntryValue(
@@ -395,6 +395,7 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
     const builders = new Map<number, StateColumnsBuilder>();
     let builder: StateColumnsBuilder | undefined;
     let builderId = -1;
+    // Stryker disable next-line BooleanLiteral: set at the first entry, before it is read
     let rawValues = false;
     let ttlMs = 0;
     let lastNsKey: string | number | undefined = undefined;

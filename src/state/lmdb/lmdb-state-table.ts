@@ -128,10 +128,6 @@ export class LmdbStateTable<V> extends StateTable<V> {
     throw new Error('LmdbStateTable.size: count through the backend (numStateEntries)');
   }
 
-  override clear(): void {
-    this.views.clear();
-  }
-
   /** Reads one entry from LMDB, decoded into what the heap handle stores (the value, or a TTL wrapper). */
   load(view: NamespaceView<V>, key: NormalizedKey): unknown {
     const kg = keyGroupFor(key, this.host.maxParallelism);
