@@ -3,12 +3,13 @@
 //
 //   npm run bench:latency -- [--rates 100000,1000000,half] [--seconds 5] [--runs 3] [--max-events 1000000]
 //                            [--workload rolling-count,batching-timer,cep] [--warmup-fraction 0.1]
-//                            [--seed 42] [--keys 10000] [--out DIR]
+//                            [--seed 42] [--keys 10000] [--out DIR] [--no-flink] [--buffer-timeouts default,0]
 //   npm run bench:latency -- --smoke    # Weir only, in-process, 50,000 events/s for 0.6 s, 100 keys; writes to a
 //                                       # temporary folder
 //
 // `half` is 50 % of the system's maximum rate, measured by an unpaced run of the same job in the same process just
-// before. Each Weir workload runs in a fresh child process. Every run is verified (count and checksum) against the
+// before. Each Weir workload runs in a fresh child process; Flink (when Java and Maven are there; never with --smoke)
+// runs in one JVM, a MiniCluster per run, with its default buffer timeout (flink-p1) and with 0 (flink-p1-bt0). Every run is verified (count and checksum) against the
 // limit loop before anything is written. Writes bench/results/latency.{json,md}.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -16,9 +17,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limitSystem } from '../limit/index.ts';
+import { buildFlink, detectToolchain, flinkVersion } from '../runner/flink-runner.ts';
 import type { WorkloadResult } from '../workloads/checksum.ts';
 import { DEFAULT_KEYS, defaultParams } from '../workloads/params.ts';
 import { ms, renderLatencyMarkdown, type LatencyMeta } from './latency-report.ts';
+import { runFlinkLatency } from './flink-latency.ts';
 import type { LatencyCell, RateSpec } from './latency-types.ts';
 import { runWeirLatencyCell, type WeirLatencyCellSpec } from './weir-latency-cell.ts';
 import { LATENCY_WORKLOADS, type LatencyWorkload } from './weir-latency-jobs.ts';
@@ -34,6 +37,8 @@ export interface LatencyOptions {
   readonly seed: number;
   readonly keys: number;
   readonly out: string;
+  readonly flink: boolean;
+  readonly bufferTimeouts: readonly string[];
 }
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -75,6 +80,8 @@ export function parseLatencyOptions(argv: readonly string[]): LatencyOptions {
     out:
       value('out') ??
       (smoke ? mkdtempSync(join(tmpdir(), 'weir-latency-smoke-')) : join(HERE, '..', 'results')),
+    flink: !smoke && !argv.includes('--no-flink'),
+    bufferTimeouts: (value('buffer-timeouts') ?? 'default,0').split(','),
   };
 }
 
@@ -173,6 +180,34 @@ export async function runLatencyBench(options: LatencyOptions): Promise<number> 
     );
   }
 
+  let flink: string | undefined;
+  let flinkSkipped: string | undefined = options.smoke ? 'not run (--smoke)' : 'not run (--no-flink)';
+  if (options.flink) {
+    const toolchain = detectToolchain();
+    if (typeof toolchain === 'string') {
+      flinkSkipped = toolchain;
+      log(`FLINK SKIPPED: ${toolchain}`);
+    } else {
+      const build = buildFlink(log);
+      log(`flink: ${toolchain.java}; Maven build ${build.seconds.toFixed(1)} s`);
+      try {
+        cells.push(...(await runFlinkLatency(options, log)));
+        flink = `Flink ${flinkVersion()} (${toolchain.java}), MiniCluster, parallelism 1, heap state backend; flink-p1 with the default buffer timeout (100 ms), flink-p1-bt0 with env.setBufferTimeout(0)`;
+        flinkSkipped = undefined;
+      } catch (error) {
+        cells.push(
+          ...options.workloads.map((workload): LatencyCell => ({
+            system: 'flink-p1',
+            workload,
+            status: 'failed',
+            note: String(error),
+            runs: [],
+          })),
+        );
+      }
+    }
+  }
+
   const problems = await verifyLatencyCells(cells, options.seed, options.keys);
   if (problems.length > 0) {
     process.stderr.write(
@@ -192,7 +227,8 @@ export async function runLatencyBench(options: LatencyOptions): Promise<number> 
     maxEvents: options.maxEvents,
     warmupFraction: options.warmupFraction,
     keys: options.keys,
-    flinkSkipped: 'not run',
+    ...(flink === undefined ? {} : { flink }),
+    ...(flinkSkipped === undefined ? {} : { flinkSkipped }),
   };
   const markdown = renderLatencyMarkdown(meta, cells);
   mkdirSync(options.out, { recursive: true });
