@@ -3,6 +3,7 @@
 // ── Environment and streams ──────────────────────────────────────────────────
 export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
 export type { EnvironmentOptions, ExecuteOptions } from './api/stream-execution-environment.ts';
+export type { ClusterOptions } from './execution/cluster/cluster-options.ts';
 export type { WebUiOptions } from './web/web-server.ts';
 export type { RecordDisplay } from './core/record-display.ts';
 export type { JobExecutionResult } from './execution/job-execution-result.ts';

@@ -43,6 +43,7 @@ import { pathToFileURL } from 'node:url';
 import { runWorkerSlot, workerSlotData } from '../execution/workers/worker-slot.ts';
 import type { WorkerSettings } from '../execution/workers/threaded-job-runtime.ts';
 import { jobLocator, type JobLocation } from '../execution/workers/job-locator.ts';
+import type { ClusterOptions } from '../execution/cluster/cluster-options.ts';
 
 /** Options of `execute` / `executeAsync`. */
 export interface ExecuteOptions {
@@ -125,6 +126,16 @@ export interface EnvironmentOptions {
    * logger (default: structured lines on stderr, see `createLogger`; `$WEIR_LOG_LEVEL`, `$WEIR_LOG_FORMAT`).
    */
   logger?: Logger;
+  /**
+   * Run the job as one of several processes that share its tasks through Kafka (docs/scale-out.md): `execute()`
+   * cuts the job into tasks, joins the job's consumer group and runs the tasks the group gives this process, each
+   * committing one Kafka transaction per commit interval, until SIGTERM or SIGINT hand them to the others. Every
+   * process of the job runs the same job code with the same `jobId`.
+   *
+   * @example
+   * StreamExecutionEnvironment.create({ cluster: { bootstrapServers: 'broker:9092', jobId: 'orders' } });
+   */
+  cluster?: ClusterOptions;
 }
 
 /**
@@ -155,6 +166,7 @@ export class StreamExecutionEnvironment {
   private jobModule: string | undefined = undefined;
   private readonly reuseWorkers: boolean;
   private readonly logger: Logger;
+  private readonly cluster: ClusterOptions | undefined;
 
   private constructor(explicit: EnvironmentOptions) {
     // In a worker, the launcher's defaults come with the slot: the worker's globalThis never saw the launcher.
@@ -176,6 +188,7 @@ export class StreamExecutionEnvironment {
     this.workersChosen = explicit.workers !== undefined;
     if (options.jobModule !== undefined) this.jobModule = String(options.jobModule);
     this.reuseWorkers = options.reuseWorkers === true;
+    this.cluster = options.cluster;
   }
 
   /**
@@ -444,6 +457,20 @@ export class StreamExecutionEnvironment {
    * pipelines are cleared, so the environment can define and run another job.
    */
   async execute(jobName = 'Weir Job', options: ExecuteOptions = {}): Promise<JobExecutionResult> {
+    if (this.cluster !== undefined) {
+      const graph = this.buildGraph();
+      this.sinks.length = 0;
+      // Loaded only in cluster mode, so a job without it never loads the Kafka client.
+      const { executeOnCluster } = await import('../execution/cluster/cluster-job.ts');
+      return executeOnCluster({
+        jobName,
+        graph,
+        cluster: this.cluster,
+        clock: this.clock,
+        logger: this.logger,
+        emission: this.watermarkEmission,
+      });
+    }
     const client = await this.executeAsync(jobName, options);
     environmentDefaults().onExecuteWaits?.(client);
     return client.result;
@@ -459,6 +486,10 @@ export class StreamExecutionEnvironment {
    * await client.cancel();
    */
   async executeAsync(jobName = 'Weir Job', explicit: ExecuteOptions = {}): Promise<JobClient> {
+    if (this.cluster !== undefined)
+      throw new ConfigurationError(
+        `Job '${jobName}' runs in cluster mode: start it with execute(), which runs until SIGTERM or SIGINT`,
+      );
     const defaults = environmentDefaults();
     const options = { ...defaults.execute, ...explicit };
     const graph = this.buildGraph();

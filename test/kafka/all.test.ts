@@ -7,4 +7,5 @@ import './kafka-crash.test.ts';
 import './repartition-exchange.test.ts';
 import './repartition-edge.test.ts';
 import './task-membership.test.ts';
+import './cluster-mode.test.ts';
 import './kafka-example.test.ts';

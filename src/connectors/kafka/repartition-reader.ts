@@ -56,6 +56,11 @@ export interface RepartitionReaderOptions<T> {
   readonly groupId?: string;
   /** Messages per poll at most (default 2,000). */
   readonly batchSize?: number;
+  /**
+   * How long a poll waits for messages (default 50 ms). It holds a thread of libuv's pool meanwhile (4 by
+   * default, shared with every other Kafka call of the process); 0 returns at once with what was fetched.
+   */
+  readonly pollTimeoutMs?: number;
   /** Any other librdkafka consumer property (`isolation.level` is read_committed unless set here). */
   readonly properties?: KafkaProperties;
 }
@@ -145,7 +150,7 @@ export class RepartitionReader<T> {
         if (start === undefined) start = await firstOffset(consumer, options.topic, p);
         starts.push(start);
       }
-      consumer.setDefaultConsumeTimeout(CONSUME_TIMEOUT_MS);
+      consumer.setDefaultConsumeTimeout(options.pollTimeoutMs ?? CONSUME_TIMEOUT_MS);
       // A poll returns the records already fetched instead of waiting the timeout for each one of a batch.
       consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
       consumer.assign(

@@ -76,9 +76,11 @@ export class RepartitionWriter<T> {
   private failure: Error | undefined = undefined;
   private readonly codec: RepartitionCodec<T>;
   private readonly keySelector: KeySelector<T, unknown>;
+  /** Hands one message to the producer: librdkafka directly, or the shared producer of a task (see `attach`). */
+  private readonly send: (record: StoredRecord) => void | Promise<void>;
 
   private constructor(
-    private readonly producer: ClientProducer,
+    private readonly producer: ClientProducer | undefined,
     /** The topic written. */
     readonly topic: string,
     /** This producer's id, in every marker it writes. */
@@ -89,9 +91,43 @@ export class RepartitionWriter<T> {
     readonly maxParallelism: number,
     private readonly transactional: boolean,
     options: RepartitionWriterOptions<T>,
+    sender?: (record: StoredRecord) => void,
   ) {
     this.codec = options.codec ?? msgpackCodec<T>();
     this.keySelector = options.keySelector;
+    this.send = sender ?? ((record) => send(producer!, record, undefined));
+  }
+
+  /**
+   * A writer over a producer it does not own: every message goes to `sender` in order (a task's transactional
+   * producer, which also carries other writers and the task's output, and whose transactions the task begins
+   * and commits). The topic is not looked up: `partitions` is its partition count. The producer is announced at
+   * once (a watermark -Infinity marker in every partition); the transaction methods, `flush` and `close` are not
+   * the writer's to call.
+   *
+   * @internal The task runtime's (cluster mode).
+   */
+  static attach<T>(
+    options: Omit<RepartitionWriterOptions<T>, 'bootstrapServers' | 'transactionalId' | 'properties'> & {
+      readonly partitions: number;
+    },
+    sender: (record: StoredRecord) => void,
+  ): RepartitionWriter<T> {
+    const maxParallelism = options.maxParallelism ?? DEFAULT_MAX_PARALLELISM;
+    checkRepartitionTopic(options.topic, options.partitions, maxParallelism);
+    const writer = new RepartitionWriter<T>(
+      undefined,
+      options.topic,
+      options.producerId,
+      options.partitions,
+      maxParallelism,
+      false,
+      { ...options, bootstrapServers: '' },
+      sender,
+    );
+    writer.announced = true;
+    void writer.marker('watermark', MIN_WATERMARK);
+    return writer;
   }
 
   /**
@@ -184,7 +220,7 @@ export class RepartitionWriter<T> {
       timestamp: -1,
       headers: null,
     };
-    return send(this.producer, record, undefined);
+    return this.send(record);
   }
 
   /** Writes a watermark marker into every partition, if it is above the last one (watermarks only rise). */
@@ -218,7 +254,7 @@ export class RepartitionWriter<T> {
   async beginTransaction(): Promise<void> {
     this.requireTransactional('beginTransaction');
     await call(`beginning a transaction of repartition producer '${this.producerId}'`, (cb) =>
-      this.producer.beginTransaction(cb),
+      this.owned().beginTransaction(cb),
     );
     if (!this.announced) await this.announce();
   }
@@ -227,7 +263,7 @@ export class RepartitionWriter<T> {
   async commitTransaction(): Promise<void> {
     this.requireTransactional('commitTransaction');
     await call(`committing a transaction of repartition producer '${this.producerId}'`, (cb) =>
-      this.producer.commitTransaction(TIMEOUT_MS, cb),
+      this.owned().commitTransaction(TIMEOUT_MS, cb),
     );
     if (this.failure !== undefined) throw this.failure;
   }
@@ -239,21 +275,21 @@ export class RepartitionWriter<T> {
   async abortTransaction(): Promise<void> {
     this.requireTransactional('abortTransaction');
     await call(`aborting a transaction of repartition producer '${this.producerId}'`, (cb) =>
-      this.producer.abortTransaction(TIMEOUT_MS, cb),
+      this.owned().abortTransaction(TIMEOUT_MS, cb),
     );
   }
 
   /** Waits until the broker acknowledged everything written (outside transactions: the durability point). */
   async flush(): Promise<void> {
     await call(`flushing repartition producer '${this.producerId}'`, (cb) =>
-      this.producer.flush(TIMEOUT_MS, cb),
+      this.owned().flush(TIMEOUT_MS, cb),
     );
     if (this.failure !== undefined) throw this.failure;
   }
 
   /** Disconnects the producer (flushing what is queued first). */
   async close(): Promise<void> {
-    await call('disconnecting the producer', (cb) => this.producer.disconnect(10_000, cb));
+    await call('disconnecting the producer', (cb) => this.owned().disconnect(10_000, cb));
   }
 
   private announced = false;
@@ -285,11 +321,19 @@ export class RepartitionWriter<T> {
           timestamp: -1,
           headers,
         };
-        const waiting = send(this.producer, record, undefined);
+        const waiting = this.send(record);
         if (waiting !== undefined) return waiting.then(() => from(p + 1));
       }
     };
     return from(0);
+  }
+
+  private owned(): ClientProducer {
+    if (this.producer === undefined)
+      throw new KafkaError(
+        `Repartition producer '${this.producerId}' writes through a producer it does not own (attach)`,
+      );
+    return this.producer;
   }
 
   private requireTransactional(method: string): void {

@@ -1,0 +1,325 @@
+// ClusterJob: a job run as one of several processes that share its tasks through Kafka (docs/scale-out.md).
+import { ConfigurationError, WeirError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { ProcessingTimeClock } from '../../core/clock.ts';
+import type { StreamGraph, StreamNode } from '../../graph/stream-graph.ts';
+import { cutIntoSubTopologies, type TaskTopology } from '../../graph/sub-topologies.ts';
+import type { WatermarkEmission } from '../../time/watermark-emission.ts';
+import {
+  call,
+  kafkaClient,
+  KafkaError,
+  type ClientMetadata,
+  type LibrdKafkaError,
+} from '../../connectors/kafka/kafka-client.ts';
+import { KafkaSource } from '../../connectors/kafka/kafka-source.ts';
+import { TaskMembership } from '../../connectors/kafka/task-membership.ts';
+import type { JobExecutionResult } from '../job-execution-result.ts';
+import type { ClusterOptions } from './cluster-options.ts';
+import { ClusterTask } from './cluster-task.ts';
+
+const TIMEOUT_MS = 60_000;
+/** Kafka's TOPIC_ALREADY_EXISTS: another process of the job created the topic first. */
+const TOPIC_ALREADY_EXISTS = 36;
+
+/** What running a job in cluster mode needs from its environment. */
+export interface ClusterJobSettings {
+  readonly jobName: string;
+  readonly graph: StreamGraph;
+  readonly cluster: ClusterOptions;
+  readonly clock: ProcessingTimeClock;
+  readonly logger: Logger;
+  readonly emission: WatermarkEmission;
+}
+
+/**
+ * One process of a job in cluster mode. It cuts the job into sub-topologies and tasks, creates the repartition
+ * topics, joins the job's consumer group, and runs the tasks the group assigns it, each as a {@link ClusterTask};
+ * a revoked task commits and stops (or, lost, just stops). It runs until {@link close} (SIGTERM and SIGINT close
+ * it), which hands every task back to the group; the first task failure closes it too and is its result.
+ */
+export class ClusterJob {
+  private readonly tasks = new Map<number, ClusterTask>();
+  private membership: TaskMembership | undefined = undefined;
+  private failure: unknown = undefined;
+  private closing: Promise<void> | undefined = undefined;
+  private readonly started = Date.now();
+  private settle!: { resolve: () => void; reject: (error: unknown) => void };
+  /** Settles when the process has left the group: rejects with the first task failure. */
+  readonly result: Promise<JobExecutionResult>;
+
+  private constructor(
+    private readonly settings: ClusterJobSettings,
+    /** The job's tasks and topics, as every process of the job cuts it. */
+    readonly topology: TaskTopology,
+  ) {
+    const done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
+    this.result = done.then(() => ({
+      jobName: settings.jobName,
+      netRuntimeMs: Date.now() - this.started,
+      workerStartupMs: 0,
+      metrics: [],
+    }));
+  }
+
+  /** Validates the job for cluster mode, creates its topics and joins its group. */
+  static async start(settings: ClusterJobSettings): Promise<ClusterJob> {
+    const { graph, cluster } = settings;
+    const partitions = await sourcePartitions(graph, cluster);
+    const topology = cutIntoSubTopologies(graph, {
+      jobId: cluster.jobId,
+      sourcePartitions: (node) => partitions.get(node.id),
+    });
+    checkSupported(topology);
+    warnAboutKeyedState(topology, settings);
+    warnAboutThreadPool(topology, settings);
+    for (const topic of topology.repartitionTopics) await ensureTopic(cluster, topic.name, topic.partitions);
+    const job = new ClusterJob(settings, topology);
+    const context = {
+      jobId: cluster.jobId,
+      bootstrapServers: cluster.bootstrapServers,
+      properties: cluster.properties ?? {},
+      topology,
+      commitIntervalMs: cluster.commitIntervalMs ?? 100,
+      clock: settings.clock,
+      logger: settings.logger,
+      emission: settings.emission,
+    };
+    settings.logger.info(
+      { job: cluster.jobId },
+      `joining job '${cluster.jobId}' (${topology.tasks.length} tasks: ${topology.tasks.join(', ')})`,
+    );
+    job.membership = await TaskMembership.join({
+      bootstrapServers: cluster.bootstrapServers,
+      jobId: cluster.jobId,
+      taskCount: topology.tasks.length,
+      ...(cluster.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: cluster.sessionTimeoutMs }),
+      ...(cluster.heartbeatIntervalMs === undefined
+        ? {}
+        : { heartbeatIntervalMs: cluster.heartbeatIntervalMs }),
+      ...(cluster.replicationFactor === undefined ? {} : { replicationFactor: cluster.replicationFactor }),
+      ...(cluster.clientId === undefined ? {} : { clientId: cluster.clientId }),
+      ...(cluster.properties === undefined ? {} : { properties: cluster.properties }),
+      listener: {
+        onAssigned: async (indexes) => {
+          // Started together: each opens its clients and fences its previous owner before it reads.
+          await Promise.all(
+            indexes.map(async (index) => {
+              const task = new ClusterTask(topology.tasks[index]!, context, (t, error) => job.fail(t, error));
+              job.tasks.set(index, task);
+              settings.logger.info({ job: cluster.jobId, task: task.id }, `task ${task.id} assigned`);
+              await task.start();
+              settings.logger.info({ job: cluster.jobId, task: task.id }, `task ${task.id} started`);
+            }),
+          );
+        },
+        onRevoked: async (indexes, lost) => {
+          await Promise.all(
+            indexes.map(async (index) => {
+              const task = job.tasks.get(index);
+              job.tasks.delete(index);
+              settings.logger.info(
+                { job: cluster.jobId, task: task?.id },
+                `task ${task?.id} revoked${lost ? ' (lost)' : ''}`,
+              );
+              await task?.stop(lost);
+              settings.logger.info({ job: cluster.jobId, task: task?.id }, `task ${task?.id} stopped`);
+            }),
+          );
+        },
+      },
+      onError: (error) => job.fail(undefined, error),
+    });
+    return job;
+  }
+
+  /** The ids of the tasks this process runs now. */
+  get runningTasks(): string[] {
+    return [...this.tasks.keys()].sort((a, b) => a - b).map((i) => this.topology.tasks[i]!);
+  }
+
+  /** Hands every task back to the group (each commits and stops) and leaves it; `result` then settles. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        await this.membership?.close();
+      } catch (error) {
+        this.failure ??= error;
+      }
+      for (const task of this.tasks.values()) await task.stop(false);
+      this.tasks.clear();
+      if (this.failure === undefined) this.settle.resolve();
+      else this.settle.reject(this.failure);
+    })();
+    return this.closing;
+  }
+
+  private fail(task: ClusterTask | undefined, error: unknown): void {
+    if (this.failure !== undefined) return;
+    this.failure =
+      task === undefined || error instanceof WeirError
+        ? error
+        : new WeirError(
+            `Task '${task.id}' of job '${this.settings.cluster.jobId}' failed: ${String(error)}`,
+            {
+              cause: error,
+            },
+          );
+    this.settings.logger.error(
+      { job: this.settings.cluster.jobId, task: task?.id },
+      `cluster job failed: ${(error as Error)?.message ?? String(error)}; leaving the group`,
+    );
+    void this.close();
+  }
+}
+
+/**
+ * Runs a job in cluster mode until SIGTERM or SIGINT (which hand this process's tasks to the others) or a task
+ * failure: what `execute()` does when the environment has a `cluster` option.
+ */
+export async function executeOnCluster(settings: ClusterJobSettings): Promise<JobExecutionResult> {
+  const job = await ClusterJob.start(settings);
+  const stop = (): void => void job.close();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  try {
+    return await job.result;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  }
+}
+
+/** The partition count of the topic each Kafka source reads; cluster mode reads nothing else. */
+async function sourcePartitions(graph: StreamGraph, cluster: ClusterOptions): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  const sources = graph.nodes.filter((n) => n.transformation.kind === 'source');
+  for (const node of sources) {
+    const source = node.transformation.source;
+    if (!(source instanceof KafkaSource))
+      throw new ConfigurationError(
+        `Cluster mode: source '${node.name}' is not a KafkaSource; a job in cluster mode reads Kafka topics only`,
+      );
+    const { topics, stoppingOffsets } = source.config;
+    if (topics === undefined || topics.length !== 1)
+      throw new ConfigurationError(
+        `Cluster mode: KafkaSource '${node.name}' must read exactly one topic (setTopics with one name), ` +
+          `it reads ${topics === undefined ? 'a topic pattern' : JSON.stringify(topics)}`,
+      );
+    if (stoppingOffsets !== undefined)
+      throw new ConfigurationError(
+        `Cluster mode: KafkaSource '${node.name}' is bounded (setBounded); a job in cluster mode runs until stopped`,
+      );
+    counts.set(node.id, await partitionCount(cluster, topics[0]!));
+  }
+  return counts;
+}
+
+/** What this version of the task runtime runs: one input per sub-topology, keyBy edges between them. */
+function checkSupported(topology: TaskTopology): void {
+  for (const sub of topology.subTopologies) {
+    const sources = sub.nodes.filter((n) => n.transformation.kind === 'source');
+    if (sources.length + sub.inputTopics.length !== 1)
+      throw new ConfigurationError(
+        `Cluster mode: sub-topology ${sub.id} (${describe(sub.nodes)}) reads ${sources.length} source(s) and ` +
+          `${sub.inputTopics.length} repartition topic(s); a task reads exactly one input in this version`,
+      );
+  }
+  for (const topic of topology.repartitionTopics)
+    for (const edge of topic.edges)
+      if (edge.partitioning.kind !== 'hash')
+        throw new ConfigurationError(
+          `Cluster mode: the ${edge.partitioning.kind} edge from '${edge.source.name}' to '${edge.target.name}' ` +
+            `is not supported yet; only keyBy edges cross between tasks`,
+        );
+}
+
+/** Keyed state stays in the task's process: said once, at start, for every keyed operator. */
+function warnAboutKeyedState(topology: TaskTopology, settings: ClusterJobSettings): void {
+  const keyed = topology.subTopologies.flatMap((s) => s.nodes).filter((n) => n.transformation.isKeyed);
+  if (keyed.length === 0) return;
+  settings.logger.warn(
+    { job: settings.cluster.jobId },
+    `Cluster mode: the keyed state of ${describe(keyed)} is kept in the process that runs each task and is not ` +
+      `restored when a task moves to another process (no changelog topics yet): a moved task starts with empty ` +
+      `state and timers`,
+  );
+}
+
+/**
+ * librdkafka's blocking calls (reads, transaction commits, the group's polls) each hold a thread of libuv's pool
+ * while they wait; with the default 4 threads, a process running 8 tasks never finished a rebalance round in
+ * the tests. The pool's size is read when the process starts, so it can only be said here.
+ */
+function warnAboutThreadPool(topology: TaskTopology, settings: ClusterJobSettings): void {
+  const needed = 2 * topology.tasks.length + 4;
+  const size = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+  if (size >= needed) return;
+  settings.logger.warn(
+    { job: settings.cluster.jobId },
+    `Cluster mode: libuv's thread pool has ${size} threads (UV_THREADPOOL_SIZE); a process that may run all ` +
+      `${topology.tasks.length} tasks needs ${needed} (2 per task and 4), or its Kafka calls can starve the ` +
+      `group's rebalances: start it with UV_THREADPOOL_SIZE=${needed} or more`,
+  );
+}
+
+function describe(nodes: readonly StreamNode[]): string {
+  return nodes.map((n) => `'${n.name}'`).join(', ');
+}
+
+async function partitionCount(cluster: ClusterOptions, topic: string): Promise<number> {
+  const { Producer } = kafkaClient();
+  const producer = new Producer({ ...cluster.properties, 'bootstrap.servers': cluster.bootstrapServers });
+  await call<ClientMetadata>(`connecting to ${cluster.bootstrapServers}`, (cb) =>
+    producer.connect({ timeout: TIMEOUT_MS }, cb),
+  );
+  try {
+    const metadata = await call<ClientMetadata>(`reading the metadata of topic '${topic}'`, (cb) =>
+      producer.getMetadata({ topic, timeout: TIMEOUT_MS }, cb),
+    );
+    const count = metadata.topics.find((t) => t.name === topic)?.partitions.length ?? 0;
+    if (count === 0)
+      throw new KafkaError(`Cluster mode: topic '${topic}' does not exist on ${cluster.bootstrapServers}`);
+    return count;
+  } finally {
+    await call('disconnecting', (cb) => producer.disconnect(10_000, cb)).catch(() => {});
+  }
+}
+
+/** Creates a repartition topic unless it exists; one with another partition count is a ConfigurationError. */
+async function ensureTopic(cluster: ClusterOptions, topic: string, partitions: number): Promise<void> {
+  const admin = kafkaClient().AdminClient.create({
+    ...cluster.properties,
+    'bootstrap.servers': cluster.bootstrapServers,
+  });
+  try {
+    await new Promise<void>((resolve, reject) =>
+      admin.createTopic(
+        { topic, num_partitions: partitions, replication_factor: cluster.replicationFactor ?? -1 },
+        TIMEOUT_MS,
+        (error: LibrdKafkaError | null | undefined) => {
+          if (error && error.code !== TOPIC_ALREADY_EXISTS)
+            reject(
+              new KafkaError(`Cluster mode: creating topic '${topic}' failed: ${error.message}`, {
+                cause: error,
+              }),
+            );
+          else resolve();
+        },
+      ),
+    );
+  } finally {
+    admin.disconnect();
+  }
+  for (const deadline = Date.now() + TIMEOUT_MS; ;) {
+    const count = await partitionCount(cluster, topic).catch(() => 0);
+    if (count === partitions) return;
+    if (count > 0)
+      throw new ConfigurationError(
+        `Cluster mode: repartition topic '${topic}' has ${count} partitions, the job needs ${partitions}; ` +
+          `delete it or give the job another id (every process must cut the job into the same tasks)`,
+      );
+    if (Date.now() > deadline) throw new KafkaError(`Cluster mode: topic '${topic}' did not appear`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

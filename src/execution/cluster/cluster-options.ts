@@ -1,0 +1,25 @@
+// ClusterOptions: how a job joins the processes that share its tasks on Kafka (docs/scale-out.md).
+
+/** Running a job as one of several processes that share its tasks through Kafka. */
+export interface ClusterOptions {
+  /** `host:port[,host:port...]` of the brokers. */
+  readonly bootstrapServers: string;
+  /**
+   * The job's id, the same in every process of the job: the consumer group `<jobId>`, the task topic
+   * `<jobId>-tasks`, the repartition topics `<jobId>-<uid>-repartition` and the transactional ids
+   * `<jobId>-task-<task id>`.
+   */
+  readonly jobId: string;
+  /** How often each task commits its transaction: input offsets, repartition writes and output (default 100 ms). */
+  readonly commitIntervalMs?: number;
+  /** How long the group waits for a silent process before moving its tasks (default 45,000 ms, Kafka's). */
+  readonly sessionTimeoutMs?: number;
+  /** How often a process tells the group it lives and learns of rebalances (default 3,000 ms, Kafka's). */
+  readonly heartbeatIntervalMs?: number;
+  /** Replicas of the topics the job creates (task and repartition topics; default: the broker's). */
+  readonly replicationFactor?: number;
+  /** Names this process in the group (`client.id`). */
+  readonly clientId?: string;
+  /** Any other librdkafka property of the job's clients (TLS, SASL). */
+  readonly properties?: Readonly<Record<string, string | number | boolean>>;
+}

@@ -1,0 +1,211 @@
+// ClusterTask: one task of a job in cluster mode, from its assignment to this process until it is revoked.
+import { WeirError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { ProcessingTimeClock } from '../../core/clock.ts';
+import type { SubTopology, TaskTopology } from '../../graph/sub-topologies.ts';
+import { JobRuntime } from '../../runtime/job-runtime.ts';
+import type { WatermarkEmission } from '../../time/watermark-emission.ts';
+import type { Sink } from '../../core/sink.ts';
+import type { StreamNode } from '../../graph/stream-graph.ts';
+import { KafkaSink } from '../../connectors/kafka/kafka-sink.ts';
+import type { KafkaSource } from '../../connectors/kafka/kafka-source.ts';
+import { buildTaskGraph } from './task-graph.ts';
+import {
+  KafkaPartitionInput,
+  RepartitionPartitionInput,
+  TaskInputSource,
+  type TaskInputDriver,
+  type TaskInputReader,
+} from './task-input.ts';
+import { TaskKafkaSink, TaskRepartitionSink } from './task-sinks.ts';
+import { TaskTransaction } from './task-transaction.ts';
+
+/** What every task of a job shares. */
+export interface ClusterTaskContext {
+  readonly jobId: string;
+  readonly bootstrapServers: string;
+  readonly properties: Readonly<Record<string, string | number | boolean>>;
+  readonly topology: TaskTopology;
+  readonly commitIntervalMs: number;
+  readonly clock: ProcessingTimeClock;
+  readonly logger: Logger;
+  readonly emission: WatermarkEmission;
+}
+
+/** The reason a task's run is cancelled when the task stops (not a failure). */
+class TaskStopped extends WeirError {}
+
+/** The transaction timeout of a task's producer: a dead owner's open transaction is aborted after it at latest. */
+const TRANSACTION_TIMEOUT_MS = 60_000;
+
+/**
+ * Task `<sub-topology>_<partition>`: its sub-topology's operators over its input partition, in a job runtime of
+ * its own on this thread, and its transaction, committed between two reads every commit interval. Stopping
+ * commits (or, when the task was lost, does not) and closes everything; a later owner resumes at the committed
+ * offsets.
+ */
+export class ClusterTask implements TaskInputDriver {
+  private transaction: TaskTransaction | undefined = undefined;
+  private runtime: JobRuntime | undefined = undefined;
+  private running: Promise<void> | undefined = undefined;
+  private stopRequest: { lost: boolean; acknowledge: () => void } | undefined = undefined;
+  private lastCommitAt = 0;
+  private lastCommitted = -1;
+  private readonly sub: SubTopology;
+  private readonly partition: number;
+  private reader: TaskInputReader | undefined = undefined;
+
+  constructor(
+    /** `<sub-topology>_<partition>`. */
+    readonly id: string,
+    private readonly context: ClusterTaskContext,
+    private readonly onFailure: (task: ClusterTask, error: unknown) => void,
+  ) {
+    const [sub, partition] = id.split('_').map(Number);
+    this.sub = context.topology.subTopologies[sub!]!;
+    this.partition = partition!;
+  }
+
+  /** The transactional id, also the consumer group of the task's input offsets. */
+  get transactionalId(): string {
+    return `${this.context.jobId}-task-${this.id}`;
+  }
+
+  /** Transactions committed so far. */
+  get commits(): number {
+    return this.transaction?.commits ?? 0;
+  }
+
+  /** Opens the transaction (fencing a previous owner), resumes the input at its committed offset, starts running. */
+  async start(): Promise<void> {
+    const { context } = this;
+    const transaction = await TaskTransaction.open(
+      this.transactionalId,
+      context.bootstrapServers,
+      context.properties,
+      TRANSACTION_TIMEOUT_MS,
+    );
+    this.transaction = transaction;
+    try {
+      const input = this.input();
+      this.reader = input;
+      const committed = await transaction.committedOffset(input.topic, input.partition);
+      await input.open(committed);
+      this.lastCommitted = input.position().offset;
+      this.lastCommitAt = context.clock.now();
+      const graph = buildTaskGraph(context.topology, this.sub, {
+        input: new TaskInputSource(input, this),
+        emission: context.emission,
+        sink: (node) => this.sink(node),
+        repartitionSink: (topic, edge) =>
+          new TaskRepartitionSink(
+            {
+              topic: topic.name,
+              partitions: topic.partitions,
+              producerId: `${this.id}/${edge.source.uid}`,
+              keySelector: edge.partitioning.keySelector!,
+              maxParallelism: topic.maxParallelism,
+            },
+            () => transaction,
+          ),
+      });
+      const runtime = new JobRuntime(graph, { clock: context.clock, logger: context.logger });
+      this.runtime = runtime;
+      await runtime.open();
+      this.running = this.run(runtime);
+    } catch (error) {
+      await transaction.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Called by the input before each read, when every record read so far has reached the transaction: commits
+   * when the interval is due, and stops here when asked to.
+   */
+  async beforeRead(input: TaskInputReader): Promise<'read' | 'stop'> {
+    const request = this.stopRequest;
+    if (request !== undefined) {
+      if (!request.lost) await this.commit(input);
+      request.acknowledge();
+      return 'stop';
+    }
+    if (this.context.clock.now() - this.lastCommitAt >= this.context.commitIntervalMs)
+      await this.commit(input);
+    await this.transaction!.drained();
+    return 'read';
+  }
+
+  /**
+   * Stops the task: at its next batch boundary it commits (unless `lost`: then the group gave it away already and
+   * nothing may be committed), its run is cancelled, and its clients close.
+   */
+  async stop(lost: boolean): Promise<void> {
+    const runtime = this.runtime;
+    const running = this.running;
+    if (runtime !== undefined && running !== undefined) {
+      const acknowledged = new Promise<void>((acknowledge) => (this.stopRequest = { lost, acknowledge }));
+      // A run that ended or failed reads no more: nothing to wait for.
+      await Promise.race([acknowledged, running.catch(() => {})]);
+      runtime.cancel(new TaskStopped(`Task '${this.id}' stopped`));
+      await running.catch(() => {});
+      await runtime.close().catch(() => {});
+      runtime.disposeBackends();
+    }
+    await this.transaction?.close();
+  }
+
+  private async run(runtime: JobRuntime): Promise<void> {
+    try {
+      await runtime.runSources();
+      // The input ended (a repartition topic whose producers all ended): the last records commit.
+      await this.commit(this.reader!);
+    } catch (error) {
+      // A lost task's commit fails as fenced: it stops, it does not fail the job.
+      if (error instanceof TaskStopped || this.stopRequest?.lost === true) return;
+      this.onFailure(this, error);
+      throw error;
+    }
+  }
+
+  private async commit(input: TaskInputReader): Promise<void> {
+    const transaction = this.transaction!;
+    const position = input.position();
+    this.lastCommitAt = this.context.clock.now();
+    if (transaction.sentSinceCommit === 0 && position.offset === this.lastCommitted) return;
+    await transaction.commit([position]);
+    this.lastCommitted = position.offset;
+  }
+
+  /** The input partition: of the job's Kafka topic, or of the repartition topic the sub-topology reads. */
+  private input(): TaskInputReader {
+    const { context, sub, partition } = this;
+    const source = sub.nodes.find((n) => n.transformation.kind === 'source');
+    if (source !== undefined) {
+      const config = (source.transformation.source as KafkaSource<unknown>).config;
+      return new KafkaPartitionInput(
+        config.topics![0]!,
+        partition,
+        config,
+        context.bootstrapServers,
+        this.transactionalId,
+      );
+    }
+    const topic = context.topology.repartitionTopics.find((t) => t.name === sub.inputTopics[0])!;
+    return new RepartitionPartitionInput(
+      topic.name,
+      partition,
+      topic.producers,
+      topic.maxParallelism,
+      context.bootstrapServers,
+      this.transactionalId,
+      context.properties,
+    );
+  }
+
+  private sink(node: StreamNode): Sink<unknown> {
+    const sink = node.transformation.sink!;
+    if (sink instanceof KafkaSink) return new TaskKafkaSink(sink.config, () => this.transaction!);
+    return sink;
+  }
+}

@@ -1,0 +1,198 @@
+// TaskTransaction: one task's transactional producer: its output, repartition writes and input offsets, committed together.
+import { WeirError } from '../../core/errors.ts';
+import {
+  call,
+  kafkaClient,
+  KafkaError,
+  OFFSET_INVALID,
+  type ClientConsumer,
+  type ClientMetadata,
+  type ClientProducer,
+  type KafkaProperties,
+  type TopicPartitionOffset,
+} from '../../connectors/kafka/kafka-client.ts';
+import { send, type StoredRecord } from '../../connectors/kafka/stored-record.ts';
+
+const TIMEOUT_MS = 60_000;
+
+/**
+ * The producer of one task, `<job id>-task-<task id>`, with a transaction always open while the task runs.
+ * Everything the task writes (its Kafka sinks' records, its repartition records and markers) goes through
+ * {@link send}, in order; {@link commit} adds the task's input position (offsets for the consumer group of the
+ * same name) and commits, so the input read, the records written downstream and the output are one unit.
+ *
+ * Opening initialises the transactional id, which aborts a transaction a previous owner left open and fences
+ * that owner: a process that lost the task (and does not know it yet) fails its next commit.
+ */
+export class TaskTransaction {
+  /** Messages waiting behind one librdkafka could not take (its local queue was full), in order. */
+  private held: StoredRecord[] = [];
+  private draining: Promise<void> | undefined = undefined;
+  private failure: Error | undefined = undefined;
+  /** Messages sent since the last commit (a commit with nothing new read or written is skipped). */
+  sentSinceCommit = 0;
+  /** Transactions committed. */
+  commits = 0;
+
+  private constructor(
+    /** The transactional id, also the consumer group of the task's input offsets. */
+    readonly id: string,
+    private readonly producer: ClientProducer,
+    private readonly offsets: ClientConsumer,
+  ) {}
+
+  /**
+   * Connects the producer and the consumer of the task's offset group, initialises the transactional id
+   * (fencing an earlier owner) and begins the first transaction.
+   */
+  static async open(
+    id: string,
+    bootstrapServers: string,
+    properties: KafkaProperties,
+    transactionTimeoutMs: number,
+  ): Promise<TaskTransaction> {
+    const { KafkaConsumer, Producer } = kafkaClient();
+    const producer = new Producer({
+      'client.id': `weir-${id}`,
+      'linger.ms': 5,
+      'queue.buffering.max.messages': 1_000_000,
+      ...properties,
+      'bootstrap.servers': bootstrapServers,
+      'transactional.id': id,
+      'transaction.timeout.ms': transactionTimeoutMs,
+      dr_cb: true,
+    });
+    const offsets = new KafkaConsumer(
+      {
+        ...properties,
+        'bootstrap.servers': bootstrapServers,
+        'group.id': id,
+        'enable.auto.commit': false,
+        'isolation.level': 'read_committed',
+      },
+      {},
+    );
+    let transaction: TaskTransaction | undefined = undefined;
+    producer.on('delivery-report', (error) => {
+      if (error && transaction !== undefined)
+        transaction.failure ??= new KafkaError(
+          `Task '${id}': a message was not delivered: ${error.message}`,
+          {
+            cause: error,
+          },
+        );
+    });
+    await call<ClientMetadata>(`connecting the producer of task '${id}' to ${bootstrapServers}`, (cb) =>
+      producer.connect({ timeout: TIMEOUT_MS }, cb),
+    );
+    producer.setPollInterval(10);
+    try {
+      await call<ClientMetadata>(`connecting the offset consumer of task '${id}'`, (cb) =>
+        offsets.connect({ timeout: TIMEOUT_MS }, cb),
+      );
+      await call(`initialising transactional id '${id}' (fences the task's previous owner)`, (cb) =>
+        producer.initTransactions(TIMEOUT_MS, cb),
+      );
+      await call(`beginning a transaction of task '${id}'`, (cb) => producer.beginTransaction(cb));
+    } catch (error) {
+      await disconnect(producer, offsets);
+      throw error;
+    }
+    transaction = new TaskTransaction(id, producer, offsets);
+    return transaction;
+  }
+
+  /** The committed next offset of a topic partition for this task's group, or undefined when none is. */
+  async committedOffset(topic: string, partition: number): Promise<number | undefined> {
+    const committed = await call<TopicPartitionOffset[]>(
+      `reading the committed offset of ${topic}-${partition} for task '${this.id}'`,
+      (cb) => this.offsets.committed([{ topic, partition }], TIMEOUT_MS, cb),
+    );
+    const offset = committed[0]?.offset;
+    return offset === undefined || offset === OFFSET_INVALID || offset < 0 ? undefined : offset;
+  }
+
+  /**
+   * Hands one message to the producer, inside the open transaction, after every message handed earlier. When
+   * librdkafka's queue is full it is held (with what follows) until the queue drains: {@link drained}.
+   */
+  send(record: StoredRecord): void {
+    if (this.failure !== undefined) throw this.failure;
+    this.sentSinceCommit++;
+    if (this.draining !== undefined) {
+      this.held.push(record);
+      return;
+    }
+    const waiting = send(this.producer, record, undefined);
+    if (waiting !== undefined) this.drainAfter(waiting);
+  }
+
+  /** Resolves once every message handed over is in librdkafka's queue (the task's backpressure). */
+  async drained(): Promise<void> {
+    while (this.draining !== undefined) await this.draining;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /**
+   * Commits the open transaction with the task's input position (`offsets`: the next offset to read of each
+   * input partition) and begins the next one. A fenced producer (the task moved on) fails here: nothing of this
+   * transaction becomes visible.
+   */
+  async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    await this.drained();
+    const what = `transaction ${this.commits + 1} of task '${this.id}'`;
+    try {
+      if (offsets.length > 0)
+        await call(`adding the input offsets to ${what}`, (cb) =>
+          this.producer.sendOffsetsToTransaction([...offsets], this.offsets, TIMEOUT_MS, cb),
+        );
+      await call(`committing ${what}`, (cb) => this.producer.commitTransaction(TIMEOUT_MS, cb));
+      if (this.failure !== undefined) throw this.failure;
+      this.commits++;
+      this.sentSinceCommit = 0;
+      await call(`beginning the transaction after ${what}`, (cb) => this.producer.beginTransaction(cb));
+    } catch (error) {
+      this.failure ??= error instanceof Error ? error : new WeirError(String(error));
+      throw error;
+    }
+  }
+
+  /** Disconnects; an open transaction is left to be aborted by the broker or by the task's next owner. */
+  async close(): Promise<void> {
+    await disconnect(this.producer, this.offsets);
+  }
+
+  private drainAfter(waiting: Promise<void>): void {
+    const run = async (): Promise<void> => {
+      await waiting;
+      while (this.held.length > 0) {
+        const batch = this.held;
+        this.held = [];
+        for (let i = 0; i < batch.length; i++) {
+          const next = send(this.producer, batch[i]!, undefined);
+          if (next !== undefined) {
+            this.held = [...batch.slice(i + 1), ...this.held];
+            await next;
+            break;
+          }
+        }
+      }
+    };
+    const draining = run().then(
+      () => {
+        if (this.draining === draining) this.draining = undefined;
+      },
+      (error: unknown) => {
+        this.failure ??= error instanceof Error ? error : new WeirError(String(error));
+        if (this.draining === draining) this.draining = undefined;
+      },
+    );
+    this.draining = draining;
+  }
+}
+
+async function disconnect(producer: ClientProducer, consumer: ClientConsumer): Promise<void> {
+  await call('disconnecting a task producer', (cb) => producer.disconnect(10_000, cb)).catch(() => {});
+  if (consumer.isConnected())
+    await call('disconnecting a task offset consumer', (cb) => consumer.disconnect(cb)).catch(() => {});
+}

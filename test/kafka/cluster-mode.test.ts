@@ -1,0 +1,293 @@
+// Cluster mode against the real broker: one job as 2 processes sharing its 8 tasks, exactly once, through a SIGKILL.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { StreamExecutionEnvironment } from '../../src/index.ts';
+import { ConfigurationError } from '../../src/core/errors.ts';
+import {
+  call,
+  kafkaClient,
+  type ClientConsumer,
+  type ClientMessage,
+  type ClientMetadata,
+} from '../../src/connectors/kafka/kafka-client.ts';
+import { DeliveryGuarantee, KafkaSink } from '../../src/connectors/kafka/index.ts';
+import { buildClusterTestJob, type ClusterTestEvent } from './cluster-job.ts';
+import { bootstrapServers, createTopic, produce, readAll, uniqueTopic } from './kafka-test-cluster.ts';
+
+const jobFile = fileURLToPath(new URL('./cluster-job.ts', import.meta.url));
+const KEYS = 13;
+const PARTITIONS = 4;
+/** Every wait fails after this long, naming what it waited for. */
+const WAIT_MS = 40_000;
+
+/** Input records `first .. first + count - 1`; a key's records all go to one partition, in id order. */
+function events(first: number, count: number): { partition: number; value: string }[] {
+  return Array.from({ length: count }, (_, i) => {
+    const id = first + i;
+    const key = `k${id % KEYS}`;
+    const event: ClusterTestEvent = { id, key };
+    return { partition: (id % KEYS) % PARTITIONS, value: JSON.stringify(event) };
+  });
+}
+
+/** The output of the ordinary engine in one process over everything the input topic holds: the reference. */
+async function referenceRun(input: string): Promise<string[]> {
+  const output = uniqueTopic('cluster-reference');
+  await createTopic(output, PARTITIONS);
+  const env = StreamExecutionEnvironment.create({ parallelism: 4, metrics: false });
+  buildClusterTestJob(env, { bootstrapServers: bootstrapServers(), input, output, bounded: true });
+  await env.execute('cluster-reference');
+  return (await readAll(output)).map((r) => r.value);
+}
+
+/** The records of each key in the order they were written: what a keyed consumer sees, and what must match. */
+function byKey(lines: readonly string[]): Map<string, string[]> {
+  const keys = new Map<string, string[]>();
+  for (const line of lines) {
+    const key = line.slice(0, line.indexOf(':'));
+    let list = keys.get(key);
+    if (list === undefined) keys.set(key, (list = []));
+    list.push(line);
+  }
+  return new Map([...keys].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** A process of the cluster, with the lines it logged and when. */
+class Member {
+  readonly process: ChildProcess;
+  readonly lines: { at: number; text: string }[] = [];
+  private waiters: { check: () => boolean; resolve: () => void }[] = [];
+  readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly name: string,
+    jobId: string,
+    input: string,
+    output: string,
+    slowMs: number,
+  ) {
+    this.process = spawn(
+      process.execPath,
+      ['--import', 'tsx', jobFile, bootstrapServers(), jobId, input, output, String(slowMs)],
+      // A process of the cluster needs more of libuv's threads than the default 4 (docs/scale-out.md).
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, WEIR_LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: '32' },
+      },
+    );
+    const take = (chunk: Buffer): void => {
+      for (const text of chunk.toString().split('\n'))
+        if (text !== '') this.lines.push({ at: performance.now(), text });
+      this.waiters = this.waiters.filter((w) => (w.check() ? (w.resolve(), false) : true));
+    };
+    this.process.stdout!.on('data', take);
+    this.process.stderr!.on('data', take);
+    this.exited = new Promise((resolve) => this.process.once('exit', (code) => resolve(code)));
+  }
+
+  /** The tasks this process runs now (started and not stopped), from its log. */
+  get tasks(): string[] {
+    const running = new Set<string>();
+    for (const { text } of this.lines) {
+      const m = /task (\d+_\d+) (started|stopped)/.exec(text);
+      if (m === null) continue;
+      if (m[2] === 'started') running.add(m[1]!);
+      else running.delete(m[1]!);
+    }
+    return [...running].sort();
+  }
+
+  /** When a line matching `pattern` was logged (the first one after `since`). */
+  loggedAt(pattern: RegExp, since = 0): number | undefined {
+    return this.lines.find((l) => l.at >= since && pattern.test(l.text))?.at;
+  }
+
+  waitFor(what: string, check: () => boolean): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `${this.name}: waited ${WAIT_MS} ms for ${what}; logs:\n` +
+                members.map((m) => `${m.name}:\n${m.log()}`).join('\n'),
+            ),
+          ),
+        WAIT_MS,
+      );
+      this.waiters.push({ check, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  log(): string {
+    return this.lines.map((l) => `  ${l.text}`).join('\n');
+  }
+}
+
+/** A read_committed consumer of the whole output topic, and waits on how much it has seen. */
+class OutputTail {
+  readonly records: { at: number; value: string }[] = [];
+  private stopped = false;
+  private readonly loop: Promise<void>;
+
+  private constructor(private readonly consumer: ClientConsumer) {
+    this.loop = this.run();
+  }
+
+  static async open(topic: string): Promise<OutputTail> {
+    const { KafkaConsumer } = kafkaClient();
+    const consumer = new KafkaConsumer(
+      {
+        'bootstrap.servers': bootstrapServers(),
+        'group.id': uniqueTopic('tail'),
+        'enable.auto.commit': false,
+        'isolation.level': 'read_committed',
+      },
+      { 'auto.offset.reset': 'earliest' },
+    );
+    await call<ClientMetadata>('connecting the tail', (cb) => consumer.connect({ timeout: 30_000 }, cb));
+    consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, offset: 0 })));
+    consumer.setDefaultConsumeTimeout(50);
+    return new OutputTail(consumer);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const batch = await call<ClientMessage[]>('tailing', (cb) => this.consumer.consume(1000, cb));
+      const at = performance.now();
+      for (const m of batch) this.records.push({ at, value: m.value!.toString() });
+    }
+  }
+
+  async waitForCount(count: number): Promise<number> {
+    const deadline = performance.now() + WAIT_MS;
+    while (this.records.length < count) {
+      if (performance.now() > deadline)
+        throw new Error(`waited ${WAIT_MS} ms for ${count} output records, saw ${this.records.length}`);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return performance.now();
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+    await call('disconnecting the tail', (cb) => this.consumer.disconnect(cb));
+  }
+}
+
+const members: Member[] = [];
+after(() => {
+  for (const m of members) if (m.process.exitCode === null) m.process.kill('SIGKILL');
+});
+
+function start(name: string, jobId: string, input: string, output: string, slowMs = 0): Member {
+  const member = new Member(name, jobId, input, output, slowMs);
+  members.push(member);
+  return member;
+}
+
+/** SIGTERM: the process hands its tasks back, leaves the group and exits 0. */
+async function stopGracefully(member: Member): Promise<void> {
+  member.process.kill('SIGTERM');
+  assert.equal(await member.exited, 0, `${member.name} exits cleanly; log:\n${member.log()}`);
+}
+
+describe('cluster mode: one job as several processes on Kafka', () => {
+  it('two processes split the 8 tasks and write exactly the output of a single-process run', async () => {
+    const input = uniqueTopic('cluster-in');
+    const output = uniqueTopic('cluster-out');
+    const jobId = uniqueTopic('cluster-job');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    await produce(input, events(0, 3_000));
+    const expected = await referenceRun(input);
+    assert.equal(expected.length, 3_000);
+
+    const tail = await OutputTail.open(output);
+    const a = start('a', jobId, input, output);
+    const b = start('b', jobId, input, output);
+    const all = ['0_0', '0_1', '0_2', '0_3', '1_0', '1_1', '1_2', '1_3'];
+    const split = () => [...a.tasks, ...b.tasks].sort().join() === all.join() && a.tasks.length === 4;
+    await a.waitFor('the tasks split 4/4', split);
+    await tail.waitForCount(3_000);
+    await stopGracefully(a);
+    await stopGracefully(b);
+    await tail.close();
+
+    const seen = (await readAll(output)).map((r) => r.value);
+    assert.equal(seen.length, 3_000, 'no loss, no duplicate');
+    assert.deepEqual(byKey(seen), byKey(expected));
+    assert.ok(a.tasks.length === 0 && b.tasks.length === 0, 'every task stopped on SIGTERM');
+  });
+
+  it('a SIGKILLed process loses its tasks to the survivor: no loss and no duplicate', async () => {
+    const input = uniqueTopic('cluster-in');
+    const output = uniqueTopic('cluster-out');
+    const jobId = uniqueTopic('cluster-job');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    const tail = await OutputTail.open(output);
+
+    // One process alone owns every task and writes the first 1,000.
+    await produce(input, events(0, 1_000));
+    const a = start('a', jobId, input, output, 1);
+    await a.waitFor('a owning all 8 tasks', () => a.tasks.length === 8);
+    await tail.waitForCount(1_000);
+
+    // A second one joins: half the tasks move to it.
+    const b = start('b', jobId, input, output, 1);
+    await b.waitFor('b owning 4 tasks', () => b.tasks.length === 4 && a.tasks.length === 4);
+    const joined = b.loggedAt(/joining job/)!;
+    const joinPause = performance.now() - joined;
+
+    // Both work on the next 3,000 (1 ms a record in the first map); a is killed mid-way.
+    await produce(input, events(1_000, 3_000));
+    await tail.waitForCount(1_600);
+    const killed = a.tasks;
+    const killAt = performance.now();
+    a.process.kill('SIGKILL');
+    await a.exited;
+    await b.waitFor('b owning all 8 tasks', () => b.tasks.length === 8);
+    const takeover = performance.now() - killAt;
+    assert.equal(killed.length, 4);
+    await tail.waitForCount(4_000);
+    await stopGracefully(b);
+    await tail.close();
+
+    const seen = (await readAll(output)).map((r) => r.value);
+    const expected = await referenceRun(input);
+    assert.equal(expected.length, 4_000);
+    assert.equal(seen.length, 4_000, 'no loss, no duplicate');
+    assert.deepEqual(byKey(seen), byKey(expected));
+    process.stdout.write(
+      `# cluster mode: a join, from 'joining' to 4/4: ${Math.round(joinPause)} ms; a SIGKILL, to the survivor ` +
+        `running all 8 tasks: ${Math.round(takeover)} ms\n`,
+    );
+  });
+
+  it('refuses a source that is not a Kafka topic', async () => {
+    const env = StreamExecutionEnvironment.create({
+      cluster: { bootstrapServers: bootstrapServers(), jobId: uniqueTopic('cluster-job') },
+    });
+    env.fromElements(1, 2, 3).sinkTo(
+      KafkaSink.builder<number>()
+        .setBootstrapServers(bootstrapServers())
+        .setTopic('unused')
+        .setRecordSerializer((n) => ({ value: String(n) }))
+        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+        .build(),
+    );
+    await assert.rejects(
+      env.execute('not-kafka'),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /^Cluster mode: source '.+' is not a KafkaSource; a job in cluster mode reads Kafka topics only$/.test(
+          error.message,
+        ),
+    );
+  });
+});
