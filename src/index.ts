@@ -73,7 +73,7 @@ export type {
   ProcessJoinFunction,
   ProcessJoinContext,
 } from './core/join-functions.ts';
-export type { AggregateFunction, ReduceFunction } from './core/aggregate-function.ts';
+export type { AggregateFunction, AggregateOptions, ReduceFunction } from './core/aggregate-function.ts';
 export type {
   Numeric,
   Comparable,

@@ -74,7 +74,7 @@ export async function tumblingWindowWeir(params: WorkloadParams): Promise<Worklo
     .returns(EventRecord)
     .keyBy((e) => e.key)
     .window(TumblingEventTimeWindows.of(params.tumbling.sizeMs))
-    .aggregate(countSum, withWindow)
+    .aggregate(countSum, withWindow, { accumulatorType: CountSum })
     .sinkTo(
       checksumSink(accumulator, (r: WindowAggregate) => hashWindowAggregate(r.key, r.start, r.count, r.sum)),
     );

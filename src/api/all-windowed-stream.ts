@@ -4,7 +4,7 @@ import type { DataStream } from './data-stream.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { KeyedStream } from './keyed-stream.ts';
 import type { OutputTag } from '../core/output-tag.ts';
-import type { AggregateFunction, ReduceFunction } from '../core/aggregate-function.ts';
+import type { AggregateFunction, AggregateOptions, ReduceFunction } from '../core/aggregate-function.ts';
 import type { Comparable, ComparableField, Numeric, NumericField } from './aggregation/aggregation-field.ts';
 import type { Evictor } from '../windowing/evictor.ts';
 import { GlobalWindows } from '../windowing/assigners/global-windows.ts';
@@ -20,7 +20,13 @@ import { PurgingTrigger } from '../windowing/triggers/purging-trigger.ts';
 import type { Trigger } from '../windowing/trigger.ts';
 import type { WindowAssigner } from '../windowing/window-assigner.ts';
 import type { Window } from '../windowing/window.ts';
-import { checkLateness, checkProcess, checkTrigger, WindowedStream } from './windowed-stream.ts';
+import {
+  checkLateness,
+  checkProcess,
+  checkTrigger,
+  splitAggregateArguments,
+  WindowedStream,
+} from './windowed-stream.ts';
 
 /** The single key every element of a non-keyed window has (Flink's NullByteKeySelector). */
 const ALL = 0;
@@ -75,17 +81,25 @@ export class AllWindowedStream<T, W extends Window> {
     return single(stream as DataStream<T | R>);
   }
 
-  aggregate<ACC, V>(fn: AggregateFunction<T, ACC, V>): DataStream<V>;
+  aggregate<ACC, V>(fn: AggregateFunction<T, ACC, V>, options?: AggregateOptions<ACC>): DataStream<V>;
   aggregate<ACC, V, R>(
     fn: AggregateFunction<T, ACC, V>,
     process: ProcessAllWindowFunction<V, R, W>,
+    options?: AggregateOptions<ACC>,
   ): DataStream<R>;
   aggregate<ACC, V, R>(
     fn: AggregateFunction<T, ACC, V>,
-    process?: ProcessAllWindowFunction<V, R, W>,
+    processOrOptions?: ProcessAllWindowFunction<V, R, W> | AggregateOptions<ACC>,
+    aggregateOptions?: AggregateOptions<ACC>,
   ): DataStream<V | R> {
+    const { process, options } = splitAggregateArguments<
+      ProcessAllWindowFunction<V, R, W>,
+      AggregateOptions<ACC>
+    >(processOrOptions, aggregateOptions);
     const stream =
-      process === undefined ? this.windowed.aggregate(fn) : this.windowed.aggregate(fn, keyless(process));
+      process === undefined
+        ? this.windowed.aggregate(fn, options)
+        : this.windowed.aggregate(fn, keyless(process), options);
     return single(stream as DataStream<V | R>);
   }
 

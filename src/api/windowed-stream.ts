@@ -4,7 +4,7 @@ import type { DataStream } from './data-stream.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { KeyedStream } from './keyed-stream.ts';
 import type { OutputTag } from '../core/output-tag.ts';
-import type { AggregateFunction, ReduceFunction } from '../core/aggregate-function.ts';
+import type { AggregateFunction, AggregateOptions, ReduceFunction } from '../core/aggregate-function.ts';
 import type { Comparable, ComparableField, Numeric, NumericField } from './aggregation/aggregation-field.ts';
 import { comparableAggregator } from './aggregation/comparable-aggregator.ts';
 import { sumAggregator } from './aggregation/sum-aggregator.ts';
@@ -125,18 +125,25 @@ export class WindowedStream<T, K, W extends Window> {
 
   /**
    * Aggregates each window incrementally with an {@link AggregateFunction} (one accumulator per window), then
-   * emits its result — or, with `process`, hands the result to a ProcessWindowFunction.
+   * emits its result — or, with `process`, hands the result to a ProcessWindowFunction. An accumulator that is a
+   * class instance names its class in `options` ({@link AggregateOptions}) to survive checkpoints and durable state.
    */
-  aggregate<ACC, V>(fn: AggregateFunction<T, ACC, V>): DataStream<V>;
+  aggregate<ACC, V>(fn: AggregateFunction<T, ACC, V>, options?: AggregateOptions<ACC>): DataStream<V>;
   aggregate<ACC, V, R>(
     fn: AggregateFunction<T, ACC, V>,
     process: ProcessWindowFunction<V, R, K, W>,
+    options?: AggregateOptions<ACC>,
   ): DataStream<R>;
   aggregate<ACC, V, R>(
     fn: AggregateFunction<T, ACC, V>,
-    process?: ProcessWindowFunction<V, R, K, W>,
+    processOrOptions?: ProcessWindowFunction<V, R, K, W> | AggregateOptions<ACC>,
+    aggregateOptions?: AggregateOptions<ACC>,
   ): DataStream<V | R> {
     checkAggregate(fn);
+    const { process, options } = splitAggregateArguments<
+      ProcessWindowFunction<V, R, K, W>,
+      AggregateOptions<ACC>
+    >(processOrOptions, aggregateOptions);
     this.rejectAsync('aggregate', fn, process);
     const single: InternalWindowFunction<V, V | R, K, W> =
       process === undefined
@@ -145,7 +152,15 @@ export class WindowedStream<T, K, W extends Window> {
     if (this.windowEvictor !== undefined) {
       return this.build('aggregate', evictingState<T>(), new AggregateApplyWindowFunction(fn, single));
     }
-    return this.build('aggregate', new AggregatingStateDescriptor<T, ACC, V>('window-contents', fn), single);
+    const descriptorOptions = {
+      ...(options?.accumulatorType !== undefined ? { type: options.accumulatorType } : {}),
+      ...(options?.accumulatorSerializer !== undefined ? { serializer: options.accumulatorSerializer } : {}),
+    };
+    return this.build(
+      'aggregate',
+      new AggregatingStateDescriptor<T, ACC, V>('window-contents', fn, descriptorOptions),
+      single,
+    );
   }
 
   /**
@@ -309,6 +324,26 @@ export function checkAggregate(fn: AggregateFunction<any, any, any>): void {
       'aggregate() needs an AggregateFunction: { createAccumulator, add, getResult, merge }',
     );
   }
+}
+
+/**
+ * `aggregate(fn, process?, options?)`: the second argument is the process function when it has a `process`
+ * method, else the options.
+ * @internal
+ */
+export function splitAggregateArguments<P extends { process: unknown }, O extends object>(
+  processOrOptions: P | O | undefined,
+  options: O | undefined,
+): { process: P | undefined; options: O | undefined } {
+  if (processOrOptions !== undefined && typeof (processOrOptions as P).process === 'function') {
+    return { process: processOrOptions as P, options };
+  }
+  if (processOrOptions !== undefined && options !== undefined) {
+    throw new ConfigurationError(
+      'aggregate(fn, process, options): the second argument must be a ProcessWindowFunction (an object with a process method)',
+    );
+  }
+  return { process: undefined, options: processOrOptions as O | undefined };
 }
 
 /** @internal */
