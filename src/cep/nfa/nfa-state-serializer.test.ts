@@ -78,3 +78,60 @@ describe('nfaStateSerializer', () => {
     assert.equal(matches[0]!['b']!.length, n);
   });
 });
+
+describe('nfaStateSerializer, the whole state', () => {
+  type Ev = { id: number; name: string; price: number };
+  const ev = (id: number, name: string, price: number): Ev => ({ id, name, price });
+  // a b whose price equals the a's: a later a can complete first and wait behind an earlier partial match
+  const pattern = () =>
+    Pattern.begin<Ev>('a', AfterMatchSkipStrategy.skipToNext())
+      .where((e) => e.name === 'a')
+      .followedBy('b')
+      .where((e, ctx) => e.name === 'b' && ctx.getEventsForPattern('a')[0]!.price === e.price);
+  const ids = (matches: Record<string, Ev[]>[]) =>
+    matches.map((m) => Object.values(m).flatMap((es) => es.map((e) => e.id)));
+
+  it('keeps completed matches held back, both flags, the counters of events and entries, and shared entries', () => {
+    const h = new NFATestHarness<Ev>(pattern());
+    assert.deepEqual(
+      ids(
+        h.feedMaps([
+          [ev(1, 'a', 1), 1],
+          [ev(2, 'a', 2), 2],
+          [ev(3, 'b', 2), 3],
+        ]),
+      ),
+      [],
+    );
+    const state = h.nfaState;
+    assert.equal(state.completedMatches.items.length, 1);
+    state.stateChanged = true;
+    state.newStartPartialMatch = false;
+    const restored = nfaStateSerializer.deserialize(nfaStateSerializer.serialize(state));
+    // the same graph: plain data compared field by field (elements are structured-cloned)
+    assert.deepStrictEqual(restored, state);
+    state.stateChanged = false;
+    state.newStartPartialMatch = true;
+    const flags = nfaStateSerializer.deserialize(nfaStateSerializer.serialize(state));
+    assert.equal(flags.stateChanged, false);
+    assert.equal(flags.newStartPartialMatch, true);
+    // one object per entry and per event, as before: a start event is its entry's event
+    const waiting = restored.partialMatches.items.find((cs) => cs.currentStateName === 'b')!;
+    assert.equal(waiting.startEventId, waiting.previousBufferEntry!.event);
+    const held = restored.completedMatches.items[0]!;
+    assert.equal(held.startEventId, held.previousBufferEntry!.edges[0]!.target!.event);
+    // matching resumes: the b for the first a completes it, and the held-back match follows (skipToNext keeps it)
+    h.nfaState = restored;
+    assert.deepEqual(ids(h.feedMaps([[ev(4, 'b', 1), 4]])), [
+      [1, 4],
+      [2, 3],
+    ]);
+  });
+
+  it('rejects a snapshot of an unknown version', () => {
+    const bytes = serialize({ version: 2 });
+    assert.throws(() => nfaStateSerializer.deserialize(bytes), {
+      message: 'Unknown NFA state snapshot version 2',
+    });
+  });
+});

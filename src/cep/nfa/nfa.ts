@@ -74,16 +74,22 @@ export class NFA<T> {
 
   // Scratch, reused for every event. Arrays are used with explicit counts, never emptied with `length = 0`
   // (which makes V8 drop the backing store and allocate a new one on the next push).
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly nextStates: ComputationState[] = [];
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly nextStateTypes: State<T>[] = [];
   private nextCount = 0;
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly decisionEdges: StateTransition<T>[] = [];
   private decisionCount = 0;
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly stateStack: State<T>[] = [];
   private decisionTakes = 0;
   private decisionIgnores = 0;
   /** Set by addComputationState when the partial match being computed was kept as is. */
+  // Stryker disable next-line BooleanLiteral: computeNextStates resets it before anything reads it
   private keptCurrent = false;
+  // Stryker disable next-line ObjectLiteral: process() sets every field before anything reads them
   private readonly eventWrapper: EventWrapper<T> = {
     event: undefined,
     timestamp: 0,
@@ -176,22 +182,32 @@ export class NFA<T> {
   nextTimeout(nfaState: NFAState): number {
     const partial = nfaState.partialMatches.items;
     if (!this.hasWindows || partial.length === 0) return Number.POSITIVE_INFINITY;
+    // The shortcut and the scan below find the same time: the heap's root has the earliest first event, and a
+    // partial match with a first event is never in a start state (no edge leads into one).
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a shortcut, see above
     if (this.windowTimes.size === 0) {
       const root = partial[0]!;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut, see above
       if (root.startEventId === null) return Number.POSITIVE_INFINITY; // only start states wait
+      // Stryker disable next-line ConditionalExpression,BooleanLiteral: a shortcut, see above
       if (!this.isStartState(root)) return root.startTimestamp + this.windowTime;
     }
     let next = Number.POSITIVE_INFINITY;
     for (let i = 0; i < partial.length; i++) {
       const cs = partial[i]!;
-      // start states never time out (as isStateTimedOut)
-      if (cs.startEventId === null || this.isStartState(cs)) continue;
-      if (this.windowTime > 0 && cs.startTimestamp + this.windowTime < next)
-        next = cs.startTimestamp + this.windowTime;
-      if (this.windowTimes.size === 0) continue;
-      const gap = this.windowTimes.get(cs.currentStateName);
-      if (gap !== undefined && gap > 0 && cs.previousTimestamp + gap < next)
-        next = cs.previousTimestamp + gap;
+      // start states never time out (as isStateTimedOut); they are the only ones without a first event
+      if (cs.startEventId === null) continue;
+      if (this.windowTime > 0) {
+        const end = cs.startTimestamp + this.windowTime;
+        // Stryker disable next-line EqualityOperator: an equal time leaves the minimum as it is
+        if (end < next) next = end;
+      }
+      const gap = this.windowTimes.get(cs.currentStateName) ?? 0;
+      if (gap > 0) {
+        const end = cs.previousTimestamp + gap;
+        // Stryker disable next-line EqualityOperator: an equal time leaves the minimum as it is
+        if (end < next) next = end;
+      }
     }
     return next;
   }
@@ -215,9 +231,8 @@ export class NFA<T> {
     const newPartialMatches = newQueue<ComputationState>();
     const potentialMatches = newQueue<ComputationState>();
     for (const cs of partial) {
-      const gap = this.windowTimes.get(cs.currentStateName);
-      const timeoutForPrevious =
-        gap !== undefined && this.isStateTimedOut(cs, timestamp, cs.previousTimestamp, gap);
+      const gap = this.windowTimes.get(cs.currentStateName) ?? 0;
+      const timeoutForPrevious = this.isStateTimedOut(cs, timestamp, cs.previousTimestamp, gap);
       const timeoutForFirst = this.isStateTimedOut(cs, timestamp, cs.startTimestamp, this.windowTime);
       if (timeoutForPrevious || timeoutForFirst) {
         nfaState.stateChanged = true;
@@ -230,9 +245,10 @@ export class NFA<T> {
           if (timedOut === EMPTY) timedOut = [];
           timedOut.push({
             match: accessor.materializeMatch(this.extractCurrentMatches(accessor, cs)),
-            timestamp: timeoutForPrevious ? cs.previousTimestamp + gap! : cs.startTimestamp + this.windowTime,
+            timestamp: timeoutForPrevious ? cs.previousTimestamp + gap : cs.startTimestamp + this.windowTime,
           });
         }
+        // Stryker disable next-line ConditionalExpression: a partial match that times out took its first event, so it has an entry
         if (cs.previousBufferEntry !== null) accessor.releaseNode(cs.previousBufferEntry, cs.version);
       } else {
         offer(newPartialMatches, cs, compareComputationStates);
@@ -256,21 +272,30 @@ export class NFA<T> {
    * queue does not order, and in the corner case of a root waiting in a start state.
    */
   private anyTimedOut(partial: readonly ComputationState[], timestamp: number): boolean {
+    // A true answer where nothing times out only sends advanceTime down its slow path, which then finds nothing:
+    // the shortcuts below are equivalent to the scan at the end (see nextTimeout).
+    // Stryker disable next-line LogicalOperator,BooleanLiteral: a shortcut, see above
     if (!this.hasWindows || partial.length === 0) return false;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a shortcut, see above
     if (this.windowTimes.size === 0) {
       const root = partial[0]!;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: a shortcut, see above
       if (root.startEventId === null) return false; // only start states wait
+      // Stryker disable next-line ConditionalExpression,BooleanLiteral: a shortcut, see above
       if (!this.isStartState(root))
         return this.isStateTimedOut(root, timestamp, root.startTimestamp, this.windowTime);
     }
     for (let i = 0; i < partial.length; i++) {
       const cs = partial[i]!;
+      // Stryker disable next-line ConditionalExpression: a start state does not time out either way
       if (cs.startEventId === null) continue; // start states never time out
+      // Stryker disable next-line ConditionalExpression: a shortcut, see above (forced false is caught, but shares the line)
       if (this.isStateTimedOut(cs, timestamp, cs.startTimestamp, this.windowTime)) return true;
-      if (this.windowTimes.size === 0) continue;
-      const gap = this.windowTimes.get(cs.currentStateName);
-      if (gap !== undefined && this.isStateTimedOut(cs, timestamp, cs.previousTimestamp, gap)) return true;
+      const gap = this.windowTimes.get(cs.currentStateName) ?? 0;
+      // Stryker disable next-line ConditionalExpression: a shortcut, see above (forced false is caught, but shares the line)
+      if (this.isStateTimedOut(cs, timestamp, cs.previousTimestamp, gap)) return true;
     }
+    // Stryker disable next-line BooleanLiteral: a shortcut, see above
     return false;
   }
 
@@ -310,9 +335,12 @@ export class NFA<T> {
       this.nextCount = 0;
       this.computeNextStates(accessor, cs, state, timerService);
       const n = this.nextCount;
+      // A partial match kept as is took no edge that changes its version, so nothing else came of it: n is 1.
+      // Stryker disable next-line ConditionalExpression: see above (the other forced values are caught, but share the line)
       if (n === 1 && out[0] === cs) {
         // the common case: the partial match skipped the event (or the start state saw no start)
         out[0] = undefined!;
+        // Stryker disable next-line BooleanLiteral: no edge leads into a start state, so one kept as is has no first event
         if (csIsStart && cs.startEventId !== null) nfaState.newStartPartialMatch = true;
         if (newPartialMatches !== null) offer(newPartialMatches, cs, compareComputationStates);
         continue;
@@ -379,15 +407,18 @@ export class NFA<T> {
       if (isSkip) {
         const earliestPartialMatch = peek(partialMatches);
         if (
+          // Stryker disable next-line ConditionalExpression: the queue always holds the start state
           earliestPartialMatch !== undefined &&
           compareComputationStates(earliestMatch, earliestPartialMatch) > 0
         )
           break;
       }
+      // Stryker disable next-line BooleanLiteral: whatever released this match (a partial match that moved on, or timed out) marked the state changed already
       nfaState.stateChanged = true;
       poll(completed, compareComputationStates);
       const entry = earliestMatch.previousBufferEntry!;
       let match: Match<T>;
+      // Stryker disable next-line ConditionalExpression: both ways read the same first path, and noSkip prunes nothing
       if (isSkip) {
         // pruning looks at every path of the match; the match emitted is the first
         const matchedResult = accessor.extractPatterns(entry, earliestMatch.version);
@@ -495,13 +526,9 @@ export class NFA<T> {
     }
     if (isStart) {
       const startVersion = increase(cs.version, calculateIncreasingSelfState(totalIgnore, totalTake));
-      const keep =
-        !this.keptCurrent &&
-        cs.previousBufferEntry === null &&
-        cs.startEventId === null &&
-        cs.startTimestamp === -1 &&
-        cs.previousTimestamp === -1 &&
-        deweyEquals(startVersion, cs.version);
+      // A start state's partial match is always a fresh one (no edge leads into a start state, and a start state
+      // ignores nothing), so it stays as it is exactly when its version does: when it took nothing.
+      const keep = deweyEquals(startVersion, cs.version);
       if (keep) this.keptCurrent = true;
       this.pushNextState(keep ? cs : createStartState(cs.currentStateName, startVersion), state);
     }
