@@ -100,6 +100,14 @@ export abstract class AbstractStreamOperator<OUT> {
   close(): void | Promise<void> {}
 
   /**
+   * Called right before this subtask's keyed state is snapshotted (and before tools count or read its entries): an
+   * operator that keeps per-key data on the heap between snapshots writes it into keyed state here. Flink's operators
+   * do this in `snapshotState`, which runs before the keyed backend's snapshot; Weir's {@link snapshotOperatorState}
+   * runs after it, hence this hook. The default does nothing.
+   */
+  prepareKeyedStateSnapshot(): void {}
+
+  /**
    * Operator state that is not keyed (e.g. a source's position); keyed state and timers are snapshotted for you.
    * During a checkpoint `context` names it (a two-phase-commit sink pre-commits here).
    */

@@ -541,6 +541,7 @@ export class JobRuntime implements JobServices, JobAttempt {
     const operators: Record<string, OperatorSnapshot> = {};
     for (const node of this.graph.nodes) {
       const subtasks = this.subtasksOf(node);
+      for (const s of subtasks) if (s.backend !== undefined) s.operator.prepareKeyedStateSnapshot();
       operators[node.uid] = {
         parallelism: node.parallelism,
         keyedState: subtasks.flatMap((s) => s.backend?.snapshot() ?? []),

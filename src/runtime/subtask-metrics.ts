@@ -46,7 +46,16 @@ export function registerSubtaskMetrics(subtask: Subtask): void {
   group.gauge('idleTimeMsPerSecond', { getValue: () => time.idleTimeMsPerSecond });
   if (isSource) group.gauge('sourceIdle', { getValue: () => (output.idle ? 1 : 0) });
   const backend = subtask.backend;
-  if (backend !== undefined) group.gauge('numStateEntries', { getValue: () => backend.numStateEntries() });
+  // what a snapshot would hold: the operator first writes what it keeps on the heap (read between record calls)
+  if (backend !== undefined) {
+    const operator = subtask.operator;
+    group.gauge('numStateEntries', {
+      getValue: () => {
+        operator.prepareKeyedStateSnapshot();
+        return backend.numStateEntries();
+      },
+    });
+  }
   group.gauge('checkpointAlignmentTime', { getValue: () => subtask.checkpointAlignmentTime });
   group.gauge('checkpointedStateSize', { getValue: () => subtask.checkpointedStateSize });
 }

@@ -23,6 +23,7 @@ export interface SubtaskStateSnapshot {
  */
 export function takeSubtaskSnapshot(subtask: Subtask, barrier: CheckpointBarrier): SubtaskStateSnapshot {
   const backend = subtask.backend;
+  if (backend !== undefined) subtask.operator.prepareKeyedStateSnapshot();
   const keyedState =
     backend === undefined
       ? []

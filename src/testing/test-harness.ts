@@ -264,11 +264,19 @@ export class TestHarness<OUT> {
     return this.runtime.snapshot();
   }
 
-  /** Keyed state entries across all operators and subtasks (Flink: numKeyedStateEntries). */
+  /**
+   * Keyed state entries across all operators and subtasks (Flink: numKeyedStateEntries): what a snapshot taken now
+   * would hold, so operators first write what they keep on the heap (`prepareKeyedStateSnapshot`).
+   */
   numKeyedStateEntries(): number {
     let n = 0;
-    for (const list of this.runtime.subtasks.values())
-      for (const s of list) n += s.backend?.numStateEntries() ?? 0;
+    for (const list of this.runtime.subtasks.values()) {
+      for (const s of list) {
+        if (s.backend === undefined) continue;
+        s.operator.prepareKeyedStateSnapshot();
+        n += s.backend.numStateEntries();
+      }
+    }
     return n;
   }
 

@@ -6,7 +6,7 @@ import { RuntimeContextImpl } from '../../src/operators/runtime-context-impl.ts'
 import type { OperatorContext, OneInputStreamOperator } from '../../src/operators/stream-operator.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap/heap-keyed-state-backend.ts';
 import { DEFAULT_MAX_PARALLELISM, KeyGroupRange } from '../../src/state/key-group-range.ts';
-import type { KeyGroupSnapshot } from '../../src/state/keyed-state-backend.ts';
+import type { KeyGroupSnapshot, KeyedStateBackend } from '../../src/state/keyed-state-backend.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { MIN_WATERMARK } from '../../src/core/time-domain.ts';
 import { TimerServiceManager } from '../../src/time/timer-service-manager.ts';
@@ -22,33 +22,46 @@ export interface HarnessSnapshot {
   readonly processingTime: number;
 }
 
+/** Creates the keyed state backend of a harness (the heap backend unless a test passes another). */
+export type HarnessBackendFactory = (
+  maxParallelism: number,
+  range: KeyGroupRange,
+  clock: () => number,
+) => KeyedStateBackend;
+
 /**
- * Runs a single keyed operator with a heap backend, real timer services and a manual clock; used by the
- * windowing tests to replay Flink's operator tests step by step (elements, watermarks, processing time,
- * snapshot and restore) without building a job.
+ * Runs a single keyed operator with a heap backend (or the one `options.backend` creates), real timer services and a
+ * manual clock; used by the windowing and CEP tests to replay Flink's operator tests step by step (elements,
+ * watermarks, processing time, snapshot and restore) without building a job.
  */
 export class KeyedOperatorHarness<IN, OUT> {
   readonly output: HarnessOutput<OUT>[] = [];
   readonly sideOutputs = new Map<string, { value: unknown; timestamp: number }[]>();
   readonly clock: ManualClock;
-  readonly backend: HeapKeyedStateBackend;
+  readonly backend: KeyedStateBackend;
   readonly timers: TimerServiceManager;
   readonly operator: OneInputStreamOperator<IN, OUT>;
   private watermark = MIN_WATERMARK;
+  private readonly ownBackend: boolean;
 
   constructor(
     createOperator: () => OneInputStreamOperator<IN, OUT>,
     private readonly keySelector: KeySelector<IN, unknown>,
-    options: { maxParallelism?: number; processingTime?: number; restore?: HarnessSnapshot } = {},
+    options: {
+      maxParallelism?: number;
+      processingTime?: number;
+      restore?: HarnessSnapshot;
+      backend?: HarnessBackendFactory;
+    } = {},
   ) {
     const maxParallelism = options.maxParallelism ?? DEFAULT_MAX_PARALLELISM;
     this.clock = new ManualClock(options.restore?.processingTime ?? options.processingTime ?? 0);
-    this.backend = new HeapKeyedStateBackend(
-      maxParallelism,
-      new KeyGroupRange(0, maxParallelism - 1),
-      () => this.clock.now(),
-      'window',
-    );
+    const range = new KeyGroupRange(0, maxParallelism - 1);
+    const clock = (): number => this.clock.now();
+    this.ownBackend = options.backend !== undefined;
+    this.backend =
+      options.backend?.(maxParallelism, range, clock) ??
+      new HeapKeyedStateBackend(maxParallelism, range, clock, 'window');
     this.timers = new TimerServiceManager(this.backend as never, this.clock, (fire) => fire());
     if (options.restore !== undefined) {
       this.backend.restore(options.restore.state);
@@ -115,6 +128,7 @@ export class KeyedOperatorHarness<IN, OUT> {
   }
 
   snapshot(): HarnessSnapshot {
+    this.operator.prepareKeyedStateSnapshot();
     return {
       state: this.backend.snapshot(),
       timers: this.timers.snapshot(this.backend.maxParallelism),
@@ -122,7 +136,9 @@ export class KeyedOperatorHarness<IN, OUT> {
     };
   }
 
+  /** Entries a snapshot taken now would hold (the operator first writes what it keeps on the heap). */
   numKeyedStateEntries(): number {
+    this.operator.prepareKeyedStateSnapshot();
     return this.backend.numStateEntries();
   }
 
@@ -138,5 +154,7 @@ export class KeyedOperatorHarness<IN, OUT> {
     const closed = this.operator.close();
     if (closed instanceof Promise) throw new Error('KeyedOperatorHarness supports synchronous close() only');
     this.timers.stop();
+    // a backend the test chose may hold files (LMDB); the heap backend stays readable after close
+    if (this.ownBackend) this.backend.dispose();
   }
 }

@@ -43,8 +43,9 @@ const EVENT_QUEUE_STATE_NAME = 'eventQueueStateName';
 /**
  * A key's elements waiting for the watermark (event time) or the processing-time timer (with a comparator): the
  * first `size` slots of two parallel arrays, timestamps ascending, equal timestamps in arrival order (slots past
- * `size` are spare capacity, elements cleared). Plain data, so it lives in one ValueState and survives snapshots;
- * never empty while stored: an emptied queue leaves the state and is reused for the next key that needs one.
+ * `size` are spare capacity, elements cleared). Plain data, so it fits one ValueState and survives snapshots (in
+ * event time it is written there only before a snapshot, see CepKey); never empty while kept: an emptied queue is
+ * reused for the next key that needs one.
  */
 interface ElementQueue<T> {
   size: number;
@@ -68,8 +69,12 @@ const elementQueueSerializer: TypeSerializer<ElementQueue<unknown>> = {
 
 /**
  * A key the operator holds something for in event time: queued elements, an NFA state with partial matches, or both.
- * `queue` and `nfaState` are the very objects the key's keyed state holds (written through on every change), so
- * neither buffering an element nor waking the key reads state. `registrations` are the times (ascending, with the
+ * `queue` and `nfaState` live here, on the heap, and are what the operator reads and changes: neither buffering an
+ * element nor waking the key touches keyed state. They reach keyed state only before a snapshot
+ * ({@link CepOperator.prepareKeyedStateSnapshot}): `dirty` says the key changed since it was last written there (the
+ * record is then on the operator's list of dirty keys), `stored` that keyed state holds an entry for it. A record
+ * reused for another key keeps its `dirty` flag and its place on that list, so the list never holds a record twice
+ * and the next write covers whichever key the record holds then. `registrations` are the times (ascending, with the
  * sequence number each was first registered under) at which Flink's operator would hold an event-time timer for
  * the key: its earliest queued element and its partial matches' timeouts. The key is due at the first; a key
  * whose partial matches cannot time out (no window) stays listed, not due.
@@ -79,6 +84,8 @@ interface CepKey<IN> extends DueKey {
   normalizedKey: NormalizedKey;
   queue: ElementQueue<IN> | undefined;
   nfaState: NFAState | undefined;
+  dirty: boolean;
+  stored: boolean;
   registeredTimes: number[];
   registeredSeqs: number[];
   registrations: number;
@@ -113,7 +120,10 @@ const POOLED_CAPACITY = 64;
  *
  * State — the NFA state with the shared-buffer graph it reaches (one ValueState, flattened for snapshots by
  * `nfaStateSerializer`), the shared-buffer counters (ValueState) and the element queue (ValueState) — is keyed state,
- * so it is snapshotted and restored (and rescaled) with the job.
+ * so it is snapshotted and restored (and rescaled) with the job. In event time the queue and the NFA state of each
+ * key live on the heap, in the key's record, and are written into keyed state only for the keys that changed, right
+ * before a snapshot (`prepareKeyedStateSnapshot`): the record path neither reads nor writes keyed state for them,
+ * which on a durable backend (LMDB) would serialize the NFA state at every change.
  */
 export class CepOperator<IN, KEY, OUT>
   extends AbstractStreamOperator<OUT>
@@ -130,6 +140,8 @@ export class CepOperator<IN, KEY, OUT>
   private readonly dueKeys = new Map<NormalizedKey, CepKey<IN>>();
   private readonly dueQueue = new DueKeyQueue<CepKey<IN>>();
   private readonly keyPool: CepKey<IN>[] = [];
+  /** Event time: the records whose key changed since keyed state last received it (see {@link CepKey}). */
+  private readonly dirtyKeys: CepKey<IN>[] = [];
   /** Numbers registrations in event time, as a timer service numbers timers: keys due at one time go in this order. */
   private nextSeq = 0;
   /** The key being woken, which timeouts registered while its events are processed belong to. */
@@ -250,12 +262,10 @@ export class CepOperator<IN, KEY, OUT>
     const normalizedKey = backend.currentNormalizedKey();
     let due = this.dueKeys.get(normalizedKey);
     if (due === undefined) {
-      due = this.newDueKey(
-        backend.getCurrentKey(),
-        normalizedKey,
-        this.elementQueueState.value(),
-        this.computationStates.value(),
-      );
+      const queue = this.elementQueueState.value();
+      const nfaState = this.computationStates.value();
+      due = this.newDueKey(backend.getCurrentKey(), normalizedKey, queue, nfaState);
+      due.stored = queue !== undefined || nfaState !== undefined;
     } else {
       this.dueQueue.unschedule(due);
     }
@@ -295,8 +305,8 @@ export class CepOperator<IN, KEY, OUT>
 
   /**
    * Wakes the current key (`due`, out of the queue) at the watermark: feeds its queued elements up to it to the NFA,
-   * advances the NFA to it, then stores the NFA state (or drops it, and the key's shared-buffer counters, when no
-   * partial match is left) and queues the key again at its next wake-up time, or forgets it.
+   * advances the NFA to it, then keeps the NFA state (or drops it when no partial match is left) and queues the key
+   * again at its next wake-up time, or forgets it.
    */
   private wake(due: CepKey<IN>, watermark: number): void {
     // the key's timers up to the watermark fire now (a key fires once: its first one processes everything due)
@@ -305,11 +315,12 @@ export class CepOperator<IN, KEY, OUT>
     const queue = due.queue;
     this.wakingKey = due;
     if (queue !== undefined && queue.timestamps[0]! <= watermark) {
+      if (!due.dirty) this.markDirty(due);
       if (this.processQueue(nfaState, queue, watermark)) due.queue = undefined;
     }
     this.advanceTime(nfaState, watermark);
     this.wakingKey = undefined;
-    due.nfaState = this.updateNFA(nfaState, due.nfaState);
+    due.nfaState = this.keepNFA(due, nfaState);
     this.registerNext(due, nfaState);
     // timeouts registered at times the watermark already passed would fire with nothing left to do
     this.dropRegistrations(due, watermark);
@@ -332,6 +343,12 @@ export class CepOperator<IN, KEY, OUT>
    */
   private scheduleWake(due: CepKey<IN>): void {
     if (due.queue === undefined && due.nfaState === undefined) {
+      // what an earlier snapshot wrote for the key goes now (the key is current: it was just woken)
+      if (due.stored) {
+        this.elementQueueState.clear();
+        this.computationStates.clear();
+        due.stored = false;
+      }
       this.dueQueue.unschedule(due);
       this.dueKeys.delete(due.normalizedKey);
       due.key = undefined;
@@ -397,6 +414,8 @@ export class CepOperator<IN, KEY, OUT>
         normalizedKey,
         queue,
         nfaState,
+        dirty: false,
+        stored: false,
         registeredTimes: [],
         registeredSeqs: [],
         registrations: 0,
@@ -406,6 +425,7 @@ export class CepOperator<IN, KEY, OUT>
       due.normalizedKey = normalizedKey;
       due.queue = queue;
       due.nfaState = nfaState;
+      due.stored = false;
       due.registrations = 0;
     }
     this.dueKeys.set(normalizedKey, due);
@@ -433,6 +453,7 @@ export class CepOperator<IN, KEY, OUT>
       const queue = this.elementQueueState.value();
       if (nfaState === undefined && queue === undefined) continue;
       const due = this.newDueKey(key, normalizedKey, queue, nfaState);
+      due.stored = true;
       if (nfaState !== undefined) this.registerNext(due, nfaState);
       else this.register(due, queue!.timestamps[0]!);
       this.scheduleWake(due);
@@ -450,7 +471,8 @@ export class CepOperator<IN, KEY, OUT>
     const size = queue.size;
     let n = 1;
     while (n < size && timestamps[n]! <= upTo) n++;
-    if (n === size) this.elementQueueState.clear();
+    // (event time keeps the queue on the heap: see CepKey)
+    if (n === size && this.isProcessingTime) this.elementQueueState.clear();
     // Nothing but this loop touches the key's queue until it ends (no element can arrive meanwhile), so the
     // processed slots are dropped after it.
     const comparator = this.comparator;
@@ -480,7 +502,7 @@ export class CepOperator<IN, KEY, OUT>
     queue.size = size - n;
     // (the heap backend holds the queue itself; written back for backends that copy)
     if (n < size) {
-      this.elementQueueState.update(queue);
+      if (this.isProcessingTime) this.elementQueueState.update(queue);
       return false;
     }
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: the pool only saves allocations; any queue it hands out is reset before use
@@ -503,7 +525,7 @@ export class CepOperator<IN, KEY, OUT>
     let at = 0;
     if (due.queue === undefined) due.queue = this.newQueue(event, timestamp);
     else at = this.insertIntoQueue(due.queue, event, timestamp);
-    this.elementQueueState.update(due.queue);
+    if (!due.dirty) this.markDirty(due);
     // a new earliest element registers (Flink: a timer per buffered timestamp; the later ones change nothing here)
     if (at === 0 && this.register(due, timestamp))
       this.dueQueue.schedule(due, timestamp, due.registeredSeqs[0]!);
@@ -593,6 +615,7 @@ export class CepOperator<IN, KEY, OUT>
    * record path pays nothing; the current key is put back afterwards.
    */
   private liveCounts(): { partialMatches: number; events: number; entries: number } {
+    this.prepareKeyedStateSnapshot();
     const backend = this.context.keyedStateBackend!;
     const counts = { partialMatches: 0, events: 0, entries: 0 };
     const keyless = this.currentKeyOrNone(backend);
@@ -618,6 +641,7 @@ export class CepOperator<IN, KEY, OUT>
    * O(keys) to find the keys holding something, then the events of the keys shown; the record path pays nothing.
    */
   partialMatchSnapshot(query: PartialMatchQuery): SubtaskPartialMatches {
+    this.prepareKeyedStateSnapshot();
     const backend = this.context.keyedStateBackend!;
     const keyless = this.currentKeyOrNone(backend);
     const found: KeyMatchState[] = [];
@@ -650,6 +674,58 @@ export class CepOperator<IN, KEY, OUT>
       return { none: key === undefined, key };
     } catch {
       return { none: true, key: undefined };
+    }
+  }
+
+  /**
+   * Event time: what `updateNFA` does for processing time, on the key's record instead of keyed state. Returns the
+   * NFA state the key keeps: undefined when no partial match is left, `due.nfaState` when nothing changed.
+   */
+  private keepNFA(due: CepKey<IN>, nfaState: NFAState): NFAState | undefined {
+    if (!nfaState.stateChanged) return due.nfaState;
+    nfaState.stateChanged = false;
+    nfaState.newStartPartialMatch = false;
+    if (!due.dirty) this.markDirty(due);
+    // No partial match left (so no shared-buffer event either): the key keeps no NFA state (see updateNFA).
+    if (this.nfa.isIdle(nfaState)) return undefined;
+    // now the key's own; an unchanged initial state was left as it was and serves the next key
+    // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
+    if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
+    return nfaState;
+  }
+
+  private markDirty(due: CepKey<IN>): void {
+    due.dirty = true;
+    this.dirtyKeys.push(due);
+  }
+
+  /**
+   * Event time: writes every key changed since the last call into keyed state (its queue and NFA state, or clears
+   * them when the key holds neither), so a snapshot of keyed state taken next holds every queued element and partial
+   * match. O(keys changed since the last call); the record path writes no keyed state at all. The current key is
+   * put back afterwards.
+   */
+  override prepareKeyedStateSnapshot(): void {
+    const dirty = this.dirtyKeys;
+    if (dirty.length === 0) return;
+    const backend = this.backend;
+    const keyless = this.currentKeyOrNone(backend);
+    try {
+      for (let i = 0; i < dirty.length; i++) {
+        const due = dirty[i]!;
+        // a record forgotten since (its entries were cleared then) or already written under an earlier place
+        if (!due.dirty) continue;
+        due.dirty = false;
+        if (due.key === undefined) continue;
+        backend.setCurrentNormalizedKey(due.normalizedKey, due.key);
+        this.elementQueueState.update(due.queue);
+        this.computationStates.update(due.nfaState);
+        due.stored = true;
+      }
+    } finally {
+      dirty.length = 0;
+      if (keyless.none) backend.clearCurrentKey();
+      else backend.setCurrentKey(keyless.key);
     }
   }
 
