@@ -69,7 +69,8 @@ const elementQueueSerializer: TypeSerializer<ElementQueue<unknown>> = {
 
 /**
  * A key the operator holds something for in event time: queued elements, an NFA state with partial matches, or both.
- * `queue` and `nfaState` live here, on the heap, and are what the operator reads and changes: neither buffering an
+ * The record is the key's element queue itself (`size` > 0 while it holds elements; one object per key, not two);
+ * queue and `nfaState` live here, on the heap, and are what the operator reads and changes: neither buffering an
  * element nor waking the key touches keyed state. They reach keyed state only before a snapshot
  * ({@link CepOperator.prepareKeyedStateSnapshot}): `dirty` says the key changed since it was last written there (the
  * record is then on the operator's list of dirty keys), `stored` that keyed state holds an entry for it. A record
@@ -79,10 +80,9 @@ const elementQueueSerializer: TypeSerializer<ElementQueue<unknown>> = {
  * the key: its earliest queued element and its partial matches' timeouts. The key is due at the first; a key
  * whose partial matches cannot time out (no window) stays listed, not due.
  */
-interface CepKey<IN> extends DueKey {
+interface CepKey<IN> extends DueKey, ElementQueue<IN> {
   key: unknown;
   normalizedKey: NormalizedKey;
-  queue: ElementQueue<IN> | undefined;
   nfaState: NFAState | undefined;
   dirty: boolean;
   stored: boolean;
@@ -312,11 +312,10 @@ export class CepOperator<IN, KEY, OUT>
     // the key's timers up to the watermark fire now (a key fires once: its first one processes everything due)
     this.dropRegistrations(due, watermark);
     const nfaState = due.nfaState ?? (this.spareInitialState ??= this.nfa.createInitialNFAState());
-    const queue = due.queue;
     this.wakingKey = due;
-    if (queue !== undefined && queue.timestamps[0]! <= watermark) {
+    if (due.size > 0 && due.timestamps[0]! <= watermark) {
       if (!due.dirty) this.markDirty(due);
-      if (this.processQueue(nfaState, queue, watermark)) due.queue = undefined;
+      this.processQueue(nfaState, due, watermark);
     }
     this.advanceTime(nfaState, watermark);
     this.wakingKey = undefined;
@@ -332,7 +331,7 @@ export class CepOperator<IN, KEY, OUT>
    * timeout (already registered when its partial match started, unless the key was restored).
    */
   private registerNext(due: CepKey<IN>, nfaState: NFAState): void {
-    if (due.queue !== undefined) this.register(due, due.queue.timestamps[0]!);
+    if (due.size > 0) this.register(due, due.timestamps[0]!);
     const timeout = this.nfa.nextTimeout(nfaState);
     if (timeout !== Number.POSITIVE_INFINITY) this.register(due, timeout);
   }
@@ -342,7 +341,7 @@ export class CepOperator<IN, KEY, OUT>
    * reused: stale entries in the queue never match a new stamp).
    */
   private scheduleWake(due: CepKey<IN>): void {
-    if (due.queue === undefined && due.nfaState === undefined) {
+    if (due.size === 0 && due.nfaState === undefined) {
       // what an earlier snapshot wrote for the key goes now (the key is current: it was just woken)
       if (due.stored) {
         this.elementQueueState.clear();
@@ -410,9 +409,11 @@ export class CepOperator<IN, KEY, OUT>
       due = {
         wakeAt: Number.POSITIVE_INFINITY,
         stamp: -1,
+        size: 0,
+        timestamps: [],
+        elements: [],
         key,
         normalizedKey,
-        queue,
         nfaState,
         dirty: false,
         stored: false,
@@ -421,12 +422,19 @@ export class CepOperator<IN, KEY, OUT>
         registrations: 0,
       };
     } else {
+      // a pooled record was forgotten empty: its queue holds nothing
       due.key = key;
       due.normalizedKey = normalizedKey;
-      due.queue = queue;
       due.nfaState = nfaState;
       due.stored = false;
       due.registrations = 0;
+    }
+    if (queue !== undefined) {
+      for (let i = 0; i < queue.size; i++) {
+        due.timestamps[i] = queue.timestamps[i]!;
+        due.elements[i] = queue.elements[i];
+      }
+      due.size = queue.size;
     }
     this.dueKeys.set(normalizedKey, due);
     return due;
@@ -455,7 +463,7 @@ export class CepOperator<IN, KEY, OUT>
       const due = this.newDueKey(key, normalizedKey, queue, nfaState);
       due.stored = true;
       if (nfaState !== undefined) this.registerNext(due, nfaState);
-      else this.register(due, queue!.timestamps[0]!);
+      else this.register(due, due.timestamps[0]!);
       this.scheduleWake(due);
     }
     if (visited) backend.clearCurrentKey();
@@ -505,16 +513,21 @@ export class CepOperator<IN, KEY, OUT>
       if (this.isProcessingTime) this.elementQueueState.update(queue);
       return false;
     }
+    // (in event time the queue is the key's record, which is pooled when the key is forgotten)
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: the pool only saves allocations; any queue it hands out is reset before use
-    if (this.queuePool.length < QUEUE_POOL_SIZE && timestamps.length <= POOLED_CAPACITY) {
+    if (
+      this.isProcessingTime &&
+      this.queuePool.length < QUEUE_POOL_SIZE &&
+      timestamps.length <= POOLED_CAPACITY
+    ) {
       this.queuePool.push(queue);
     }
     return true;
   }
 
   /**
-   * Event time: queues an element in the key's queue, read from the key's due entry rather than from state (the
-   * entry holds the same object), and moves the key's wake-up time earlier when the element is due before it.
+   * Event time: queues an element in the key's queue (its record), and moves the key's wake-up time earlier when the
+   * element is due before it.
    */
   private bufferEventInEventTime(event: IN, timestamp: number): void {
     const backend = this.backend;
@@ -523,8 +536,13 @@ export class CepOperator<IN, KEY, OUT>
     // a key not listed holds no state: nothing to read
     if (due === undefined) due = this.newDueKey(backend.getCurrentKey(), normalizedKey, undefined, undefined);
     let at = 0;
-    if (due.queue === undefined) due.queue = this.newQueue(event, timestamp);
-    else at = this.insertIntoQueue(due.queue, event, timestamp);
+    if (due.size === 0) {
+      due.timestamps[0] = timestamp;
+      due.elements[0] = event;
+      due.size = 1;
+    } else {
+      at = this.insertIntoQueue(due, event, timestamp);
+    }
     if (!due.dirty) this.markDirty(due);
     // a new earliest element registers (Flink: a timer per buffered timestamp; the later ones change nothing here)
     if (at === 0 && this.register(due, timestamp))
@@ -718,7 +736,15 @@ export class CepOperator<IN, KEY, OUT>
         due.dirty = false;
         if (due.key === undefined) continue;
         backend.setCurrentNormalizedKey(due.normalizedKey, due.key);
-        this.elementQueueState.update(due.queue);
+        this.elementQueueState.update(
+          due.size === 0
+            ? undefined
+            : {
+                size: due.size,
+                timestamps: due.timestamps.slice(0, due.size),
+                elements: due.elements.slice(0, due.size),
+              },
+        );
         this.computationStates.update(due.nfaState);
         due.stored = true;
       }

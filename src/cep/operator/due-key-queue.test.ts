@@ -101,4 +101,35 @@ describe('DueKeyQueue', () => {
       [...times].sort((x, y) => x - y),
     );
   });
+
+  it('orders a bucket whose run of ascending stamps has a few older ones behind it, and one with many', () => {
+    for (const behind of [3, 40]) {
+      const q = new DueKeyQueue<Named>();
+      // 100 ascending stamps 1000.., with `behind` older stamps placed among them
+      const stamps = Array.from({ length: 100 }, (_, i) => 1000 + i);
+      for (let j = 0; j < behind; j++) stamps.splice(5 + j * 2, 0, 900 - j * 3);
+      named(...stamps.map((s) => `s${s}`)).forEach((k, i) => q.schedule(k, 8, stamps[i]!));
+      const out: string[] = [];
+      for (let k = q.takeDue(8); k !== undefined; k = q.takeDue(8)) out.push(k.key);
+      assert.deepEqual(
+        out,
+        [...stamps].sort((x, y) => x - y).map((s) => `s${s}`),
+      );
+    }
+  });
+
+  it('keeps times that share a slot of its table apart, and reuses emptied buckets for new times', () => {
+    const q = new DueKeyQueue<Named>();
+    const [a, b, c, d] = named('a', 'b', 'c', 'd') as [Named, Named, Named, Named];
+    // 5, 5 + 4096 and 5 + 8192 fall in the same slot
+    q.schedule(a, 5 + 4096, 1);
+    q.schedule(b, 5, 2);
+    q.schedule(c, 5 + 8192, 3);
+    q.schedule(d, 5 + 4096, 4);
+    assert.deepEqual(takeAll(q, 5), ['b@5']);
+    q.schedule(b, 5 + 8192, 5);
+    assert.deepEqual(takeAll(q, 5 + 4096), ['a@4101', 'd@4101']);
+    q.schedule(a, 4200, 6); // an earlier time than any queued, in a bucket reused
+    assert.deepEqual(takeAll(q, 20_000), ['a@4200', 'c@8197', 'b@8197']);
+  });
 });

@@ -7,14 +7,24 @@ export interface DueKey {
   stamp: number;
 }
 
-/** The entries of one due time, ordered by stamp once the first is taken; `head` is the next to take. */
+/**
+ * The entries of one due time, the first `count` slots of two parallel arrays, ordered by stamp once the first is
+ * taken; `head` is the next to take. Emptied buckets are reused for later times, arrays and all.
+ */
 class Bucket<K extends DueKey> {
-  keys: K[] = [];
+  keys: (K | undefined)[] = [];
   stamps: number[] = [];
+  count = 0;
   head = 0;
   sorted = false;
-  constructor(readonly timestamp: number) {}
+  constructor(public timestamp: number) {}
 }
+
+/** Slots of the table of buckets by time (a power of two): due times spread over more milliseconds than this share. */
+const SLOTS = 4096;
+const SLOT_MASK = SLOTS - 1;
+/** Emptied buckets kept for reuse, at most this many. */
+const BUCKET_POOL_SIZE = 64;
 
 /**
  * One entry per key, at its due time, instead of event-time timers per key: a binary min-heap of buckets, one per
@@ -24,13 +34,20 @@ class Bucket<K extends DueKey> {
  * entry is ever searched for; stamps are unique per registration, and a key taken out has stamp -1, so a key
  * scheduled twice under one stamp still comes out once.
  *
+ * Buckets are found by time in a table of {@link SLOTS} slots indexed by the time's low bits (due times cluster within
+ * a few seconds of the watermark, so they rarely share a slot), and in a Map only when their slot is taken: scheduling
+ * into an existing bucket costs an array read, not a hashed lookup.
+ *
  * Costs: `schedule` O(1) into an existing bucket, O(log b) for a new time (b = distinct due times queued);
  * `takeDue` amortised O(1) per entry when stamps arrive in order (one pass checks that), O(log n) when a bucket of
  * n entries must be sorted, plus O(log b) per bucket emptied.
  */
 export class DueKeyQueue<K extends DueKey> {
   private readonly heap: Bucket<K>[] = [];
-  private readonly byTime = new Map<number, Bucket<K>>();
+  /** Each live bucket is in the slot of its time, or, when another bucket holds that slot, in `overflow`. */
+  private readonly slots: (Bucket<K> | undefined)[] = new Array<Bucket<K> | undefined>(SLOTS).fill(undefined);
+  private readonly overflow = new Map<number, Bucket<K>>();
+  private readonly pool: Bucket<K>[] = [];
   /** The bucket the last entry went to: elements arrive in near timestamp order, so most skip the Map. */
   private lastBucket: Bucket<K> | undefined = undefined;
   /**
@@ -41,8 +58,9 @@ export class DueKeyQueue<K extends DueKey> {
     key.wakeAt = time;
     key.stamp = stamp;
     const bucket = this.bucketFor(time);
-    bucket.keys.push(key);
-    bucket.stamps.push(stamp);
+    const i = bucket.count++;
+    bucket.keys[i] = key;
+    bucket.stamps[i] = stamp;
   }
 
   /** Takes `key` out of the queue (its entry goes stale). */
@@ -62,9 +80,10 @@ export class DueKeyQueue<K extends DueKey> {
       if (!bucket.sorted) sortByStamp(bucket);
       const keys = bucket.keys;
       const stamps = bucket.stamps;
-      while (bucket.head < keys.length) {
+      while (bucket.head < bucket.count) {
         const i = bucket.head++;
         const key = keys[i]!;
+        keys[i] = undefined;
         if (key.stamp === stamps[i]) {
           key.stamp = -1;
           return key;
@@ -77,20 +96,40 @@ export class DueKeyQueue<K extends DueKey> {
   private bucketFor(time: number): Bucket<K> {
     const last = this.lastBucket;
     if (last !== undefined && last.timestamp === time) return last;
-    let bucket = this.byTime.get(time);
-    if (bucket === undefined) {
-      bucket = new Bucket<K>(time);
-      this.byTime.set(time, bucket);
-      this.heap.push(bucket);
-      this.siftUp(this.heap.length - 1);
+    const slot = time & SLOT_MASK;
+    let bucket = this.slots[slot];
+    if (bucket === undefined || bucket.timestamp !== time) {
+      bucket = this.overflow.size === 0 ? undefined : this.overflow.get(time);
+      if (bucket === undefined) bucket = this.newBucket(time, slot);
     }
     this.lastBucket = bucket;
     return bucket;
   }
 
+  private newBucket(time: number, slot: number): Bucket<K> {
+    let bucket = this.pool.pop();
+    if (bucket === undefined) {
+      bucket = new Bucket<K>(time);
+    } else {
+      bucket.timestamp = time;
+      bucket.count = 0;
+      bucket.head = 0;
+      bucket.sorted = false;
+    }
+    if (this.slots[slot] === undefined) this.slots[slot] = bucket;
+    else this.overflow.set(time, bucket);
+    this.heap.push(bucket);
+    this.siftUp(this.heap.length - 1);
+    return bucket;
+  }
+
   private dropHead(bucket: Bucket<K>): void {
-    this.byTime.delete(bucket.timestamp);
+    const slot = bucket.timestamp & SLOT_MASK;
+    if (this.slots[slot] === bucket) this.slots[slot] = undefined;
+    else this.overflow.delete(bucket.timestamp);
     if (this.lastBucket === bucket) this.lastBucket = undefined;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the pool only saves allocations
+    if (this.pool.length < BUCKET_POOL_SIZE) this.pool.push(bucket);
     const heap = this.heap;
     const last = heap.pop()!;
     if (heap.length > 0) {
@@ -130,33 +169,74 @@ export class DueKeyQueue<K extends DueKey> {
   }
 }
 
+/** Scratch for {@link sortByStamp}: the entries set aside, reused by every bucket (cleared after each use). */
+const asideKeys: (DueKey | undefined)[] = [];
+const asideStamps: number[] = [];
+
 /**
- * Orders a bucket's entries by stamp, once, before its first entry is taken. Entries mostly arrive in stamp order
- * or nearly (a key scheduled again under an older registration), so small buckets are insertion-sorted in place;
- * large ones, which may be in any order, are sorted through an index.
+ * Orders a bucket's entries by stamp, once, before its first entry is taken. Entries arrive mostly in stamp order,
+ * with some behind (a key scheduled again under the older registration it kept, as a Flink timer keeps its place):
+ * one pass keeps the ascending run in place and sets the others aside, those few are sorted, and both are merged
+ * from the back. O(n + a log a) for a bucket of n entries, a of them behind; allocates nothing.
  */
 function sortByStamp<K extends DueKey>(bucket: Bucket<K>): void {
   bucket.sorted = true;
   const stamps = bucket.stamps;
   const keys = bucket.keys;
-  const n = stamps.length;
-  if (n <= 64) {
-    for (let i = 1; i < n; i++) {
-      const stamp = stamps[i]!;
-      if (stamps[i - 1]! <= stamp) continue;
-      const key = keys[i]!;
-      let j = i - 1;
-      while (j >= 0 && stamps[j]! > stamp) {
-        stamps[j + 1] = stamps[j]!;
-        keys[j + 1] = keys[j]!;
-        j--;
-      }
-      stamps[j + 1] = stamp;
-      keys[j + 1] = key;
+  const n = bucket.count;
+  let kept = 0;
+  let aside = 0;
+  for (let i = 0; i < n; i++) {
+    const stamp = stamps[i]!;
+    if (kept === 0 || stamps[kept - 1]! <= stamp) {
+      stamps[kept] = stamp;
+      keys[kept] = keys[i];
+      kept++;
+    } else {
+      asideStamps[aside] = stamp;
+      asideKeys[aside] = keys[i];
+      aside++;
     }
-    return;
   }
-  const order = stamps.map((_, i) => i).sort((a, b) => stamps[a]! - stamps[b]!);
-  bucket.keys = order.map((i) => keys[i]!);
-  bucket.stamps = order.map((i) => stamps[i]!);
+  if (aside === 0) return;
+  if (aside > 32) sortAsideByIndex(aside);
+  // the entries set aside, by insertion (few, in the usual case; already in order after the sort above)
+  for (let i = 1; i < aside; i++) {
+    const stamp = asideStamps[i]!;
+    const key = asideKeys[i];
+    let j = i - 1;
+    while (j >= 0 && asideStamps[j]! > stamp) {
+      asideStamps[j + 1] = asideStamps[j]!;
+      asideKeys[j + 1] = asideKeys[j];
+      j--;
+    }
+    asideStamps[j + 1] = stamp;
+    asideKeys[j + 1] = key;
+  }
+  // merge from the back: the kept run ends at kept - 1, the merged result at n - 1 (stamps are unique)
+  let k = kept - 1;
+  let w = n - 1;
+  for (let a = aside - 1; a >= 0; w--) {
+    if (k >= 0 && stamps[k]! > asideStamps[a]!) {
+      stamps[w] = stamps[k]!;
+      keys[w] = keys[k];
+      k--;
+    } else {
+      stamps[w] = asideStamps[a]!;
+      keys[w] = asideKeys[a] as K;
+      asideKeys[a] = undefined;
+      a--;
+    }
+  }
+}
+
+/** Sorts many entries set aside through an index (the rare case: a bucket filled in no particular order). */
+function sortAsideByIndex(aside: number): void {
+  const order = Array.from({ length: aside }, (_, i) => i).sort((a, b) => asideStamps[a]! - asideStamps[b]!);
+  const keys = order.map((i) => asideKeys[i]);
+  const stamps = order.map((i) => asideStamps[i]!);
+  for (let i = 0; i < aside; i++) {
+    asideKeys[i] = keys[i];
+    asideStamps[i] = stamps[i]!;
+  }
 }
