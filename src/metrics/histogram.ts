@@ -30,8 +30,11 @@ export class DescriptiveStatisticsHistogram implements Histogram {
   }
 }
 
-/** Statistics over sorted values; quantiles by linear interpolation (Commons Math's default estimation). */
-class SortedStatistics implements HistogramStatistics {
+/**
+ * Statistics over sorted values; quantiles by linear interpolation (Commons Math's default estimation). Also what a
+ * histogram mirrored from a worker thread reports, over the values its statistics held there.
+ */
+export class SortedStatistics implements HistogramStatistics {
   constructor(private readonly sorted: number[]) {}
 
   getQuantile(quantile: number): number {

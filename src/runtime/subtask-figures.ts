@@ -1,6 +1,7 @@
 // SubtaskFigures: a subtask's live figures as plain data, read on its own thread and sent across threads.
 import type { MetricRegistry } from '../metrics/metric-registry.ts';
-import { metricValue } from '../metrics/metric.ts';
+import type { Histogram, Meter } from '../core/metric-group.ts';
+import { metricKind, metricValue, type Metric, type MetricKind } from '../metrics/metric.ts';
 import type { MetricGroupImpl } from '../metrics/metric-group.ts';
 import type { Subtask } from './subtask.ts';
 
@@ -32,12 +33,21 @@ export interface SubtaskFigures {
   readonly places?: readonly MetricPlace[];
 }
 
-/** A metric's place below its subtask's group, and its value. */
+/**
+ * A metric's place below its subtask's group, its kind and what a reporter reads of it, so a mirror on another
+ * thread reports it as the same kind of metric (a counter as a counter, a histogram with its quantiles).
+ */
 export interface MetricPlace {
   /** The user groups from the subtask's group down: `[name]`, or `[name, value]` for a key-value group. */
   readonly groups: readonly (readonly string[])[];
   readonly name: string;
+  readonly kind: MetricKind;
+  /** A counter's or histogram's count, a meter's rate, a gauge's value as a number (see `metricValue`). */
   readonly value: number;
+  /** A meter's count of events. */
+  readonly count?: number;
+  /** A histogram's values as its statistics hold them (its window), sorted ascending. */
+  readonly values?: readonly number[];
 }
 
 /**
@@ -55,14 +65,18 @@ export function subtaskFigures(
     for (const m of registry.all()) {
       if (!m.group.isWithin(subtask.metricGroup)) continue;
       let value: number;
+      let place: MetricPlace | undefined = undefined;
       try {
         value = metricValue(m.metric);
+        if (placed !== undefined) {
+          place = metricPlace(m.metric, groupsBelow(m.group, subtask.metricGroup), m.name, value);
+        }
       } catch {
-        // a user gauge that throws: left out of these figures, as a reporter leaves it out of a report
+        // a user metric that throws: left out of these figures, as a reporter leaves it out of a report
         continue;
       }
       metrics[[...m.group.userPath, m.name].join('.')] = value;
-      placed?.push({ groups: groupsBelow(m.group, subtask.metricGroup), name: m.name, value });
+      if (place !== undefined) placed!.push(place);
     }
   }
   let recordsIn = 0;
@@ -82,6 +96,18 @@ export function subtaskFigures(
     metrics,
     ...(placed !== undefined ? { places: placed } : {}),
   };
+}
+
+/** What a mirror needs of `metric` to report it as its own kind (`value` read already). */
+function metricPlace(metric: Metric, groups: string[][], name: string, value: number): MetricPlace {
+  const kind = metricKind(metric);
+  if (kind === 'meter') return { groups, name, kind, value, count: (metric as Meter).getCount() };
+  if (kind === 'histogram') {
+    // Copied before sorting: a user's histogram may hand out the array it keeps.
+    const values = [...(metric as Histogram).getStatistics().getValues()].sort((a, b) => a - b);
+    return { groups, name, kind, value, values };
+  }
+  return { groups, name, kind, value };
 }
 
 /** The user groups from `top` down to `group` (each adds `[name]` or `[name, value]` to its scope components). */

@@ -2,11 +2,13 @@
 // every subtask of the job with its built-in and user metrics, wherever it runs.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { SubtaskFigures } from '../../src/runtime/subtask-figures.ts';
+import { subtasksOf } from '../../src/web/job-views.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 describe('metrics in worker mode', () => {
   it('a Prometheus scrape on the main thread shows the subtasks that run on both worker threads', async () => {
-    const { client, prometheus, RECORDS } = await import('./worker-metrics-job.ts');
+    const { client, prometheus, RECORDS, SIZE, kinds } = await import('./worker-metrics-job.ts');
     try {
       /** `<subtask index> → value` of the metric's lines for the 'count' operator. */
       const series = (scrape: string, metric: string): Map<string, number> => {
@@ -37,9 +39,68 @@ describe('metrics in worker mode', () => {
       assert.deepEqual(recordsIn, seen);
       // The key-value group's variable is kept, as on the thread where the metric lives.
       assert.match(scrape, /weir_operator_app_parity_seen\{[^}]*parity="any"/);
+      // Each metric reaches the main thread's reporters as its own kind: a counter as a counter (OpenTelemetry
+      // makes a monotonic sum of it), a meter with its rate and count, a histogram with its quantiles.
+      assert.deepEqual(kinds.get('seen'), new Set(['counter']));
+      assert.deepEqual(kinds.get('rate'), new Set(['meter']));
+      assert.deepEqual(kinds.get('sizes'), new Set(['histogram']));
+      assert.deepEqual(kinds.get('numRecordsIn'), new Set(['counter']));
+      assert.deepEqual(series(scrape, 'weir_operator_app_sizes_count'), seen);
+      for (const quantile of ['0.5', '0.75', '0.95', '0.98', '0.99', '0.999']) {
+        const lines = scrape
+          .split('\n')
+          .filter((l) => l.startsWith('weir_operator_app_sizes{') && l.includes(`quantile="${quantile}"`));
+        assert.equal(lines.length, 2, `one ${quantile} quantile per subtask:\n${lines.join('\n')}`);
+        for (const line of lines) assert.equal(Number(line.slice(line.lastIndexOf(' ') + 1)), SIZE, line);
+      }
     } finally {
       await client!.cancel();
       await prometheus!.close();
+    }
+  });
+
+  it('with metrics off, the main thread lists every subtask once the job runs, and its final counts once it ended', async () => {
+    const { client, COUNT } = await import('./metrics-off-job.ts');
+    const running = client.running;
+    const listed = (): { name: string; subtasks: number[] }[] =>
+      running.graph.nodes.map((node) => ({
+        name: node.name,
+        subtasks: subtasksOf(running, node).map((s) => s.index),
+      }));
+    // No metrics tick ever sends the workers' figures: their subtasks are known from the moment the job runs.
+    await waitFor('the job to run', () => running.status !== 'INITIALIZING');
+    assert.deepEqual(listed(), [
+      { name: 'numbers', subtasks: [0, 1] },
+      { name: 'double', subtasks: [0, 1] },
+      { name: 'discard', subtasks: [0, 1] },
+    ]);
+    await client.result;
+    const figures = (name: string) =>
+      subtasksOf(
+        running,
+        running.graph.nodes.find((n) => n.name === name)!,
+      );
+    const total = (name: string, of: (s: SubtaskFigures) => number): number =>
+      figures(name).reduce((sum, s) => sum + of(s), 0);
+    // The workers' last figures, sent as they closed: every record counted, every subtask finished.
+    assert.equal(
+      total('numbers', (s) => s.recordsOut),
+      COUNT,
+    );
+    assert.equal(
+      total('double', (s) => s.recordsIn),
+      COUNT,
+    );
+    assert.equal(
+      total('discard', (s) => s.recordsIn),
+      COUNT,
+    );
+    for (const name of ['numbers', 'double', 'discard']) {
+      assert.deepEqual(
+        figures(name).map((s) => s.finished),
+        [true, true],
+        name,
+      );
     }
   });
 });

@@ -224,6 +224,9 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
   setJobHandler(onMessage);
   job.open().then(
     () => {
+      // The subtasks' first figures go before 'ready': once the job runs, the REST API lists every subtask of every
+      // thread (before the first metrics tick, or with metrics off, it listed none of the workers').
+      post({ type: 'figures', nodes: job.allSubtaskFigures() });
       // Added once every subtask registered its metrics, so the figures follow this tick's rates and busy time.
       registry?.addView({ sample: () => post({ type: 'figures', nodes: job.allSubtaskFigures() }) });
       registry?.start();
@@ -246,8 +249,9 @@ async function close(
   } catch (e) {
     error = e;
   }
-  // A last tick: the final figures reach the main thread before the worker ends.
-  registry?.close();
+  // A last tick: the final figures reach the main thread before the worker ends (with metrics off, no tick does).
+  if (registry !== undefined) registry.close();
+  else post({ type: 'figures', nodes: job.allSubtaskFigures() });
   job.disposeBackends();
   exchange.close();
   post({
