@@ -26,17 +26,16 @@ describe('file source progress', () => {
     const b = join(dir, 'b.jsonl');
     writeFileSync(a, [100, 101, 102, 103].map(line).join(''));
     writeFileSync(b, [200, 201, 202, 203, 204, 205].map(line).join(''));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
     const env = StreamExecutionEnvironment.create({ metrics: { intervalMs: 50 } });
     env
       .fromSource(FileSource.jsonLines<{ n: number }>([a, b]), undefined, 'files')
       .setParallelism(2)
       .sinkTo({ createWriter: () => ({ write() {} }) }, 'file-sink');
-    // A second source that waits keeps the job running after the files are read.
+    // A second source that waits for good keeps the job running after the files are read, until the test cancels
+    // it (nothing on the test's thread could release a source that may run on a worker thread).
     env
       .fromAsyncIterable(async function* () {
-        await gate;
+        await new Promise<never>(() => {});
         yield 1;
       }, 'gate')
       .sinkTo({ createWriter: () => ({ write() {} }) }, 'gate-sink');
@@ -47,7 +46,9 @@ describe('file source progress', () => {
       const files = job.vertices.find((v: any) => v.name === 'files');
       const details = await waitFor('both file subtasks to finish', async () => {
         const d = await get(base, `/jobs/${client.jobId}/vertices/${files.id}`);
-        return d.subtasks.every((s: any) => s.status === 'FINISHED') ? d : undefined;
+        // None listed yet while the job initializes (on worker threads, until its workers loaded the job).
+        const finished = d.subtasks.length === 2 && d.subtasks.every((s: any) => s.status === 'FINISHED');
+        return finished ? d : undefined;
       });
       assert.deepEqual(
         details.subtasks.map((s: any) => [
@@ -91,10 +92,9 @@ describe('file source progress', () => {
       const line = await waitFor('a progress line', () => written.find((w) => w.includes('file input')));
       progress.stop();
       assert.match(line, /^\rreading: RUNNING, 10 records read, \d+\/s, 100 % of file input read$/);
-      release();
-      await client.result;
+      await client.cancel();
+      await assert.rejects(client.result, { name: 'JobCancelledError' });
     } finally {
-      release();
       await client.cancel();
     }
   });

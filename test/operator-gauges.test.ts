@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../src/api/stream-execution-environment.ts';
 import { CEP } from '../src/api/cep.ts';
 import { Pattern } from '../src/cep/pattern/pattern.ts';
+import { CollectSink } from '../src/connectors/collect-sink.ts';
 import { PrometheusReporter } from '../src/metrics/prometheus/index.ts';
 import { WatermarkStrategy } from '../src/time/watermark-strategy.ts';
 import { TumblingEventTimeWindows } from '../src/windowing/assigners/tumbling-event-time-windows.ts';
@@ -18,10 +19,11 @@ interface Event {
 }
 
 /**
- * Five events, then the source waits until released. The watermark reaches 6499: the windows [0, 5000) of a and b
- * fire and go; [5000, 10000) of a and c stay (2 panes). CEP (start followedBy end, event time): a took its start
- * and waits for an end (1 partial match holding 1 event in 1 entry); b matched start → end and, as followedBy skips
- * only events that do not match, keeps nothing; c's start at 6500 is still queued behind the watermark.
+ * Five events, then the source waits for good (the test cancels the job). The watermark reaches 6499: the windows
+ * [0, 5000) of a and b fire and go; [5000, 10000) of a and c stay (2 panes). CEP (start followedBy end, event
+ * time): a took its start and waits for an end (1 partial match holding 1 event in 1 entry); b matched start → end
+ * and, as followedBy skips only events that do not match, keeps nothing; c's start at 6500 is still queued behind
+ * the watermark.
  */
 const events: Event[] = [
   { key: 'a', name: 'start', ts: 1000 },
@@ -34,8 +36,6 @@ const events: Event[] = [
 describe('state gauges of window and CEP operators', () => {
   it('reports live window panes, partial matches and shared-buffer events and entries in REST and Prometheus', async () => {
     const prometheus = await PrometheusReporter.start({ port: 0 });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
     // A watermark after every record: the last one (6499) comes before the source waits.
     const env = StreamExecutionEnvironment.create({
       autoWatermarkRecords: 1,
@@ -44,7 +44,8 @@ describe('state gauges of window and CEP operators', () => {
     const input = env
       .fromAsyncIterable(async function* () {
         yield* events;
-        await gate;
+        // Nothing the test does on its thread releases the source, which may run on a worker thread.
+        await new Promise<never>(() => {});
       }, 'events')
       .assignTimestampsAndWatermarks(
         WatermarkStrategy.forMonotonousTimestamps<Event>().withTimestampAssigner((e) => e.ts),
@@ -55,7 +56,8 @@ describe('state gauges of window and CEP operators', () => {
       .reduce((a, b) => ({ ...a, name: `${a.name}+${b.name}` }))
       .name('windows')
       .sinkTo({ createWriter: () => ({ write() {} }) }, 'window-sink');
-    const matches: string[] = [];
+    // Collected on the test's thread, wherever the CEP operator runs.
+    const matches = new CollectSink<string>();
     CEP.pattern(
       input.keyBy((e) => e.key),
       Pattern.begin<Event, 'start'>('start')
@@ -65,7 +67,7 @@ describe('state gauges of window and CEP operators', () => {
     )
       .select((m: { start: Event[]; end: Event[] }) => `${m.start[0]!.key}:${m.start[0]!.ts}-${m.end[0]!.ts}`)
       .name('cep')
-      .sinkTo({ createWriter: () => ({ write: (m: string) => void matches.push(m) }) }, 'cep-sink');
+      .sinkTo(matches, 'cep-sink');
     const client = await env.executeAsync('gauges', { webUi: { port: 0 } });
     try {
       const vertex = (name: string): string =>
@@ -78,13 +80,13 @@ describe('state gauges of window and CEP operators', () => {
         const body = (await (await fetch(url)).json()) as { id: string; value: string }[];
         return Object.fromEntries(body.map((m) => [m.id.slice(2), Number(m.value)]));
       };
-      await waitFor('the watermark to pass 4999', () => matches.length === 1);
+      await waitFor('the watermark to pass 4999', () => matches.values.length === 1);
       const windows = await waitFor('the first windows to fire', async () => {
         const m = await rest('windows', ['numWindowPanes']);
         return m.numWindowPanes === 2 ? m : undefined;
       });
       assert.deepEqual(windows, { numWindowPanes: 2 });
-      assert.deepEqual(matches, ['b:1500-2000']);
+      assert.deepEqual(matches.values, ['b:1500-2000']);
       assert.deepEqual(
         await rest('cep', ['numPartialMatches', 'numSharedBufferEvents', 'numSharedBufferEntries']),
         {
@@ -107,8 +109,8 @@ describe('state gauges of window and CEP operators', () => {
       assert.equal(sample('numSharedBufferEvents', 'cep'), 1);
       assert.equal(sample('numSharedBufferEntries', 'cep'), 1);
     } finally {
-      release();
-      await client.result;
+      await client.cancel();
+      await client.result.catch(() => undefined);
       await prometheus.close();
     }
   });

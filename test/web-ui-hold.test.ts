@@ -5,6 +5,7 @@ import { StreamExecutionEnvironment } from '../src/api/stream-execution-environm
 import { GeneratorSource } from '../src/connectors/generator-source.ts';
 import { WebServer } from '../src/web/web-server.ts';
 import { refused } from './support/refused.ts';
+import { waitFor } from './support/wait-for.ts';
 
 async function overview(base: string): Promise<[string, string][]> {
   const response = await fetch(new URL('/jobs/overview', base));
@@ -61,7 +62,13 @@ describe('web UI held open for the jobs of a process', () => {
       .sinkTo({ createWriter: () => ({ write() {} }) }, 'discard');
     const job = await env.executeAsync('endless', { webUi: { port: server.port } });
     await server.release();
-    assert.deepEqual(await overview(server.url), [['endless', 'RUNNING']]);
+    // Still served while the job runs. executeAsync returns at once: on worker threads the job may still be
+    // INITIALIZING (its workers load the job) when the server is released.
+    const listed = await waitFor('the job to run', async () => {
+      const jobs = await overview(server.url);
+      return jobs[0]?.[1] === 'INITIALIZING' ? undefined : jobs;
+    });
+    assert.deepEqual(listed, [['endless', 'RUNNING']]);
     await job.cancel();
     assert.equal(await refused(server.url), true);
   });

@@ -130,4 +130,24 @@ export const SINGLE_THREAD_TESTS: ReadonlyMap<string, string> = new Map([
     'examples/fault-tolerance/fault-tolerant-job.test.ts > fault-tolerance example > restarts after the simulated crash and counts every click exactly once',
     'the crash is armed once by a flag in memory: the restarted workers start with the flag armed again',
   ],
+  [
+    'src/connectors/file-source.test.ts > FileSource.jsonLines > streams a 200k-line file with bounded buffer memory',
+    "the sink counts the records and measures the Buffer memory of its own thread into the test's variables: a worker's sink counts into its copy and measures the worker's memory",
+  ],
+  [
+    'test/memory/slow-sink-memory.test.ts > fast source, slow sink > keeps at most the sink buffer plus one source batch in flight, and the heap flat over 300,000 records',
+    "the map and the sink count the records in flight and sample the heap of their own thread into the test's variables: on a worker they count into their copies and sample the worker's heap",
+  ],
+  [
+    'test/job-metrics.test.ts > job metrics > with metrics off, user metrics still work and nothing samples the clock',
+    "the test reads the counter its function's open() keeps in the test's own variable: a worker's function keeps it in its copy, and with metrics off no figures carry it to the main thread",
+  ],
+  [
+    'test/stop-with-savepoint/stop-with-savepoint.test.ts > stop-with-savepoint > stops a running job right after its savepoint; a restore from it counts every number once',
+    "the restored job reads up to the first job's stop position plus 1,000, a position that depends on timing: a worker replaying the body up to the restored job stops its own first run at another position, so its restored source would end elsewhere",
+  ],
+  [
+    'test/stop-with-savepoint/stop-with-savepoint.test.ts > stop-with-savepoint > on SIGTERM, a job run with savepointOnSigterm stops with a savepoint and the process exits normally',
+    "the restored job reads up to the stopped child's position plus 500, a position that depends on timing: a worker replaying the body up to the restored job runs the child again, which stops at another position, so its restored source would end elsewhere",
+  ],
 ]);
