@@ -152,6 +152,11 @@ export class OutboundChannel implements ChannelWriter {
     }
   }
 
+  /** The consumer gave back the buffer of a typed batch it read: a later batch is written into it. */
+  recycle(buffer: ArrayBuffer): void {
+    this.typed?.recycle(buffer);
+  }
+
   /** Batches waiting for credit (for stall messages). */
   get waitingBatches(): number {
     return this.waiting.length;

@@ -29,6 +29,8 @@ class InboundChannel {
   owed = 0;
   /** Congested outbound channels this channel's records reach on this thread. */
   withheld = 0;
+  /** Buffers of typed batches processed, to go back to the producer with their credits. */
+  buffers: ArrayBuffer[] = [];
   constructor(
     readonly channel: InputChannel,
     readonly id: number,
@@ -69,8 +71,13 @@ class Peer {
   get unpackr(): Msgpackr.Unpackr {
     return (this.decoder ??= new (msgpackr().Unpackr)({ useRecords: true, moreTypes: true }));
   }
-  /** Credit grants collected while handling one message, sent as one reply. */
-  grants: number[] = [];
+  /**
+   * Credit grants collected while handling one message, sent as one reply: (channel, credits, buffers) triples,
+   * then the list of the buffers given back ({@link returned}), each channel's in turn.
+   */
+  grants: (number | ArrayBuffer[])[] = [];
+  /** Buffers of typed batches going back with the grants, transferred. */
+  returned: ArrayBuffer[] = [];
   constructor(
     readonly host: number,
     readonly port: MessagePort,
@@ -254,26 +261,34 @@ export class ThreadExchange implements OutboundLink {
       const id = message[0] as number;
       const payload = message[1];
       if (typeof payload === 'number') {
-        for (let i = 0; i < message.length; i += 2) {
-          this.outboundById(message[i] as number).grant(message[i + 1] as number);
+        // Credit grants: (channel, credits, buffers) triples, then the buffers given back, in order.
+        const buffers = message[message.length - 1] as ArrayBuffer[];
+        let b = 0;
+        for (let i = 0; i < message.length - 1; i += 3) {
+          const channel = this.outboundById(message[i] as number);
+          for (const end = b + (message[i + 2] as number); b < end; b++) channel.recycle(buffers[b]!);
+          channel.grant(message[i + 1] as number);
         }
         return;
       }
       const inbound = this.inbound.get(id);
       if (inbound === undefined) throw new WeirError(`A batch arrived for unknown channel ${id}`);
       if (inbound.recordType !== undefined) {
+        const numbers = payload as Float64Array<ArrayBuffer>;
         deliverTypedBatch(
           inbound.recordType,
-          payload as Float64Array,
+          numbers,
           message[2] as string[] | undefined,
           message[3] as CheckpointBarrier[] | undefined,
           inbound.channel,
         );
+        // Every record was built from it: its buffer goes back with the credit, for a later batch to fill.
+        inbound.buffers.push(numbers.buffer);
       } else {
         deliver(inbound.channel, peer.unpackr.unpack(payload as Uint8Array) as unknown[]);
       }
       if (inbound.channel.blocked || inbound.withheld > 0) inbound.owed++;
-      else peer.grants.push(id, 1);
+      else this.grant(inbound, 1);
       this.sendGrants(peer);
     } catch (error) {
       this.fail(error);
@@ -289,15 +304,27 @@ export class ThreadExchange implements OutboundLink {
   /** The channel was released or what it feeds drained: return the credits it owes. */
   private release(inbound: InboundChannel): void {
     if (inbound.owed === 0 || inbound.channel.blocked || inbound.withheld > 0 || this.closed) return;
-    inbound.peer.grants.push(inbound.id, inbound.owed);
+    this.grant(inbound, inbound.owed);
     inbound.owed = 0;
     this.sendGrants(inbound.peer);
   }
 
+  /** Adds `credits` for `inbound` to its peer's next grant message, with the buffers it holds. */
+  private grant(inbound: InboundChannel, credits: number): void {
+    const peer = inbound.peer;
+    const buffers = inbound.buffers;
+    peer.grants.push(inbound.id, credits, buffers.length);
+    for (let i = 0; i < buffers.length; i++) peer.returned.push(buffers[i]!);
+    buffers.length = 0;
+  }
+
   private sendGrants(peer: Peer): void {
     if (peer.grants.length === 0) return;
-    peer.port.postMessage(peer.grants);
+    const returned = peer.returned;
+    peer.grants.push(returned);
+    peer.port.postMessage(peer.grants, returned);
     peer.grants = [];
+    peer.returned = [];
   }
 }
 

@@ -7,6 +7,8 @@ import { Transformation } from '../graph/transformation.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
 import type { InputChannel } from './input-channel.ts';
 import { RecordSerializationError, ThreadExchange } from './thread-exchange.ts';
+import { RECORD } from './exchange-event-kinds.ts';
+import { TypedRecordBatch } from './typed-record-batch.ts';
 
 const Click = Types.record({ user: 'string', page: 'number', premium: 'boolean', ts: 'number' });
 
@@ -102,6 +104,47 @@ describe('typed record batches', () => {
       true,
     );
     close();
+  });
+
+  it('write later batches into the buffers the consumer gave back, without mixing their records', async () => {
+    // Batches of 4 with 4 credits: 40 batches, each written into a buffer that crossed back, once any has.
+    const { out, received, failures, close } = pair(Click, 4);
+    for (let i = 0; i < 160; i++) {
+      out.process({ user: `u${i}`, page: i, premium: i % 2 === 0, ts: -i }, i);
+      // Let the consumer read what was sent and its grants come back, every second batch.
+      if (i % 8 === 7) await until(() => received.length === i + 1);
+    }
+    out.flush();
+    await until(() => received.length === 160);
+    assert.deepEqual(
+      received,
+      Array.from({ length: 160 }, (_, i) => ({ user: `u${i}`, page: i, premium: i % 2 === 0, ts: -i })),
+    );
+    assert.deepEqual(failures, []);
+    close();
+  });
+
+  it('take a spare buffer for the next batch, and leave one smaller than the batches have grown to', () => {
+    const Point = Types.record({ x: 'number' });
+    const batch = new TypedRecordBatch(Point, 2);
+    batch.record({ x: 1 }, 0);
+    const first = batch.take();
+    assert.deepEqual([...first.numbers], [RECORD, 0, 1]);
+    // The second batch is already open in a new buffer; the consumer gives the first one back, which the third
+    // batch is written into.
+    batch.recycle(first.numbers.buffer);
+    batch.record({ x: 2 }, 5);
+    const second = batch.take();
+    assert.notEqual(second.numbers.buffer, first.numbers.buffer);
+    batch.record({ x: 3 }, 6);
+    const third = batch.take();
+    assert.equal(third.numbers.buffer, first.numbers.buffer);
+    assert.deepEqual([...third.numbers], [RECORD, 6, 3]);
+    // A buffer smaller than the batch's own is not kept: with no spare left, a new one of the same size is made.
+    batch.recycle(new ArrayBuffer(8));
+    const fourth = batch.take();
+    assert.notEqual(fourth.numbers.buffer.byteLength, 8);
+    assert.equal(batch.take().numbers.buffer.byteLength, fourth.numbers.buffer.byteLength);
   });
 
   const refused: [string, unknown, string][] = [
