@@ -113,6 +113,8 @@ export class JobRuntime implements JobServices, JobAttempt {
   private failureListeners: ((error: unknown) => void)[] = [];
   /** Subtasks whose operators finish asynchronously (async I/O, async sinks), not yet finished. */
   private readonly pendingFinishes: Promise<void>[] = [];
+  /** Per subtask, the channels from other threads whose records can reach it on this thread (worker mode). */
+  private readonly remoteFeeders = new Map<Subtask, InputChannel[]>();
   /** Per node, the source subtasks whose records can reach it (computed on first backpressure). */
   private readonly upstreamSources = new Map<StreamNode, Subtask[]>();
   /** Stop-with-savepoint: sources stop after their pending barriers once this resolves true (false: go on). */
@@ -285,6 +287,10 @@ export class JobRuntime implements JobServices, JobAttempt {
       if (blocked) source.holdBack();
       else source.releaseHold();
     }
+    // In worker mode records also come from other threads: their channels keep their credits while this holds.
+    const feeders = this.remoteFeeders.get(subtask);
+    if (feeders !== undefined && feeders.length > 0)
+      this.options.placement!.exchange.withhold(feeders, blocked);
   }
 
   trackFinish(finished: Promise<void>): void {
@@ -931,6 +937,14 @@ export class JobRuntime implements JobServices, JobAttempt {
         for (const channel of subtask.channels) {
           const producer = local(channel);
           channel.sources = producer === undefined ? [] : [...visit(producer)];
+        }
+      }
+    }
+    if (this.options.placement !== undefined) {
+      for (const list of this.subtasks.values()) {
+        for (const subtask of list) {
+          visit(subtask);
+          this.remoteFeeders.set(subtask, [...remoteOf.get(subtask)!]);
         }
       }
     }

@@ -118,6 +118,35 @@ describe('ThreadExchange', () => {
     close();
   });
 
+  it('keeps the credits of a channel while an operator it reaches is at capacity, and returns them on release', async () => {
+    const { edge, producer, consumer, close } = pair(1, 2);
+    const log: string[] = [];
+    const channel = recordingChannel(log);
+    consumer.openInbound(edge, 0, 1, 1, channel);
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    producer.start();
+    consumer.start();
+    // An asynchronous operator downstream of the channel is at capacity (held twice, as two of them may be).
+    consumer.withhold([channel], true);
+    consumer.withhold([channel], true);
+    out.process(1, 1);
+    out.process(2, 2);
+    out.process(3, 3);
+    await until(() => log.length >= 2);
+    // Both batches were processed, but their credits stay with the consumer: the third batch waits.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(out.congested, true);
+    assert.equal(out.waitingBatches, 1);
+    consumer.withhold([channel], false);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(out.waitingBatches, 1);
+    // The last hold released: the owed credits go back and the third batch crosses.
+    consumer.withhold([channel], false);
+    await until(() => log.length === 3 && !out.congested);
+    assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'record 3 @3']);
+    close();
+  });
+
   it('fails a record that cannot be encoded with the operator, the edge and the field path', () => {
     const { edge, producer, close } = pair(10, 4);
     const out = producer.openOutbound(edge, 1, 0, 2);

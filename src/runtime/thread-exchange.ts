@@ -186,6 +186,19 @@ export class ThreadExchange implements OutboundLink {
     };
   }
 
+  /**
+   * Holds back (`held`) or releases the channels from other threads in `feeders`: while held, each keeps the credits
+   * of the batches it processed (an asynchronous operator downstream on this thread is at capacity), so their
+   * producers stop at their credit window as this thread's own sources stop. Calls balance, as holds on a source do.
+   */
+  withhold(feeders: readonly InputChannel[], held: boolean): void {
+    for (const channel of feeders) {
+      const inbound = this.inboundOf(channel);
+      if (held) inbound.withheld++;
+      else if (--inbound.withheld === 0) this.release(inbound);
+    }
+  }
+
   /** Starts receiving from every peer. */
   start(): void {
     for (const peer of this.peers.values()) {
