@@ -4,6 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SAME_IN_BOTH_MODES, WORKER_MODE_SUITE } from './support/same-in-both-modes.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -23,4 +24,10 @@ function collect(dir: string, out: string[]): void {
 const files: string[] = [];
 for (const dir of ['src', 'test', 'examples']) collect(join(root, dir), files);
 files.sort((a, b) => relative(root, a).localeCompare(relative(root, b)));
-for (const file of files) await import(pathToFileURL(file).href);
+// In worker mode (npm run test:workers) the files whose jobs never take the suite's default thread mode would only
+// repeat what npm test runs: they are left out (test/support/same-in-both-modes.ts says why for each).
+const workerMode = (globalThis as Record<symbol, unknown>)[WORKER_MODE_SUITE] === true;
+for (const file of files) {
+  if (workerMode && SAME_IN_BOTH_MODES.has(relative(root, file))) continue;
+  await import(pathToFileURL(file).href);
+}

@@ -18,6 +18,7 @@ import { isMainThread } from 'node:worker_threads';
 import { setEnvironmentDefaults } from '../../src/api/environment-defaults.ts';
 import { setJobLocator, type JobLocation } from '../../src/execution/workers/job-locator.ts';
 import { workerSlotData } from '../../src/execution/workers/worker-slot.ts';
+import { WORKER_MODE_SUITE } from './same-in-both-modes.ts';
 import { SINGLE_THREAD_TESTS } from './single-thread-tests.ts';
 
 /** Which job of a test module: the test's names, its occurrence among equal names, the execute() ordinal. */
@@ -196,6 +197,7 @@ function mainThread(): void {
   }) as typeof fs.mkdtempSync;
   syncBuiltinESMExports();
   setEnvironmentDefaults({ environment: { workers } });
+  (globalThis as Record<symbol, unknown>)[WORKER_MODE_SUITE] = true;
 }
 
 /** A suite's hooks, recorded in the worker as node:test would run them. */
