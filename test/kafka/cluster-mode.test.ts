@@ -80,7 +80,8 @@ class Member {
     const take = (chunk: Buffer): void => {
       for (const text of chunk.toString().split('\n'))
         if (text !== '') this.lines.push({ at: performance.now(), text });
-      this.waiters = this.waiters.filter((w) => (w.check() ? (w.resolve(), false) : true));
+      // A wait may depend on every member's log (the tasks split 4/4), so each new line re-checks them all.
+      for (const m of members) m.recheck();
     };
     this.process.stdout!.on('data', take);
     this.process.stderr!.on('data', take);
@@ -102,6 +103,11 @@ class Member {
   /** When a line matching `pattern` was logged (the first one after `since`). */
   loggedAt(pattern: RegExp, since = 0): number | undefined {
     return this.lines.find((l) => l.at >= since && pattern.test(l.text))?.at;
+  }
+
+  /** Resolves the waits whose condition now holds. */
+  recheck(): void {
+    this.waiters = this.waiters.filter((w) => (w.check() ? (w.resolve(), false) : true));
   }
 
   waitFor(what: string, check: () => boolean): Promise<void> {
