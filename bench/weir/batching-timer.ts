@@ -24,50 +24,56 @@ interface Batch {
 }
 
 /** One state object per user: count, first timestamp and the pending timer (one state lookup per event). */
-class BatchState {
+export class BatchState {
   count = 0;
   firstTs = 0;
   timerTs = -1;
 }
 
-class Batcher implements KeyedProcessFunction<number, Event, Batch> {
+/**
+ * The batching job's function. `output` shapes what a closed batch emits from its key, its state and what closed
+ * it: the id of the event that did (on the size or a later event), or -1 for the timer (the latency job needs it).
+ */
+export class Batcher<O> implements KeyedProcessFunction<number, Event, O> {
   private state!: ValueState<BatchState>;
   constructor(
     private readonly size: number,
     private readonly timeoutMs: number,
+    private readonly output: (uid: number, batch: BatchState, closedBy: number) => O,
   ) {}
 
   open(ctx: RuntimeContext): void {
     this.state = ctx.getState(new ValueStateDescriptor<BatchState>('batch'));
   }
 
-  processElement(e: Event, ctx: KeyedProcessContext<number>, out: Collector<Batch>): void {
+  processElement(e: Event, ctx: KeyedProcessContext<number>, out: Collector<O>): void {
     let batch = this.state.value();
     if (batch === undefined) this.state.update((batch = new BatchState()));
     // An event at or past the pending timer's time closes the batch first, so results cannot depend on when
     // watermarks happen to be emitted (the benchmark's definition, docs/performance.md).
-    if (batch.count > 0 && e.ts >= batch.timerTs) this.emit(e.key, batch, ctx, out);
+    if (batch.count > 0 && e.ts >= batch.timerTs) this.emit(e.key, batch, e.id, ctx, out);
     if (batch.count === 0) {
       batch.firstTs = e.ts;
       batch.timerTs = e.ts + this.timeoutMs;
       ctx.timerService().registerEventTimeTimer(batch.timerTs);
     }
-    if (++batch.count === this.size) this.emit(e.key, batch, ctx, out);
+    if (++batch.count === this.size) this.emit(e.key, batch, e.id, ctx, out);
   }
 
-  onTimer(timestamp: number, ctx: KeyedOnTimerContext<number>, out: Collector<Batch>): void {
+  onTimer(timestamp: number, ctx: KeyedOnTimerContext<number>, out: Collector<O>): void {
     const batch = this.state.value();
     if (batch !== undefined && batch.count > 0 && batch.timerTs === timestamp)
-      this.emit(ctx.getCurrentKey(), batch, ctx, out);
+      this.emit(ctx.getCurrentKey(), batch, -1, ctx, out);
   }
 
   private emit(
     uid: number,
     batch: BatchState,
+    closedBy: number,
     ctx: KeyedProcessContext<number>,
-    out: Collector<Batch>,
+    out: Collector<O>,
   ): void {
-    out.collect({ uid, count: batch.count, firstTs: batch.firstTs });
+    out.collect(this.output(uid, batch, closedBy));
     ctx.timerService().deleteEventTimeTimer(batch.timerTs);
     batch.count = 0;
     batch.timerTs = -1;
@@ -90,7 +96,7 @@ export async function batchingTimerWeir(params: WorkloadParams): Promise<Workloa
     .setParallelism(1)
     .returns(EventRecord)
     .keyBy((e) => e.key)
-    .process(new Batcher(size, timeoutMs))
+    .process(new Batcher(size, timeoutMs, (uid, b): Batch => ({ uid, count: b.count, firstTs: b.firstTs })))
     .sinkTo(checksumSink(accumulator, (b: Batch) => hashBatch(b.uid, b.count, b.firstTs)));
   const job = await env.execute('batching-timer');
   return accumulator.result(params.events, job.workerStartupMs);

@@ -18,15 +18,22 @@ interface CepMatch {
   drain: number;
 }
 
-export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
-  const { probeBelow, largeAtLeast, drainAtLeast, withinMs } = params.cep;
-  const pattern = Pattern.begin<Event, 'probe'>('probe')
+/** The workload's pattern: probe, then a large value, then a drain, within the window. */
+export function cepPattern({ probeBelow, largeAtLeast, drainAtLeast, withinMs }: WorkloadParams['cep']) {
+  return Pattern.begin<Event, 'probe'>('probe')
     .where((e) => e.value < probeBelow)
     .followedBy('large')
     .where((e) => e.value >= largeAtLeast)
     .followedBy('drain')
     .where((e) => e.value >= drainAtLeast)
     .within(withinMs);
+}
+
+/** Equal timestamps in id order: the order of one ordered stream, whichever source subtask an event came from. */
+export const byEventId = (a: Event, b: Event): number => a.id - b.id;
+
+export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
+  const pattern = cepPattern(params.cep);
   const env = benchEnvironment(params);
   const accumulator = new ChecksumAccumulator();
   const events = env
@@ -42,8 +49,7 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
   CEP.pattern(
     events.keyBy((e) => e.key),
     pattern,
-    // Equal timestamps in id order: the order of one ordered stream, whichever source subtask an event came from.
-    (a, b) => a.id - b.id,
+    byEventId,
   )
     .select((m): CepMatch => ({
       key: m.probe[0]!.key,

@@ -16,15 +16,17 @@ interface KeyCount {
   count: number;
 }
 
-class RollingCount implements KeyedProcessFunction<number, Event, KeyCount> {
+/** The count per key in ValueState; `output` shapes what each event emits (the latency job adds the event's id). */
+export class RollingCount<O> implements KeyedProcessFunction<number, Event, O> {
   private count!: ValueState<number>;
+  constructor(private readonly output: (e: Event, count: number) => O) {}
   open(ctx: RuntimeContext): void {
     this.count = ctx.getState(new ValueStateDescriptor<number>('count', { defaultValue: 0 }));
   }
-  processElement(e: Event, _ctx: KeyedProcessContext<number>, out: Collector<KeyCount>): void {
+  processElement(e: Event, _ctx: KeyedProcessContext<number>, out: Collector<O>): void {
     const count = this.count.value()! + 1;
     this.count.update(count);
-    out.collect({ key: e.key, count });
+    out.collect(this.output(e, count));
   }
 }
 
@@ -36,7 +38,7 @@ export async function rollingCountWeir(params: WorkloadParams): Promise<Workload
     .setParallelism(params.parallelism)
     .returns(EventRecord)
     .keyBy((e) => e.key)
-    .process(new RollingCount())
+    .process(new RollingCount((e, count): KeyCount => ({ key: e.key, count })))
     .sinkTo(checksumSink(accumulator, (r: KeyCount) => hashRollingCount(r.key, r.count)));
   const job = await env.execute('rolling-count');
   return accumulator.result(params.events, job.workerStartupMs);
