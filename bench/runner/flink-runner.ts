@@ -2,15 +2,13 @@
 // first (no network once ~/.m2 holds Flink's jars), falling back to an online `mvn package` that fetches
 // them (the first fetch took 30 s here), then one JVM that runs every workload at each parallelism.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DURABLE_STATE_WORKLOADS, type WorkloadId } from '../workloads/params.ts';
+import { FLINK_DIR, runFlinkMain } from './flink-main.ts';
 import type { Measurement, RunSample } from './measurement.ts';
 import { spread } from './stats.ts';
-
-const FLINK_DIR = fileURLToPath(new URL('../flink/', import.meta.url));
 
 export interface FlinkToolchain {
   readonly java: string;
@@ -118,12 +116,8 @@ interface FlinkLine {
 }
 
 /** Runs bench/flink's Main and turns its JSON lines into one Measurement per (parallelism, workload). */
-export function runFlink(options: FlinkOptions, log: (line: string) => void): Promise<Measurement[]> {
-  const classpath = `${FLINK_DIR}target/classes:${readFileSync(`${FLINK_DIR}target/classpath.txt`, 'utf8').trim()}`;
+export async function runFlink(options: FlinkOptions, log: (line: string) => void): Promise<Measurement[]> {
   const args = [
-    '-cp',
-    classpath,
-    'dev.weir.bench.Main',
     '--events',
     String(options.events),
     '--seed',
@@ -143,41 +137,15 @@ export function runFlink(options: FlinkOptions, log: (line: string) => void): Pr
     ...(options.objectReuse ? ['--object-reuse'] : []),
     ...(options.rocksdb ? ['--rocksdb'] : []),
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('java', args, { cwd: FLINK_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
-    const lines: FlinkLine[] = [];
-    let pending = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      pending += chunk.toString();
-      let newline: number;
-      while ((newline = pending.indexOf('\n')) >= 0) {
-        const text = pending.slice(0, newline).trim();
-        pending = pending.slice(newline + 1);
-        if (!text.startsWith('{')) continue;
-        const line = JSON.parse(text) as FlinkLine;
-        lines.push(line);
-        if (line.type === 'run') {
-          const rate =
-            line.netMs !== undefined && line.events !== undefined ? line.events / line.netMs / 1000 : NaN;
-          log(
-            `  flink-p${line.parallelism} ${line.workload}${line.warmup === true ? ' (warm-up)' : ''}: ${rate.toFixed(2)} M events/s, net ${line.netMs} ms, wall ${Math.round(line.wallMs ?? 0)} ms`,
-          );
-        }
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-20_000);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) {
-        reject(new Error(`Flink exited with ${code}:\n${stderr.split('\n').slice(-30).join('\n')}`));
-        return;
-      }
-      resolve(toMeasurements(lines, options));
-    });
+  const lines = await runFlinkMain<FlinkLine>('Main', args, (line) => {
+    if (line.type !== 'run') return;
+    const rate =
+      line.netMs !== undefined && line.events !== undefined ? line.events / line.netMs / 1000 : NaN;
+    log(
+      `  flink-p${line.parallelism} ${line.workload}${line.warmup === true ? ' (warm-up)' : ''}: ${rate.toFixed(2)} M events/s, net ${line.netMs} ms, wall ${Math.round(line.wallMs ?? 0)} ms`,
+    );
   });
+  return toMeasurements(lines, options);
 }
 
 function toMeasurements(lines: readonly FlinkLine[], options: FlinkOptions): Measurement[] {
