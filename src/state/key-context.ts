@@ -11,8 +11,8 @@ import { keyGroupFor, normalizeKey, type NormalizedKey } from './key-hash.ts';
 export class KeyContext {
   private currentKey: unknown = undefined;
   private currentNormalized: NormalizedKey = 0;
-  /** After `clearCurrentKey`: state access fails until a key is set again. */
-  private keyless = false;
+  /** Before the first key and after `clearCurrentKey`: state access fails until a key is set (Flink: "No key set"). */
+  private keyless = true;
   /** The current key's group, or -1 until asked for. */
   private currentKeyGroup = -1;
 

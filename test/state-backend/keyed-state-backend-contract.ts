@@ -68,6 +68,45 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
       b.dispose();
     });
 
+    it('every state kind fails without a current key, also while it holds nothing (Flink: "No key set")', () => {
+      const b = open();
+      const noKey = /no key set/;
+      const value = b.getOrCreateKeyedState(new ValueStateDescriptor<number>('v'), voidNamespaceSerializer);
+      const list = b.getOrCreateKeyedState(new ListStateDescriptor<number>('l'), voidNamespaceSerializer);
+      const map = b.getOrCreateKeyedState(
+        new MapStateDescriptor<string, number>('m'),
+        voidNamespaceSerializer,
+      );
+      const reducing = b.getOrCreateKeyedState(
+        new ReducingStateDescriptor<number>('r', (x, y) => x + y),
+        voidNamespaceSerializer,
+      );
+      const aggregating = b.getOrCreateKeyedState(
+        new AggregatingStateDescriptor('a', avg),
+        voidNamespaceSerializer,
+      );
+      const reads = [
+        () => value.value(),
+        () => [...list.get()],
+        () => map.get('x'),
+        () => map.contains('x'),
+        () => reducing.get(),
+        () => aggregating.get(),
+      ];
+      for (const read of reads) assert.throws(read, noKey);
+      // Once other keys hold entries, a read without a key still fails rather than reading any of them.
+      b.setCurrentKey('a');
+      value.update(1);
+      list.add(1);
+      map.put('x', 1);
+      reducing.add(1);
+      aggregating.add(1);
+      b.clearCurrentKey();
+      for (const read of reads) assert.throws(read, noKey);
+      assert.throws(() => value.update(2), noKey);
+      b.dispose();
+    });
+
     it('list state: add, addAll, update, empty', () => {
       const b = open();
       const s = b.getOrCreateKeyedState(new ListStateDescriptor<string>('l'), voidNamespaceSerializer);

@@ -50,9 +50,10 @@ export abstract class AbstractHeapState<N, V> {
 
   /** The raw stored value of the current (key, namespace), undefined when absent or expired. */
   protected getRaw(): V | undefined {
+    // The key first: a read without one fails even where the namespace holds nothing.
+    const key = this.host.currentNormalizedKey();
     const inner = this.table.entriesOf(this.nsKey);
     if (inner === undefined) return undefined;
-    const key = this.host.currentNormalizedKey();
     const stored = inner.get(key);
     if (stored === undefined || this.ttlMs === 0) return stored as V | undefined;
     const wrapped = stored as TtlValue<V>;
