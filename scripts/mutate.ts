@@ -15,7 +15,7 @@ const WHOLE_SUITE = [
  * Each folder's source files and the test files that exercise them. Only these tests run against the folder's
  * mutants (each test only for the mutants it covers), which keeps a run to minutes instead of hours.
  */
-const FOLDERS: Record<string, { mutate: string[]; tests: string[] }> = {
+const FOLDERS: Record<string, { mutate: string[]; tests: string[]; root?: string }> = {
   time: {
     mutate: ['src/time/**/*.ts'],
     tests: [
@@ -58,6 +58,28 @@ const FOLDERS: Record<string, { mutate: string[]; tests: string[] }> = {
     ],
   },
   execution: { mutate: ['src/execution/**/*.ts'], tests: WHOLE_SUITE },
+  // Checkpointing: the coordinator, its storage, stats and restart strategies, and the execution loop that drives
+  // them (src/execution's top-level files; the worker-thread and cluster runtimes below it are not part of it).
+  // The tests are the folder's own and the DataStream-level ones that observe checkpoints from outside: savepoints
+  // and stop-with-savepoint, exactly-once file sinks (two-phase commit), checkpoint figures in the REST API, the
+  // metrics and a finished job's web UI, restore at another parallelism, the fault-tolerance example. Left out:
+  // tests that run jobs in child processes or on worker threads (a mutant is switched on in this process only, so
+  // they would pay their start-up per mutant and observe the unmutated code) and the Kafka tests (they need a
+  // broker).
+  checkpoint: {
+    root: 'src/execution',
+    mutate: ['src/execution/*.ts'],
+    tests: [
+      'src/execution/*.test.ts',
+      'src/connectors/file-sink.test.ts',
+      'test/stop-with-savepoint/stop-with-savepoint.test.ts',
+      'test/rest-api.test.ts',
+      'test/job-metrics.test.ts',
+      'test/web-ui-keep-alive.test.ts',
+      'test/rescale/rescale.test.ts',
+      'examples/fault-tolerance/fault-tolerant-job.test.ts',
+    ],
+  },
   // The process-function context, per-window state, window joins and aggregations, late side outputs and the
   // operator's metrics are observed through the DataStream API, from outside the folder.
   windowing: {
@@ -120,13 +142,14 @@ const concurrencyFlag = args.indexOf('--concurrency');
 const concurrency = concurrencyFlag >= 0 ? Number(args[concurrencyFlag + 1]) : 1;
 if (!Number.isInteger(concurrency) || concurrency < 1) usage();
 // A folder too big for one sitting is run in parts: `--only nfa/compiler/**` mutates src/<folder>/nfa/compiler/**
-// only, with its own report and incremental file (the tests stay the folder's).
+// only (below the entry's root where it names one), with its own report and incremental file (the tests stay the
+// folder's).
 const onlyFlag = args.indexOf('--only');
 const only = onlyFlag >= 0 ? args[onlyFlag + 1] : undefined;
 if (onlyFlag >= 0 && (only === undefined || only.length === 0)) usage();
 
-const { tests } = FOLDERS[folder]!;
-const mutate = only === undefined ? FOLDERS[folder]!.mutate : [`src/${folder}/${only}`];
+const { tests, root = `src/${folder}` } = FOLDERS[folder]!;
+const mutate = only === undefined ? FOLDERS[folder]!.mutate : [`${root}/${only}`];
 const report = only === undefined ? folder : `${folder}--${only.replace(/[^A-Za-z0-9.-]+/g, '-')}`;
 const options: PartialStrykerOptions = {
   testRunner: 'node-test',

@@ -1,4 +1,5 @@
 // A StrykerJS test runner that runs node:test files in its own process and re-runs them there for every mutant.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -51,6 +52,12 @@ interface TestCase {
 
 const HIT_LIMIT_MESSAGE = 'Stryker: Hit count limit reached';
 
+/**
+ * Each test file's run time in the dry run, written where every worker of the run finds it (the sandbox is the
+ * workers' working directory): a worker started after a timeout does no dry run of its own.
+ */
+const FILE_TIMES = '.node-test-runner-file-times.json';
+
 class NodeTestRunner implements TestRunner {
   static inject = tokens(commonTokens.options);
 
@@ -86,6 +93,7 @@ class NodeTestRunner implements TestRunner {
       };
     }
     const results: TestResult[] = [];
+    const fileTimes: Record<string, number> = {};
     for (const test of this.tests) {
       if (options.coverageAnalysis === 'perTest') ns[INSTRUMENTER_CONSTANTS.CURRENT_TEST_ID] = test.id;
       const started = performance.now();
@@ -96,12 +104,15 @@ class NodeTestRunner implements TestRunner {
         fileName: test.file,
         timeSpentMs: performance.now() - started,
       };
+      fileTimes[test.file] = (fileTimes[test.file] ?? 0) + base.timeSpentMs;
       results.push(
         failure === undefined
           ? { ...base, status: TestStatus.Success }
           : { ...base, status: TestStatus.Failed, failureMessage: describe(failure) },
       );
     }
+    writeFileSync(FILE_TIMES, JSON.stringify(fileTimes));
+    this.orderByFileTime(fileTimes);
     return { status: DryRunStatus.Complete, tests: results, mutantCoverage: ns.mutantCoverage };
   }
 
@@ -138,6 +149,18 @@ class NodeTestRunner implements TestRunner {
     ns[INSTRUMENTER_CONSTANTS.ACTIVE_MUTANT] = undefined;
     if (killers.length > 0) return this.failed(firstFailure, killers, ran);
     return { status: MutantRunStatus.Survived, nrOfTests: ran };
+  }
+
+  /**
+   * Puts the files whose tests are quickest on average first (each file's tests stay in their order): a mutant that
+   * makes a job hang is then killed by a unit test in milliseconds, before a job-level test runs into the timeout.
+   */
+  private orderByFileTime(fileTimes: Record<string, number>): void {
+    const counts = new Map<string, number>();
+    for (const t of this.tests) counts.set(t.file, (counts.get(t.file) ?? 0) + 1);
+    const mean = (file: string) => (fileTimes[file] ?? Infinity) / counts.get(file)!;
+    const rank = new Map(this.tests.map((t, i) => [t, i]));
+    this.tests.sort((a, b) => mean(a.file) - mean(b.file) || rank.get(a)! - rank.get(b)!);
   }
 
   async dispose(): Promise<void> {
@@ -212,6 +235,8 @@ class NodeTestRunner implements TestRunner {
       await import(pathToFileURL(resolve(file)).href);
       await Promise.all(pending.splice(0));
     }
+    if (existsSync(FILE_TIMES))
+      this.orderByFileTime(JSON.parse(readFileSync(FILE_TIMES, 'utf8')) as Record<string, number>);
   }
 }
 

@@ -54,10 +54,31 @@ function finishedIn(path: string, uid: string): boolean {
 
 type Shape = 'union' | 'connect' | 'side outputs';
 
+/** Records with ids from `count` on, held back until the failure is armed. */
+const HELD = 3;
+
+/** The injected failure: armed by the first checkpoint that saw the file source finished, fired once after it. */
+class Failure {
+  armed = false;
+  fired = false;
+  private arm!: () => void;
+  /** Resolves once armed. */
+  readonly whenArmed = new Promise<void>((resolve) => (this.arm = resolve));
+  setArmed(): void {
+    this.armed = true;
+    this.arm();
+  }
+}
+
 /**
- * The generated stream (`count` records, rate-limited so it outlives the file) joined with a short file source in
- * one of three shapes, through a map that fails once after a checkpoint in which the file source had finished,
- * into an exactly-once file sink. Every id must be committed exactly once.
+ * The generated stream (`count` records, rate-limited so it usually outlives the file, and `HELD` more records
+ * that wait until the failure is armed) joined with a short file source in one of three shapes, through a map that
+ * fails once after a checkpoint in which the file source had finished, into an exactly-once file sink. Every id
+ * must be committed exactly once.
+ *
+ * The held records are what makes the failure certain: on a loaded machine (slow fsyncs, late timers) the first
+ * checkpoint that sees the file finished can complete after the last generated record passed the map, and no
+ * record was then left to fail on. The held records reach the map only after that checkpoint, whenever it comes.
  */
 function build(
   env: StreamExecutionEnvironment,
@@ -65,15 +86,22 @@ function build(
   out: string,
   count: number,
   file: string,
-  failure: { armed: boolean; fired: boolean },
+  failure: Failure,
 ): void {
+  const held = env
+    .fromAsyncIterable(async function* (): AsyncIterable<Ev> {
+      await failure.whenArmed;
+      for (let i = count; i < count + HELD; i++) yield { id: i, ts: i };
+    }, 'held')
+    .uid('held');
   const gen = env
     .fromSource(
       GeneratorSource.of(count, (i): Ev => ({ id: i, ts: i }), { ratePerSecond: 8_000 }),
       timestamps(),
       'gen',
     )
-    .uid('gen');
+    .uid('gen')
+    .union(held);
   const lines = env.fromSource(FileSource.jsonLines<Ev>([file]), timestamps(), 'file').uid('file');
   let joined: DataStream<Ev>;
   if (shape === 'union') joined = gen.union(lines);
@@ -116,8 +144,7 @@ describe('checkpoints after sources finished', () => {
       it(`${shape} at parallelism ${parallelism}: restores mid-way from a checkpoint taken after the file finished`, async () => {
         const out = fresh('out');
         const storage = fresh('chk');
-        const failure = { armed: false, fired: false };
-        const restoredFinished: boolean[] = [];
+        const failure = new Failure();
         const logger = new RecordingLogger();
         const env = StreamExecutionEnvironment.create({ parallelism, logger });
         env.enableCheckpointing(20, {
@@ -125,8 +152,7 @@ describe('checkpoints after sources finished', () => {
           listener: (e) => {
             // Fail once, right after the first checkpoint that saw the file source finished.
             if (e.type === 'completed' && !failure.armed && finishedIn(e.path, 'file')) {
-              failure.armed = true;
-              restoredFinished.push(true);
+              failure.setArmed();
             }
           },
         });
@@ -136,7 +162,7 @@ describe('checkpoints after sources finished', () => {
         await env.execute(`${shape}-${parallelism}`);
         assert.ok(failure.fired, 'the failure after the file source finished was injected');
         assert.match(logger.messages.join('\n'), /injected failure.*restart 1 .*from checkpoint \d+/s);
-        assert.deepEqual(committed(out), [-5, -4, -3, -2, -1, ...range(0, count)]);
+        assert.deepEqual(committed(out), [-5, -4, -3, -2, -1, ...range(0, count + HELD)]);
       });
     }
   }

@@ -38,8 +38,8 @@ class FailureRateRestartStrategy implements RestartStrategy {
   }
   nextDelay(failureTime: number): number | undefined {
     this.failures.push(failureTime);
-    while (this.failures.length > 0 && this.failures[0]! <= failureTime - this.intervalMs)
-      this.failures.shift();
+    // The failure just pushed is never older than the interval (>= 1 ms), so the queue never runs empty.
+    while (this.failures[0]! <= failureTime - this.intervalMs) this.failures.shift();
     return this.failures.length > this.maxFailures ? undefined : this.delayMs;
   }
 }

@@ -1,5 +1,7 @@
 // The stop-with-savepoint tests' job: counts numbers per residue mod 3 from a generator, reporting each count.
-import type { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
+import { CollectSink } from '../../src/connectors/collect-sink.ts';
+import { loadSavepoint } from '../../src/execution/checkpoint-storage.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import type { Sink } from '../../src/core/sink.ts';
 
@@ -34,4 +36,18 @@ export function lastCounts(counts: readonly Count[]): Count[] {
   const last = new Map<number, Count>();
   for (const c of counts) last.set(c.residue, c);
   return [...last.values()].sort((a, b) => a.residue - b.residue);
+}
+
+/** The generator's next index in a savepoint (its one split's): how many numbers the job had read. */
+export function readPosition(path: string): number {
+  return (loadSavepoint(path).operators['numbers']!.operatorState[0] as { next: number }[])[0]!.next;
+}
+
+/** Restores the counting job from `path` over `total` numbers and returns its final counts. */
+export async function resume(path: string, total: number): Promise<Count[]> {
+  const env = StreamExecutionEnvironment.create();
+  const sink = new CollectSink<Count>();
+  buildCountingJob(env, total, sink);
+  await env.execute('resumed', { savepointPath: path });
+  return lastCounts(sink.values);
 }

@@ -147,7 +147,7 @@ export const SINGLE_THREAD_TESTS: ReadonlyMap<string, string> = new Map([
     "the restored job reads up to the first job's stop position plus 1,000, a position that depends on timing: a worker replaying the body up to the restored job stops its own first run at another position, so its restored source would end elsewhere",
   ],
   [
-    'test/stop-with-savepoint/stop-with-savepoint.test.ts > stop-with-savepoint > on SIGTERM, a job run with savepointOnSigterm stops with a savepoint and the process exits normally',
+    'test/stop-with-savepoint/sigterm.test.ts > stop-with-savepoint > on SIGTERM, a job run with savepointOnSigterm stops with a savepoint and the process exits normally',
     "the restored job reads up to the stopped child's position plus 500, a position that depends on timing: a worker replaying the body up to the restored job runs the child again, which stops at another position, so its restored source would end elsewhere",
   ],
 ]);
