@@ -17,6 +17,33 @@ describe('NFA runtime', () => {
       [...h.nfa.getStates()].map((s) => `${s.stateType} ${s.name}`),
       ['Final $endState$', 'Normal b', 'Start a'],
     );
+    // each prints its type, name and edges
+    assert.deepEqual([...h.nfa.getStates()].map(String), [
+      'Final State $endState$ []',
+      'Normal State b [TAKE -> $endState$, IGNORE -> b]',
+      'Start State a [TAKE -> b]',
+    ]);
+  });
+
+  it('starts a key with one start state at version 1, nothing completed and both flags down', () => {
+    const h = new NFATestHarness(ab());
+    assert.deepStrictEqual(h.nfa.createInitialNFAState(), {
+      partialMatches: {
+        items: [
+          {
+            currentStateName: 'a',
+            version: [1],
+            previousBufferEntry: null,
+            startTimestamp: -1,
+            previousTimestamp: -1,
+            startEventId: null,
+          },
+        ],
+      },
+      completedMatches: { items: [] },
+      stateChanged: false,
+      newStartPartialMatch: false,
+    });
   });
 
   it('fails naming the states it has when a partial match is in a state it does not know', () => {
@@ -114,6 +141,41 @@ describe('NFA runtime', () => {
       windowed.nfa.nextTimeout({ ...windowed.nfaState, partialMatches: { items: [] } }),
       Number.POSITIVE_INFINITY,
     );
+  });
+
+  it('next timeout with per-stage gaps: the earliest of every partial match, by its gap or by the window', () => {
+    const h = new NFATestHarness(
+      Pattern.begin<Event>('a')
+        .where(named('a'))
+        .followedBy('b')
+        .where(named('b'))
+        .within(4, 'PREVIOUS_AND_CURRENT')
+        .followedBy('c')
+        .where(named('c'))
+        .within(10),
+    );
+    h.consume(ev(1, 'a'), 5);
+    h.consume(ev(2, 'a'), 6);
+    // both wait for b: gaps end at 9 and 10, windows at 15 and 16
+    assert.equal(h.nfa.nextTimeout(h.nfaState), 9);
+    h.consume(ev(3, 'b'), 8);
+    // both wait for c (no gap): windows end at 15 and 16
+    assert.equal(h.nfa.nextTimeout(h.nfaState), 15);
+  });
+
+  it('advanceTime with nothing to time out returns the shared empty result and leaves the queue as it is', () => {
+    for (const p of [ab(), ab().within(10), ab().within(4, 'PREVIOUS_AND_CURRENT')]) {
+      const h = new NFATestHarness(p, true);
+      h.consume(ev(1, 'a'), 1);
+      const queue = h.nfaState.partialMatches;
+      h.nfaState.stateChanged = false;
+      const result = h.nfa.advanceTime(h.accessor, h.nfaState, 4, h.skip);
+      assert.deepEqual(result, { matches: [], timedOut: [] });
+      assert.equal(Object.isFrozen(result), true);
+      assert.equal(result, h.nfa.advanceTime(h.accessor, h.nfaState, 4, h.skip));
+      assert.equal(h.nfaState.partialMatches, queue);
+      assert.equal(h.nfaState.stateChanged, false);
+    }
   });
 
   it('with per-stage gaps, the first-to-last window still times out a partial match in a stage without a gap', () => {

@@ -128,6 +128,42 @@ describe('nfaStateSerializer, the whole state', () => {
     ]);
   });
 
+  it('keeps an entry shared by a partial match and a completed match held back, with the edges into it', () => {
+    // a, any b, then a c of the a's price: b3 follows both a1 and a2 (one entry, two edges); c4 completes a2 b3 c4,
+    // which waits behind a1 b3, the partial match that holds the shared entry
+    const h = new NFATestHarness<Ev>(
+      Pattern.begin<Ev>('a', AfterMatchSkipStrategy.skipToNext())
+        .where((e) => e.name === 'a')
+        .followedByAny('b')
+        .where((e) => e.name === 'b')
+        .followedBy('c')
+        .where((e, ctx) => e.name === 'c' && ctx.getEventsForPattern('a')[0]!.price === e.price),
+    );
+    const [a1, a2, b3, c4, c5] = [ev(1, 'a', 1), ev(2, 'a', 2), ev(3, 'b', 0), ev(4, 'c', 2), ev(5, 'c', 1)];
+    assert.deepEqual(
+      h.feedMaps([
+        [a1, 1],
+        [a2, 2],
+        [b3, 3],
+        [c4, 4],
+      ]),
+      [],
+    );
+    const held = h.nfaState.completedMatches.items;
+    assert.equal(held.length, 1);
+    const restored = nfaStateSerializer.deserialize(nfaStateSerializer.serialize(h.nfaState));
+    assert.deepStrictEqual(restored, h.nfaState);
+    const shared = restored.partialMatches.items.find(
+      (cs) => cs.currentStateName === 'c',
+    )!.previousBufferEntry!;
+    assert.equal(restored.completedMatches.items[0]!.previousBufferEntry!.edges[0]!.target, shared);
+    h.nfaState = restored;
+    assert.deepEqual(h.consume(c5, 5), [
+      { a: [a1], b: [b3], c: [c5] },
+      { a: [a2], b: [b3], c: [c4] },
+    ]);
+  });
+
   it('rejects a snapshot of an unknown version', () => {
     const bytes = serialize({ version: 2 });
     assert.throws(() => nfaStateSerializer.deserialize(bytes), {

@@ -274,7 +274,8 @@ export class NFA<T> {
   private anyTimedOut(partial: readonly ComputationState[], timestamp: number): boolean {
     // A true answer where nothing times out only sends advanceTime down its slow path, which then finds nothing:
     // the shortcuts below are equivalent to the scan at the end (see nextTimeout).
-    // Stryker disable next-line LogicalOperator,BooleanLiteral: a shortcut, see above
+    // The queue always holds a start state, so the scan below answers false as well without windows.
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,BooleanLiteral: a shortcut, see above
     if (!this.hasWindows || partial.length === 0) return false;
     // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a shortcut, see above
     if (this.windowTimes.size === 0) {
@@ -338,10 +339,9 @@ export class NFA<T> {
       // A partial match kept as is took no edge that changes its version, so nothing else came of it: n is 1.
       // Stryker disable next-line ConditionalExpression: see above (the other forced values are caught, but share the line)
       if (n === 1 && out[0] === cs) {
-        // the common case: the partial match skipped the event (or the start state saw no start)
+        // the common case: the partial match skipped the event (or the start state saw no start); a start state
+        // kept as is started nothing (no edge leads into a start state, so it has no first event)
         out[0] = undefined!;
-        // Stryker disable next-line BooleanLiteral: no edge leads into a start state, so one kept as is has no first event
-        if (csIsStart && cs.startEventId !== null) nfaState.newStartPartialMatch = true;
         if (newPartialMatches !== null) offer(newPartialMatches, cs, compareComputationStates);
         continue;
       }
@@ -358,6 +358,7 @@ export class NFA<T> {
           offer(potentialMatches, ns, compareComputationStates);
         } else if (type.isStop()) {
           shouldDiscardPath = true;
+          // Stryker disable next-line ConditionalExpression: a Stop state is entered by a TAKE, so it has an entry
           if (ns.previousBufferEntry !== null) accessor.releaseNode(ns.previousBufferEntry, ns.version);
         }
       }
@@ -368,6 +369,9 @@ export class NFA<T> {
         out[j] = undefined!;
         if (type.isFinal() || type.isStop()) continue;
         if (shouldDiscardPath) {
+          // A start state cannot reach a Stop state (the compiler rejects an optional path into a negative stage),
+          // so what a Stop state discards is past its start and has an entry.
+          // Stryker disable next-line ConditionalExpression: see above
           if (ns.previousBufferEntry !== null) accessor.releaseNode(ns.previousBufferEntry, ns.version);
         } else {
           offer(newPartialMatches, ns, compareComputationStates);
@@ -375,8 +379,10 @@ export class NFA<T> {
       }
     }
     if (newPartialMatches !== null) nfaState.partialMatches = newPartialMatches;
+    // A completed match came from a partial match that changed (the state is marked changed already). Nothing
+    // completed and nothing held back leaves the skip strategy nothing to emit.
+    // Stryker disable next-line ConditionalExpression: a shortcut, see above
     if (potentialMatches === null && nfaState.completedMatches.items.length === 0) return EMPTY;
-    if (potentialMatches !== null) nfaState.stateChanged = true;
     return this.processMatchesAccordingToSkipStrategy(
       accessor,
       nfaState,
@@ -529,11 +535,11 @@ export class NFA<T> {
       // A start state's partial match is always a fresh one (no edge leads into a start state, and a start state
       // ignores nothing), so it stays as it is exactly when its version does: when it took nothing.
       const keep = deweyEquals(startVersion, cs.version);
-      if (keep) this.keptCurrent = true;
       this.pushNextState(keep ? cs : createStartState(cs.currentStateName, startVersion), state);
     }
     // The partial match itself is replaced by the ones above. Flink locks the entry for an identical copy and then
-    // releases it for the original; when the original was kept, both are skipped (same counts, no walk).
+    // releases it for the original; when the original was kept, both are skipped (same counts, no walk). A start
+    // state has no entry to release, kept or not.
     if (!this.keptCurrent && cs.previousBufferEntry !== null)
       accessor.releaseNode(cs.previousBufferEntry, cs.version);
   }
@@ -554,15 +560,11 @@ export class NFA<T> {
     previousTimestamp: number,
     startEventId: SharedBufferEvent<T> | null,
   ): void {
-    if (
-      !this.keptCurrent &&
-      previousEntry === cs.previousBufferEntry &&
-      state.name === cs.currentStateName &&
-      startTimestamp === cs.startTimestamp &&
-      previousTimestamp === cs.previousTimestamp &&
-      startEventId === cs.startEventId &&
-      deweyEquals(version, cs.version)
-    ) {
+    // The version alone tells a partial match that stays as it is: a TAKE and an IGNORE into another state add a
+    // stage to it, and an IGNORE into the partial match's own state leaves it as it is only when no other branch
+    // was counted. Such an IGNORE keeps the entry, the timestamps and the first event too, and there is at most one
+    // per event: a state has one IGNORE into itself, and PROCEED edges (no cycles) never lead back to it.
+    if (deweyEquals(version, cs.version)) {
       this.keptCurrent = true;
       this.pushNextState(cs, state);
       return;
@@ -571,6 +573,8 @@ export class NFA<T> {
       createState(state.name, previousEntry, version, startTimestamp, previousTimestamp, startEventId),
       state,
     );
+    // a TAKE gives an entry, and a partial match past its start state has one
+    // Stryker disable next-line ConditionalExpression: see above
     if (previousEntry !== null) accessor.lockNode(previousEntry, version);
   }
 
@@ -686,7 +690,9 @@ class NFAConditionContext<T> implements ConditionContext<T> {
   private timerService: CepTimerService | null = null;
   private eventTimestamp = 0;
   /** Entries of the partial match's path, the latest first; valid when pathLength >= 0. */
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
   private readonly path: SharedBufferNode<T>[] = [];
+  // Stryker disable next-line UnaryOperator: reset() sets it before anything reads it
   private pathLength = -1;
   private lastName: string | null = null;
   private lastEvents: readonly T[] = EMPTY;
@@ -706,11 +712,13 @@ class NFAConditionContext<T> implements ConditionContext<T> {
     this.lastEvents = EMPTY;
   }
 
-  /** Drops references to the last partial match and its events. */
+  /** Drops references to the last partial match and its events (for the garbage collector only). */
+  // Stryker disable next-line BlockStatement: reset() sets every field before anything reads it
   clear(): void {
     this.accessor = null;
     this.cs = null;
     this.timerService = null;
+    // Stryker disable next-line UnaryOperator: as above
     this.pathLength = -1;
     this.lastName = null;
     this.lastEvents = EMPTY;
@@ -718,6 +726,7 @@ class NFAConditionContext<T> implements ConditionContext<T> {
 
   getEventsForPattern(name: string): readonly T[] {
     if (name === this.lastName) return this.lastEvents;
+    // Stryker disable next-line EqualityOperator: an empty path is that of a start state, read again without a walk
     if (this.pathLength < 0) {
       const cs = this.cs!;
       this.pathLength =
