@@ -25,9 +25,30 @@ const FOLDERS: Record<string, { mutate: string[]; tests: string[]; root?: string
       'test/watermarks.test.ts',
     ],
   },
-  // The executor, the built-in operators and checkpointing are reached by nearly every test: the whole suite but
-  // the crash test, which kills child processes and belongs to no single folder.
-  runtime: { mutate: ['src/runtime/**/*.ts'], tests: WHOLE_SUITE },
+  // The executor internals: the folder's own tests (valve, aligner, thread exchange, record batches, busy time) and
+  // the DataStream-level tests that observe the runtime from outside in a few seconds each: watermarks through
+  // unions, idleness and split sources, side outputs, connected streams and parallel edges (record routing),
+  // checkpoint barriers, alignment and backpressure, finished sources and restored snapshots, the job and operator
+  // metrics (busy time, records in and out). Left out: the tests that start child processes (stall,
+  // stop-with-savepoint, CLI, crash) or a broker, and worker mode (two minutes, and the runner does not see the
+  // coverage of its worker threads).
+  runtime: {
+    mutate: ['src/runtime/**/*.ts'],
+    tests: [
+      'src/runtime/**/*.test.ts',
+      'test/watermarks.test.ts',
+      'test/timestamps-and-watermarks-operator.test.ts',
+      'src/operators/split-watermarks.test.ts',
+      'test/side-outputs.test.ts',
+      'test/connected-streams.test.ts',
+      'test/parallelism.test.ts',
+      'src/execution/checkpointing.test.ts',
+      'src/execution/alignment-backpressure.test.ts',
+      'src/execution/finished-sources.test.ts',
+      'test/job-metrics.test.ts',
+      'test/operator-gauges.test.ts',
+    ],
+  },
   // The built-in operators are reached by nearly every test, so running the whole suite against them takes hours:
   // the folder's own operator-level tests, plus the DataStream-level files that observe one of these operators from
   // outside and run in a few seconds (process functions and timers, co-process and broadcast, interval joins, async

@@ -28,8 +28,10 @@ import { glob } from 'glob';
  * that start-up (tsx, then importing the engine) is most of the cost of a mutant. This runner imports the test
  * files once per worker and keeps their tests as functions: a mutant run switches the active mutant (Stryker's
  * mutation switching reads it at run time) and calls the tests that cover it. Only the four `node:test` functions
- * the suite uses are provided (`describe`, `it`, `before`, `after`), by replacing the builtin's exports in the
- * worker; `after` hooks run when the worker is disposed, since the tests are called again for the next mutant.
+ * the suite uses are provided (`describe`, `it`, `before`, `after`, `beforeEach`, `afterEach`), by replacing the
+ * builtin's exports in the worker; `after` hooks run when the worker is disposed, since the tests are called again
+ * for the next mutant. `beforeEach` and `afterEach` run around every call of a test, outer suites' first (file
+ * level ones apply to the file's tests).
  * Mutants that run while modules load (static mutants) get a fresh worker from Stryker, as for any runner that
  * cannot reload its environment.
  */
@@ -40,6 +42,8 @@ interface Suite {
   readonly name: string;
   readonly parent: Suite | undefined;
   readonly before: Body[];
+  readonly beforeEach: Body[];
+  readonly afterEach: Body[];
   beforeRan: boolean;
 }
 
@@ -47,6 +51,8 @@ interface TestCase {
   readonly id: string;
   readonly file: string;
   readonly suite: Suite | undefined;
+  /** The file's top-level `beforeEach` and `afterEach` hooks. */
+  readonly root: Suite;
   readonly body: Body;
 }
 
@@ -184,7 +190,13 @@ class NodeTestRunner implements TestRunner {
         suite.beforeRan = true;
         for (const hook of suite.before) await hook();
       }
-      await test.body();
+      chain.unshift(test.root);
+      for (const suite of chain) for (const hook of suite.beforeEach) await hook();
+      try {
+        await test.body();
+      } finally {
+        for (const suite of chain.reverse()) for (const hook of suite.afterEach) await hook();
+      }
     } catch (error) {
       return error;
     }
@@ -207,12 +219,21 @@ class NodeTestRunner implements TestRunner {
     const nodeTest = createRequire(import.meta.url)('node:test') as Record<string, unknown>;
     let file = '';
     let current: Suite | undefined = undefined;
+    const newSuite = (name: string, parent: Suite | undefined): Suite => ({
+      name,
+      parent,
+      before: [],
+      beforeEach: [],
+      afterEach: [],
+      beforeRan: false,
+    });
+    let root = newSuite('', undefined);
     const pending: Promise<unknown>[] = [];
     const body = (args: unknown[]): Body => args.find((a) => typeof a === 'function') as Body;
     const path = (suite: Suite | undefined): string[] =>
       suite === undefined ? [] : [...path(suite.parent), suite.name];
     nodeTest.describe = (name: string, ...args: unknown[]) => {
-      const suite: Suite = { name, parent: current, before: [], beforeRan: false };
+      const suite = newSuite(name, current);
       current = suite;
       try {
         const result = body(args)();
@@ -223,15 +244,18 @@ class NodeTestRunner implements TestRunner {
     };
     nodeTest.it = nodeTest.test = (name: string, ...args: unknown[]) => {
       const id = [relative(process.cwd(), file), ...path(current), name].join(' > ');
-      this.tests.push({ id, file, suite: current, body: body(args) });
+      this.tests.push({ id, file, suite: current, root, body: body(args) });
     };
     nodeTest.before = (hook: Body) => {
       if (current === undefined) pending.push(Promise.resolve(hook()));
       else current.before.push(hook);
     };
     nodeTest.after = (hook: Body) => void this.afterHooks.push(hook);
+    nodeTest.beforeEach = (hook: Body) => void (current ?? root).beforeEach.push(hook);
+    nodeTest.afterEach = (hook: Body) => void (current ?? root).afterEach.push(hook);
     syncBuiltinESMExports();
     for (file of files) {
+      root = newSuite('', undefined);
       await import(pathToFileURL(resolve(file)).href);
       await Promise.all(pending.splice(0));
     }

@@ -201,3 +201,75 @@ describe('BarrierAligner', () => {
     );
   });
 });
+
+describe('InputChannel', () => {
+  it('passes every event straight to the consumer while unblocked', () => {
+    const c = new Consumer(1);
+    const ch = c.channels[0]!;
+    ch.process('a', 1);
+    ch.processKeyed('b', 2, 'key', (v: unknown) => v);
+    ch.watermark(3);
+    ch.status(true);
+    ch.status(false);
+    ch.endOfInput();
+    assert.deepEqual(c.log, ['a@0', 'b@0', 'wm0=3', 'idle0=true', 'idle0=false', 'end0']);
+    assert.equal(ch.ended, true);
+  });
+
+  it('replays every kind of buffered event in order, then forgets the buffer', () => {
+    const c = new Consumer(2);
+    const ch = c.channels[0]!;
+    let released = 0;
+    ch.remote = { released: () => released++ };
+    ch.block();
+    ch.block();
+    assert.equal(c.sources[0]!.blockedDownstream, 1, 'blocking twice counts once');
+    ch.process('a', 1);
+    ch.processKeyed('b', 2, 'key', (v: unknown) => v);
+    ch.watermark(3);
+    ch.status(true);
+    ch.endOfInput();
+    assert.equal(ch.bufferedEvents, 5);
+    // Two records of 16 + 2 bytes plus 32 each, three events of 32.
+    assert.equal(ch.bufferedBytes, 2 * 50 + 3 * 32);
+    assert.equal(ch.ended, false);
+    assert.deepEqual(c.log, []);
+    ch.release();
+    assert.deepEqual(c.log, ['a@0', 'b@0', 'wm0=3', 'idle0=true', 'end0']);
+    assert.equal(ch.ended, true);
+    assert.equal(ch.bufferedEvents, 0);
+    assert.equal(ch.bufferedBytes, 0);
+    assert.equal(released, 1, 'a channel from another thread is told once it is released');
+    ch.release();
+    assert.equal(released, 1, 'releasing an unblocked channel does nothing');
+    assert.equal(c.sources[0]!.resumed, 1);
+  });
+
+  it('keeps a long buffer replayable after compaction while blocked again mid-replay', () => {
+    const c = new Consumer(2);
+    const ch = c.channels[0]!;
+    ch.block();
+    for (let i = 0; i < 1500; i++) ch.process(i, i);
+    // A barrier in the buffer blocks the channel again at replay; 1,500 records still wait behind it.
+    ch.barrier(barrier(1));
+    for (let i = 1500; i < 3000; i++) ch.process(i, i);
+    ch.release();
+    assert.equal(c.log.length, 1500);
+    assert.equal(c.log[1499], '1499@0');
+    assert.equal(ch.blocked, true, 'the replayed barrier started an alignment that blocks this channel');
+    assert.equal(ch.bufferedEvents, 1500);
+    c.channels[1]!.barrier(barrier(1));
+    assert.equal(c.log.length, 3001);
+    assert.equal(c.log[1500], 'snapshot 1');
+    assert.equal(c.log[3000], '2999@0');
+    assert.equal(ch.bufferedEvents, 0);
+    assert.equal(ch.bufferedBytes, 0);
+  });
+
+  it('names itself by its index and producer, counted from 1', () => {
+    const input = { subtask: {} } as unknown as SubtaskInput;
+    const producer = { node: { name: 'file', parallelism: 3 }, index: 1 };
+    const channel = new InputChannel(input, 2, producer as never);
+    assert.equal(channel.describe(), "channel 3 ('file' 2/3)");
+  });
+});

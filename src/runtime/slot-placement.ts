@@ -1,5 +1,5 @@
 // SlotPlacement: which thread runs each subtask in worker mode (Flink's slot sharing), and what crosses threads.
-import type { StreamGraph, StreamNode } from '../graph/stream-graph.ts';
+import type { StreamNode } from '../graph/stream-graph.ts';
 import type { ThreadExchange } from './thread-exchange.ts';
 
 /** The main thread's host number; workers are 1..workers. */
@@ -25,12 +25,4 @@ export interface SubtaskPlacement {
 export function slotHost(node: StreamNode, index: number, workers: number): number {
   if (node.transformation.sink?.runsOnMainThread === true) return MAIN_THREAD;
   return 1 + (index % workers);
-}
-
-/** The hosts that run at least one subtask of `graph` (the main thread among them if a sink is pinned there). */
-export function hostsOf(graph: StreamGraph, workers: number): Set<number> {
-  const hosts = new Set<number>();
-  for (const node of graph.nodes)
-    for (let i = 0; i < node.parallelism; i++) hosts.add(slotHost(node, i, workers));
-  return hosts;
 }

@@ -186,4 +186,71 @@ describe('ThreadExchange', () => {
       undefined,
     );
   });
+
+  it('numbers channels from the edge, producer and consumer alone', () => {
+    const { g, edge, producer, close } = pair(1, 1);
+    assert.equal(producer.channelId(edge, 0, 0), 0);
+    assert.equal(producer.channelId(edge, 1, 2), 65_536 + 2);
+    assert.equal(producer.channelId(g.nodes[1]!.outputs[0]!, 0, 1), 65_536 * 65_536 + 1);
+    close();
+  });
+
+  it('names the channels that wait for credit', async () => {
+    const { edge, producer, consumer, close } = pair(1, 1);
+    consumer.openInbound(edge, 0, 1, 1, recordingChannel([], { value: true }));
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    producer.start();
+    consumer.start();
+    assert.deepEqual(producer.describeCongestion(), []);
+    out.process(1, 1);
+    out.process(2, 2);
+    out.process(3, 3);
+    assert.deepEqual(producer.describeCongestion(), [
+      "channel 'numbers' → 'double' (rebalance), subtask 1 → 2 waits for credit (2 batch(es) held)",
+    ]);
+    close();
+  });
+
+  it('refuses a thread without a port and a channel not fed from another thread', () => {
+    const { edge, producer, close } = pair(1, 1);
+    assert.throws(() => producer.openOutbound(edge, 0, 0, 5), /^WeirError: No port to thread 5$/);
+    assert.throws(
+      () => producer.withhold([recordingChannel([])], true),
+      /^WeirError: Channel channel is not fed from another thread$/,
+    );
+    close();
+  });
+
+  it('fails the job on a batch or a credit for a channel it does not know', async () => {
+    const g = graph();
+    const { port1, port2 } = new MessageChannel();
+    const failures: unknown[] = [];
+    const exchange = new ThreadExchange(g, new Map([[2, port1]]), (e) => failures.push(e), 4, 4);
+    exchange.start();
+    port2.postMessage([77, new Uint8Array(1)]);
+    await until(() => failures.length === 1);
+    port2.postMessage([78, 1, 0, []]);
+    await until(() => failures.length === 2);
+    assert.deepEqual(
+      failures.map((e) => String(e)),
+      [
+        'WeirError: A batch arrived for unknown channel 77',
+        'WeirError: A credit arrived for unknown channel 78',
+      ],
+    );
+    exchange.close();
+    port2.close();
+  });
+
+  it('names a map key, a set element and an array element that cannot be encoded', () => {
+    assert.equal(findUnencodable(new Map([[() => 0, 1]]), 'record', new Set()), 'record key is a function');
+    assert.equal(
+      findUnencodable(new Set([1, Symbol('s')]), 'record', new Set()),
+      'record element is a symbol',
+    );
+    assert.equal(findUnencodable([1, 2, () => 3], 'record', new Set()), 'record[2] is a function');
+    assert.equal(findUnencodable(new Map([[1, { f: () => 0 }]]), 'r', new Set()), 'r.get(1).f is a function');
+    assert.equal(findUnencodable({ r: /x/, n: null, u: undefined, s: 'a' }, 'record', new Set()), undefined);
+    assert.equal(findUnencodable([new Set([1]), new Map([[1, 2]])], 'record', new Set()), undefined);
+  });
 });

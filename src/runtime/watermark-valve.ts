@@ -28,17 +28,29 @@ export class WatermarkValve {
     return this.recompute();
   }
 
-  /** Records a channel's idleness; returns [idle-status change or undefined, advanced watermark or undefined]. */
+  /**
+   * Records a channel's idleness; returns [idle-status change or undefined, advanced watermark or undefined]. When
+   * the last active channel goes idle, no channel will advance the watermark any more: if that channel held the
+   * combined watermark, the highest watermark over all channels is emitted with the idle status (Flink's flush of
+   * the max watermark once every input is idle).
+   */
   inputStatus(channel: number, idle: boolean): [boolean | undefined, number | undefined] {
     if ((this.idle[channel] === 1) === idle) return [undefined, undefined];
     this.idle[channel] = idle ? 1 : 0;
-    let everyIdle = true;
-    for (let i = 0; i < this.idle.length; i++) if (this.idle[i] === 0) everyIdle = false;
+    const everyIdle = this.idle.every((i) => i === 1);
     const statusChange = everyIdle !== this.allIdle ? everyIdle : undefined;
     this.allIdle = everyIdle;
+    if (everyIdle)
+      return [statusChange, this.watermarks[channel] === this.combined ? this.flushMax() : undefined];
     // A channel going idle may have been the one holding the watermark back.
-    const advanced = everyIdle ? undefined : this.recompute();
-    return [statusChange, advanced];
+    return [statusChange, this.recompute()];
+  }
+
+  private flushMax(): number | undefined {
+    const max = Math.max(this.combined, ...this.watermarks);
+    if (max === this.combined) return undefined;
+    this.combined = max;
+    return max;
   }
 
   private recompute(): number | undefined {
