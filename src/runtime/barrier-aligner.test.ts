@@ -29,7 +29,7 @@ class Consumer {
   readonly aligner: BarrierAligner;
   readonly sources: RecordingSource[];
 
-  constructor(channels: number, maxBufferedBytes?: number) {
+  constructor(channels: number, maxBufferedBytes?: number, now?: () => number) {
     const consumer = this;
     this.sources = [];
     this.channels = [];
@@ -52,6 +52,7 @@ class Consumer {
         declined: (id, reason) => consumer.declined.push(`${id}: ${reason}`),
       },
       maxBufferedBytes,
+      now,
     );
   }
 
@@ -190,6 +191,8 @@ describe('BarrierAligner', () => {
     assert.equal(c.channels[0]!.blocked, false);
     c.channels[1]!.barrier(barrier(1));
     assert.equal(c.aligner.alignments, 0, 'the abandoned checkpoint is not aligned later');
+    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.channels[1]!.blocked, false);
   });
 
   it('names the channels an alignment waits for', () => {
@@ -199,6 +202,156 @@ describe('BarrierAligner', () => {
       c.aligner.waitingOn().map((ch) => ch.index),
       [0, 2],
     );
+  });
+});
+
+describe('BarrierAligner (AlignedCheckpointsTest)', () => {
+  it('times each alignment on its clock: last, total and longest', () => {
+    let clock = 10;
+    const c = new Consumer(2, undefined, () => clock);
+    c.channels[0]!.barrier(barrier(1));
+    clock = 25;
+    c.channels[1]!.barrier(barrier(1));
+    assert.deepEqual(
+      [c.aligner.lastAlignmentMs, c.aligner.alignmentMsTotal, c.aligner.maxAlignmentMs],
+      [15, 15, 15],
+    );
+    c.channels[1]!.barrier(barrier(2));
+    clock = 30;
+    c.channels[0]!.barrier(barrier(2));
+    assert.deepEqual(
+      [c.aligner.lastAlignmentMs, c.aligner.alignmentMsTotal, c.aligner.maxAlignmentMs],
+      [5, 20, 15],
+    );
+    c.channels[0]!.barrier(barrier(3));
+    clock = 60;
+    c.channels[1]!.barrier(barrier(3));
+    assert.deepEqual(
+      [c.aligner.lastAlignmentMs, c.aligner.alignmentMsTotal, c.aligner.maxAlignmentMs],
+      [30, 50, 30],
+    );
+    assert.equal(c.aligner.alignments, 3);
+  });
+
+  it('reads the performance clock by default', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(1));
+    c.channels[1]!.barrier(barrier(1));
+    assert.ok(Number.isFinite(c.aligner.lastAlignmentMs) && c.aligner.lastAlignmentMs >= 0);
+  });
+
+  it('waits on no channel when not aligning', () => {
+    const c = new Consumer(2);
+    assert.deepEqual(c.aligner.waitingOn(), []);
+    c.channels[0]!.barrier(barrier(1));
+    c.channels[1]!.barrier(barrier(1));
+    assert.deepEqual(c.aligner.waitingOn(), []);
+  });
+
+  it('counts a channel once, however often it delivers the barrier or ends', () => {
+    const c = new Consumer(3);
+    c.aligner.barrier(c.channels[0]!, barrier(1));
+    c.aligner.barrier(c.channels[0]!, barrier(1));
+    c.aligner.channelEnded(c.channels[0]!);
+    assert.deepEqual(c.log, []);
+    c.channels[1]!.endOfInput();
+    assert.deepEqual(c.log, ['end1'], 'one of three channels still owes the barrier');
+    assert.deepEqual(
+      c.aligner.waitingOn().map((ch) => ch.index),
+      [2],
+    );
+    c.channels[2]!.barrier(barrier(1));
+    assert.deepEqual(c.log, ['end1', 'snapshot 1']);
+  });
+
+  it('an abort of an older checkpoint leaves the alignment running', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(2));
+    c.aligner.abort(1);
+    assert.equal(c.aligner.aligning?.id, 2);
+    assert.equal(c.channels[0]!.blocked, true);
+    c.channels[1]!.barrier(barrier(2));
+    assert.deepEqual(c.log, ['snapshot 2']);
+  });
+
+  it('an abort of a newer checkpoint gives up the alignment too: its other barriers would be ignored', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(2));
+    c.record(0, 'a');
+    c.aligner.abort(3);
+    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.channels[0]!.blocked, false);
+    assert.deepEqual(c.log, ['a@0']);
+    c.channels[1]!.barrier(barrier(2));
+    c.channels[1]!.barrier(barrier(3));
+    assert.equal(c.aligner.aligning, undefined);
+    c.channels[1]!.barrier(barrier(4));
+    assert.equal(c.aligner.aligning?.id, 4);
+  });
+
+  it('ignores the barriers of a checkpoint aborted before they arrive, but not of later ones', () => {
+    const c = new Consumer(2);
+    c.aligner.abort(5);
+    c.channels[0]!.barrier(barrier(5));
+    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.channels[0]!.blocked, false);
+    c.channels[0]!.barrier(barrier(6));
+    assert.equal(c.aligner.aligning?.id, 6);
+  });
+
+  it('an abort of an older checkpoint does not make its barriers current again', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(3));
+    c.channels[1]!.barrier(barrier(3));
+    c.aligner.abort(1);
+    c.channels[0]!.barrier(barrier(2));
+    assert.equal(c.aligner.aligning, undefined, 'checkpoint 2 is older than the aligned 3');
+    assert.equal(c.channels[0]!.blocked, false);
+  });
+
+  it('keeps the peak buffered bytes and events of the largest alignment', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(1));
+    c.record(0, 'a');
+    c.record(0, 'b');
+    c.channels[1]!.barrier(barrier(1));
+    // Each record: 16 + 2 bytes of string plus 32 of buffer slots.
+    assert.equal(c.aligner.peakBufferedBytes, 100);
+    assert.equal(c.aligner.peakBufferedEvents, 2);
+    c.channels[0]!.barrier(barrier(2));
+    c.record(0, 'c');
+    c.channels[1]!.barrier(barrier(2));
+    assert.equal(c.aligner.peakBufferedBytes, 100);
+    assert.equal(c.aligner.peakBufferedEvents, 2);
+  });
+
+  it('declines only above the bound: buffers of exactly the bound are kept', () => {
+    const c = new Consumer(2, 150);
+    c.channels[0]!.barrier(barrier(1));
+    for (const r of ['a', 'b', 'c']) c.record(0, r);
+    assert.deepEqual(c.declined, []);
+    assert.equal(c.channels[0]!.blocked, true);
+    c.record(0, 'd');
+    assert.deepEqual(c.declined, [
+      '1: blocked input channels held over 150 bytes while aligning; the alignment was given up',
+    ]);
+  });
+
+  it('counts what a channel blocked again mid-replay still holds towards the bound', () => {
+    const c = new Consumer(2, 140);
+    c.channels[0]!.barrier(barrier(1));
+    c.record(0, 'a');
+    c.channels[0]!.barrier(barrier(2));
+    c.record(0, 'b');
+    c.channels[1]!.barrier(barrier(1));
+    // Replay stopped at barrier 2: 'b' (50 bytes) is still held, and counts for checkpoint 2.
+    assert.equal(c.channels[0]!.bufferedBytes, 50);
+    c.record(0, 'c');
+    assert.deepEqual(c.declined, []);
+    c.record(0, 'd');
+    assert.deepEqual(c.declined, [
+      '2: blocked input channels held over 140 bytes while aligning; the alignment was given up',
+    ]);
   });
 });
 

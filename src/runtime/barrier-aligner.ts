@@ -98,9 +98,12 @@ export class BarrierAligner implements ChannelBufferListener {
     if (this.arrivedCount >= this.channels.length) this.complete();
   }
 
-  /** The coordinator gave up on a checkpoint: stop holding channels back for it. */
+  /**
+   * The coordinator gave up on a checkpoint: stop holding channels back for it, or for an older one (whose
+   * remaining barriers would be ignored from now on, as Flink's cancellation barrier supersedes older alignments).
+   */
   abort(checkpointId: number): void {
-    if (this.current !== undefined && this.current.id === checkpointId) this.abandon();
+    if (this.current !== undefined && this.current.id <= checkpointId) this.abandon();
     if (checkpointId > this.lastId) this.lastId = checkpointId;
   }
 
@@ -108,8 +111,9 @@ export class BarrierAligner implements ChannelBufferListener {
     this.heldBytes += bytes;
     let events = 0;
     for (const c of this.blocked) events += c.bufferedEvents;
-    if (this.heldBytes > this.peakBufferedBytes) this.peakBufferedBytes = this.heldBytes;
-    if (events > this.peakBufferedEvents) this.peakBufferedEvents = events;
+    this.peakBufferedBytes = Math.max(this.peakBufferedBytes, this.heldBytes);
+    this.peakBufferedEvents = Math.max(this.peakBufferedEvents, events);
+    // Stryker disable next-line ConditionalExpression: a channel buffers only while an alignment blocks it; the check guards the id read below
     if (this.heldBytes > this.maxBufferedBytes && this.current !== undefined) {
       const id = this.current.id;
       this.overflows++;
@@ -153,7 +157,7 @@ export class BarrierAligner implements ChannelBufferListener {
     this.current = undefined;
     this.lastAlignmentMs = this.now() - this.startedAt;
     this.alignmentMsTotal += this.lastAlignmentMs;
-    if (this.lastAlignmentMs > this.maxAlignmentMs) this.maxAlignmentMs = this.lastAlignmentMs;
+    this.maxAlignmentMs = Math.max(this.maxAlignmentMs, this.lastAlignmentMs);
     this.alignments++;
     const held = this.takeBlocked();
     this.handler.aligned(barrier);

@@ -110,7 +110,48 @@ describe('BusyTimeTracker', () => {
 
   it('reads no clock when disabled', () => {
     const tracker = new BusyTimeTracker(false);
+    const source = tracker.track();
+    const reads = (performance.now as unknown as { mock: { callCount(): number } }).mock;
+    const before = reads.callCount();
     assert.equal(tracker.beginBatch(), 0);
     assert.equal(tracker.active, false);
+    tracker.endBatch(source, 0);
+    assert.equal(tracker.beginExact(), false);
+    assert.equal(reads.callCount(), before);
+  });
+
+  it('samples a batch that starts exactly at the spacing, not one before it', () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    assert.equal(batch(tracker, source, undefined, 0), true);
+    clock += 24;
+    assert.equal(batch(tracker, source, undefined, 0), false);
+    clock += 1;
+    assert.equal(batch(tracker, source, undefined, 0), true, 'at 25 ms after the last sample');
+  });
+
+  it('counts the wait of a source held back as back-pressured time', async () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    let release!: () => void;
+    const waiting = tracker.waitBackPressured(source, new Promise<void>((resolve) => (release = resolve)));
+    clock += 30;
+    release();
+    await waiting;
+    assert.equal(source.exactBackPressuredMs, 30);
+    tracker.sample(0);
+    tracker.sample(1_000);
+    assert.equal(source.backPressuredTimeMsPerSecond, 30);
+    assert.equal(source.busyTimeMsPerSecond, 0);
+    assert.equal(source.idleTimeMsPerSecond, 970);
+  });
+
+  it('reads no clock while waiting when disabled', async () => {
+    const tracker = new BusyTimeTracker(false);
+    const source = tracker.track();
+    const waiting = tracker.waitBackPressured(source, Promise.resolve());
+    clock += 30;
+    await waiting;
+    assert.equal(source.exactBackPressuredMs, 0);
   });
 });

@@ -84,6 +84,7 @@ export class BusyTimeTracker implements View {
   /** Ends a source batch started with `beginBatch` (a negative start marks a sampled batch). */
   endBatch(time: SubtaskTime, start: number): void {
     if (!this.enabled) return;
+    // Stryker disable next-line EqualityOperator: a start of exactly 0 is the disabled tracker's, which returned above
     if (start >= 0) {
       this.batchMs += performance.now() - start;
       return;

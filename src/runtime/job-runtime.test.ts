@@ -1,0 +1,211 @@
+// JobRuntime, driven directly: per-operator figures, snapshots and the checks of a restore, what each subtask waits
+// for, and the stall a blocked channel with no barrier coming causes.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  CollectSink,
+  ConfigurationError,
+  JobStalledError,
+  ManualClock,
+  StreamExecutionEnvironment,
+} from '../index.ts';
+import type { CheckpointBarrier } from './checkpoint-barrier.ts';
+import { JobRuntime } from './job-runtime.ts';
+import type { JobSnapshot } from './job-snapshot.ts';
+import type { Subtask } from './subtask.ts';
+
+const barrier = (id: number): CheckpointBarrier => ({ id, timestamp: 0, kind: 'checkpoint' });
+
+/** Elements (1) → rebalance → Map (2) → hash → Keyed Reduce (2) → forward → Sink (2). */
+function job(elements: number[], snapshot?: JobSnapshot, allowNonRestoredState?: boolean) {
+  const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+  const sink = new CollectSink<number>();
+  env
+    .fromElements(...elements)
+    .uid('src')
+    .map((x: number) => x * 2)
+    .uid('m')
+    .keyBy((x: number) => x % 4)
+    .reduce((a: number, b: number) => a + b)
+    .uid('sum')
+    .sinkTo(sink);
+  const graph = env.buildGraph();
+  const runtime = new JobRuntime(graph, {
+    clock: new ManualClock(),
+    ...(snapshot !== undefined ? { restoreFrom: snapshot } : {}),
+    ...(allowNonRestoredState !== undefined ? { allowNonRestoredState } : {}),
+  });
+  const nodes = graph.nodes;
+  const of = (name: string): Subtask[] => runtime.subtasksOf(nodes.find((n) => n.name === name)!);
+  return { runtime, sink, of };
+}
+
+async function run(runtime: JobRuntime): Promise<void> {
+  await runtime.open();
+  await runtime.runSources();
+  await runtime.close();
+}
+
+const emptyOperator = { parallelism: 1, keyedState: [], timers: [], operatorState: [undefined] };
+
+describe('JobRuntime', () => {
+  it('counts records in and out per operator over its subtasks', async () => {
+    const { runtime, sink } = job([1, 2, 3]);
+    await run(runtime);
+    assert.deepEqual(sink.values.sort(), [2, 4, 8]);
+    assert.deepEqual(
+      runtime.metrics().map((m) => [m.name, m.parallelism, m.recordsIn, m.recordsOut, m.alignments]),
+      [
+        ['Elements', 1, 0, 3, 0],
+        ['Map', 2, 3, 3, 0],
+        ['Keyed Reduce', 2, 3, 3, 0],
+        ['Sink', 2, 3, 0, 0],
+      ],
+    );
+  });
+
+  it('counts the alignments of an operator with several channels and their peak buffers', async () => {
+    const { runtime, of } = job([1, 2, 3]);
+    await runtime.open();
+    const [reduce] = of('Keyed Reduce');
+    reduce!.channels[0]!.barrier(barrier(1));
+    reduce!.channels[0]!.process(7, 0);
+    reduce!.channels[1]!.barrier(barrier(1));
+    const figures = runtime.metrics().find((m) => m.name === 'Keyed Reduce')!;
+    assert.equal(figures.alignments, 1);
+    assert.equal(figures.peakAlignmentBufferedEvents, 1);
+    assert.equal(figures.peakAlignmentBufferedBytes, 8 + 32);
+    assert.equal(figures.recordsIn, 1);
+    assert.ok(figures.alignmentMs >= 0 && figures.maxAlignmentMs >= 0);
+  });
+
+  it('restores keyed state from its snapshot: the sums go on from the restored ones', async () => {
+    const first = job([1, 2, 3]);
+    await run(first.runtime);
+    const snapshot = first.runtime.snapshot();
+    assert.equal(snapshot.version, 1);
+    assert.deepEqual(Object.keys(snapshot.operators), ['src', 'm', 'sum', '3-Sink']);
+    assert.equal(snapshot.operators.sum!.parallelism, 2);
+    assert.ok(snapshot.operators.sum!.keyedState.length > 0);
+    assert.deepEqual(snapshot.operators.m!.keyedState, []);
+    // Only the reduce's state: the source's says that its elements were all read.
+    const second = job([1, 2], { version: 1, operators: { sum: snapshot.operators.sum! } });
+    await run(second.runtime);
+    // The first run left key 2 at 2 + 6 = 8 and key 0 at 4; the records 2 and 4 add to them.
+    assert.deepEqual(
+      second.sink.values.sort((a, b) => a - b),
+      [8, 10],
+    );
+  });
+
+  it('refuses what is not a snapshot', () => {
+    for (const bad of [{}, { version: 2, operators: {} }, { version: 1 }, null]) {
+      assert.throws(
+        () => job([1], bad as unknown as JobSnapshot),
+        (e: unknown) =>
+          e instanceof ConfigurationError &&
+          e.message === 'Not a Weir job snapshot (missing version 1 marker)',
+      );
+    }
+  });
+
+  it('refuses state for operators the job lacks, naming them, unless allowed; empty ones are ignored', () => {
+    const snapshot = (operators: Record<string, unknown>): JobSnapshot =>
+      ({ version: 1, operators }) as unknown as JobSnapshot;
+    const withState = snapshot({
+      ghost: { ...emptyOperator, operatorState: [{ offset: 1 }] },
+      gone: { ...emptyOperator, keyedState: [{ keyGroup: 0, bytes: new Uint8Array(0) }] },
+      timers: { ...emptyOperator, timers: [{ keyGroup: 0, bytes: new Uint8Array(0) }] },
+      empty: emptyOperator,
+    });
+    assert.throws(
+      () => job([1], withState),
+      (e: unknown) =>
+        e instanceof ConfigurationError &&
+        e.message ===
+          "The snapshot holds state for operator uid(s) 'ghost', 'gone', 'timers' that this job does not have; set uids to match or allow non-restored state",
+    );
+    assert.doesNotThrow(() => job([1], withState, true));
+    assert.doesNotThrow(() => job([1], snapshot({ empty: emptyOperator })));
+  });
+
+  it('refuses keyed state or timers for an operator that is not keyed', () => {
+    for (const part of ['keyedState', 'timers']) {
+      const snapshot = {
+        version: 1,
+        operators: {
+          m: { ...emptyOperator, parallelism: 2, [part]: [{ keyGroup: 0, bytes: new Uint8Array(0) }] },
+        },
+      } as unknown as JobSnapshot;
+      assert.throws(
+        () => job([1], snapshot),
+        (e: unknown) =>
+          e instanceof ConfigurationError &&
+          e.message === "Operator 'Map' (uid 'm') is not keyed, but the snapshot holds keyed state for it",
+      );
+    }
+  });
+
+  it('says what each unfinished subtask waits for', async () => {
+    const { runtime, of } = job([1, 2, 3]);
+    await runtime.open();
+    assert.deepEqual(runtime.describeWaits(), [
+      "'Elements' (1/1) waits for its next turn on the event loop",
+      "'Map' (1/2) waits for records or end of input from channel 1 ('Elements' 1/1)",
+      "'Map' (2/2) waits for records or end of input from channel 1 ('Elements' 1/1)",
+      "'Keyed Reduce' (1/2) waits for records or end of input from channel 1 ('Map' 1/2), channel 2 ('Map' 2/2)",
+      "'Keyed Reduce' (2/2) waits for records or end of input from channel 1 ('Map' 1/2), channel 2 ('Map' 2/2)",
+      "'Sink' (1/2) waits for records or end of input from channel 1 ('Keyed Reduce' 1/2)",
+      "'Sink' (2/2) waits for records or end of input from channel 1 ('Keyed Reduce' 2/2)",
+    ]);
+    of('Sink')[1]!.channels[0]!.endOfInput();
+    of('Keyed Reduce')[1]!.channels[1]!.barrier(barrier(4));
+    const waits = runtime.describeWaits();
+    assert.equal(waits.length, 6, 'the finished subtask is left out');
+    assert.equal(
+      waits[4],
+      "'Keyed Reduce' (2/2) waits for a barrier from channel 1 ('Map' 1/2) since checkpoint 4",
+    );
+    assert.equal(
+      waits[5],
+      "'Sink' (1/2) waits for records or end of input from channel 1 ('Keyed Reduce' 1/2)",
+    );
+  });
+
+  it('fails with a stall naming the blocked channel when the only source is held back and no barrier can come', async () => {
+    const { runtime, of } = job([1, 2, 3]);
+    await runtime.open();
+    // Channel 1 of the first reduce subtask delivered barrier 3 and is blocked; channel 2 would need the source,
+    // which that very channel holds back.
+    of('Keyed Reduce')[0]!.channels[0]!.barrier(barrier(3));
+    await assert.rejects(
+      runtime.runSources(),
+      (e: unknown) =>
+        e instanceof JobStalledError &&
+        e.message.startsWith('Every source is finished or held back, yet the job is not done: ') &&
+        e.waits[0] ===
+          "'Elements' (1/1) is held back by blocked channel(s) channel 1 ('Map' 1/2) of 'Keyed Reduce' (1/2) for checkpoint 3" &&
+        e.waits[3] ===
+          "'Keyed Reduce' (1/2) waits for a barrier from channel 2 ('Map' 2/2) since checkpoint 3",
+    );
+  });
+
+  it('holds a source back while an operator is at capacity, says so, and resumes it on release', async () => {
+    const { runtime, sink, of } = job([1, 2, 3]);
+    await runtime.open();
+    const [reduce] = of('Keyed Reduce');
+    runtime.setBackpressure(reduce!, true);
+    runtime.setBackpressure(reduce!, true);
+    const done = runtime.runSources();
+    assert.equal(
+      runtime.describeWaits()[0],
+      "'Elements' (1/1) is held back by an asynchronous operator at capacity",
+    );
+    assert.deepEqual(sink.values, []);
+    runtime.setBackpressure(reduce!, false);
+    assert.equal(of('Elements')[0]!.isHeldBack, true, 'held twice, released once');
+    runtime.setBackpressure(reduce!, false);
+    await done;
+    assert.deepEqual(sink.values.sort(), [2, 4, 8]);
+  });
+});
