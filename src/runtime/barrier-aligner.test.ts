@@ -141,7 +141,7 @@ describe('BarrierAligner', () => {
     c.channels[1]!.barrier(barrier(1));
     c.record(1, 'b');
     assert.deepEqual(c.log, ['a@0', 'b@1']);
-    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.aligner.aligning?.id, undefined);
     assert.equal(c.sources[0]!.blockedDownstream, 0);
   });
 
@@ -191,7 +191,7 @@ describe('BarrierAligner', () => {
     assert.equal(c.channels[0]!.blocked, false);
     c.channels[1]!.barrier(barrier(1));
     assert.equal(c.aligner.alignments, 0, 'the abandoned checkpoint is not aligned later');
-    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.aligner.aligning?.id, undefined);
     assert.equal(c.channels[1]!.blocked, false);
   });
 
@@ -279,12 +279,12 @@ describe('BarrierAligner (AlignedCheckpointsTest)', () => {
     c.channels[0]!.barrier(barrier(2));
     c.record(0, 'a');
     c.aligner.abort(3);
-    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.aligner.aligning?.id, undefined);
     assert.equal(c.channels[0]!.blocked, false);
     assert.deepEqual(c.log, ['a@0']);
     c.channels[1]!.barrier(barrier(2));
     c.channels[1]!.barrier(barrier(3));
-    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.aligner.aligning?.id, undefined);
     c.channels[1]!.barrier(barrier(4));
     assert.equal(c.aligner.aligning?.id, 4);
   });
@@ -293,7 +293,7 @@ describe('BarrierAligner (AlignedCheckpointsTest)', () => {
     const c = new Consumer(2);
     c.aligner.abort(5);
     c.channels[0]!.barrier(barrier(5));
-    assert.equal(c.aligner.aligning, undefined);
+    assert.equal(c.aligner.aligning?.id, undefined);
     assert.equal(c.channels[0]!.blocked, false);
     c.channels[0]!.barrier(barrier(6));
     assert.equal(c.aligner.aligning?.id, 6);
@@ -305,7 +305,7 @@ describe('BarrierAligner (AlignedCheckpointsTest)', () => {
     c.channels[1]!.barrier(barrier(3));
     c.aligner.abort(1);
     c.channels[0]!.barrier(barrier(2));
-    assert.equal(c.aligner.aligning, undefined, 'checkpoint 2 is older than the aligned 3');
+    assert.equal(c.aligner.aligning?.id, undefined, 'checkpoint 2 is older than the aligned 3');
     assert.equal(c.channels[0]!.blocked, false);
   });
 

@@ -5,6 +5,8 @@ import { describe, it } from 'node:test';
 import {
   CollectSink,
   ConfigurationError,
+  DescriptiveStatisticsHistogram,
+  MeterView,
   JobStalledError,
   ManualClock,
   StreamExecutionEnvironment,
@@ -13,6 +15,7 @@ import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import { JobRuntime } from './job-runtime.ts';
 import type { JobSnapshot } from './job-snapshot.ts';
 import type { Subtask } from './subtask.ts';
+import { MetricRegistry } from '../metrics/metric-registry.ts';
 
 const barrier = (id: number): CheckpointBarrier => ({ id, timestamp: 0, kind: 'checkpoint' });
 
@@ -207,5 +210,84 @@ describe('JobRuntime', () => {
     runtime.setBackpressure(reduce!, false);
     await done;
     assert.deepEqual(sink.values.sort(), [2, 4, 8]);
+  });
+});
+
+describe('JobRuntime figures', () => {
+  it('reads each subtask figures and its metrics, with their places when asked', async () => {
+    const registry = new MetricRegistry();
+    const jobGroup = registry.createGroup('job', { job_id: 'j', job_name: 'figures' }, ['figures']);
+    const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+    const sink = new CollectSink<number>();
+    env
+      .fromElements(1, 2, 3)
+      .process<number>({
+        open(ctx) {
+          const group = ctx.getMetricGroup();
+          const seen = group.counter('seen');
+          seen.inc(3);
+          group.meter('rate', new MeterView(seen, 5));
+          const sizes = group.histogram('sizes', new DescriptiveStatisticsHistogram(4));
+          for (const v of [30, 10, 20]) sizes.update(v);
+          group.addGroup('unit', 'celsius').gauge('constant', { getValue: () => 21 });
+          group.gauge('broken', {
+            getValue: () => {
+              throw new Error('no value');
+            },
+          });
+        },
+        processElement(x, _ctx, out) {
+          out.collect(x);
+        },
+      })
+      .name('user')
+      .sinkTo(sink);
+    const graph = env.buildGraph();
+    const runtime = new JobRuntime(graph, { clock: new ManualClock(), metrics: { registry, jobGroup } });
+    await run(runtime);
+    const [source, user] = graph.nodes;
+    const [figures] = runtime.subtaskFigures(user!);
+    assert.equal(figures!.index, 0);
+    assert.equal(figures!.finished, true);
+    assert.equal(figures!.recordsIn, 3);
+    assert.equal(figures!.recordsOut, 3);
+    assert.equal(figures!.currentInputWatermark, Number.POSITIVE_INFINITY);
+    assert.equal(figures!.currentOutputWatermark, Number.POSITIVE_INFINITY);
+    assert.equal(figures!.places, undefined);
+    assert.equal(figures!.metrics.seen, 3);
+    assert.equal(figures!.metrics['unit.constant'], 21);
+    assert.equal(figures!.metrics.numRecordsIn, 3);
+    assert.equal('broken' in figures!.metrics, false, 'a gauge that throws is left out');
+    assert.equal(
+      runtime.subtaskFigures(source!)[0]!.recordsIn,
+      3,
+      "a source's records in are its records out",
+    );
+    const all = runtime.allSubtaskFigures();
+    assert.deepEqual(
+      all.map((n) => n.uid),
+      graph.nodes.map((n) => n.uid),
+    );
+    const places = all[1]!.figures[0]!.places!;
+    const place = (name: string) => places.find((p) => p.name === name);
+    assert.deepEqual(place('seen'), { groups: [], name: 'seen', kind: 'counter', value: 3 });
+    assert.deepEqual(place('constant'), {
+      groups: [['unit', 'celsius']],
+      name: 'constant',
+      kind: 'gauge',
+      value: 21,
+    });
+    assert.deepEqual(place('sizes'), {
+      groups: [],
+      name: 'sizes',
+      kind: 'histogram',
+      value: 3,
+      values: [10, 20, 30],
+    });
+    assert.equal(place('rate')!.kind, 'meter');
+    assert.equal(place('rate')!.count, 3);
+    assert.equal(place('broken'), undefined);
+    runtime.releaseMetrics();
+    assert.deepEqual(runtime.subtaskFigures(user!)[0]!.metrics, {});
   });
 });

@@ -8,7 +8,7 @@ import { StreamGraph } from '../graph/stream-graph.ts';
 import type { InputChannel } from './input-channel.ts';
 import { RecordSerializationError, ThreadExchange } from './thread-exchange.ts';
 import { RECORD } from './exchange-event-kinds.ts';
-import { TypedRecordBatch } from './typed-record-batch.ts';
+import { describeMismatch, TypedRecordBatch } from './typed-record-batch.ts';
 
 const Click = Types.record({ user: 'string', page: 'number', premium: 'boolean', ts: 'number' });
 
@@ -226,5 +226,60 @@ describe('Types.record', () => {
       /field 'when' has type "date"; a flat record's fields are 'number', 'string' or 'boolean'/,
     );
     assert.throws(() => Types.record({}), /at least one field/);
+  });
+});
+
+describe('TypedRecordBatch, written directly', () => {
+  it('grows its buffer for control events past the first batch size', () => {
+    const batch = new TypedRecordBatch(Click, 1);
+    batch.watermark(10);
+    batch.status(true);
+    batch.endOfInput();
+    batch.barrier({ id: 4, timestamp: 0, kind: 'checkpoint' });
+    const message = batch.take();
+    assert.deepEqual(Array.from(message.numbers), [1, 10, 2, 1, 3, 0, 4, 0]);
+    assert.deepEqual(message.barriers, [{ id: 4, timestamp: 0, kind: 'checkpoint' }]);
+    assert.equal(message.strings, undefined);
+  });
+});
+
+describe('describeMismatch', () => {
+  const Point = Types.record({ x: 'number' });
+  it('names what a field holds instead of its declared type', () => {
+    const cases: [unknown, string][] = [
+      [[1], 'an array'],
+      [{}, 'an object'],
+      [5n, 'the bigint 5'],
+      [null, 'null'],
+      [undefined, 'undefined'],
+      ['y'.repeat(41), `the string "${'y'.repeat(40)}…"`],
+      ['y'.repeat(40), `the string "${'y'.repeat(40)}"`],
+    ];
+    for (const [held, described] of cases) {
+      assert.deepEqual(describeMismatch(Point, { x: held }), {
+        field: 'x',
+        problem: `holds ${described} where {x: number} declares number`,
+      });
+    }
+  });
+
+  it('names an instance without a constructor as a class, and a fitting record as not fitting in general', () => {
+    const bare = Object.create(Object.create(null) as object) as Record<string, unknown>;
+    bare.x = 1;
+    assert.deepEqual(describeMismatch(Point, bare), {
+      field: undefined,
+      problem: 'is an instance of a class; a declared record type carries plain objects only',
+    });
+    assert.deepEqual(describeMismatch(Point, { x: 1 }), {
+      field: undefined,
+      problem: 'does not fit its declared type',
+    });
+    const nullPrototype = Object.create(null) as Record<string, unknown>;
+    nullPrototype.x = 1;
+    nullPrototype.extra = 2;
+    assert.deepEqual(describeMismatch(Point, nullPrototype), {
+      field: 'extra',
+      problem: 'is not declared in {x: number} (it would be lost)',
+    });
   });
 });
