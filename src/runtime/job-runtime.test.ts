@@ -12,7 +12,7 @@ import {
   StreamExecutionEnvironment,
 } from '../index.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
-import { JobRuntime } from './job-runtime.ts';
+import { JobRuntime, type JobRuntimeOptions } from './job-runtime.ts';
 import type { JobSnapshot } from './job-snapshot.ts';
 import type { Subtask } from './subtask.ts';
 import { MetricRegistry } from '../metrics/metric-registry.ts';
@@ -20,7 +20,12 @@ import { MetricRegistry } from '../metrics/metric-registry.ts';
 const barrier = (id: number): CheckpointBarrier => ({ id, timestamp: 0, kind: 'checkpoint' });
 
 /** Elements (1) → rebalance → Map (2) → hash → Keyed Reduce (2) → forward → Sink (2). */
-function job(elements: number[], snapshot?: JobSnapshot, allowNonRestoredState?: boolean) {
+function job(
+  elements: number[],
+  snapshot?: JobSnapshot,
+  allowNonRestoredState?: boolean,
+  options: Partial<JobRuntimeOptions> = {},
+) {
   const env = StreamExecutionEnvironment.create({ parallelism: 2 });
   const sink = new CollectSink<number>();
   env
@@ -37,6 +42,7 @@ function job(elements: number[], snapshot?: JobSnapshot, allowNonRestoredState?:
     clock: new ManualClock(),
     ...(snapshot !== undefined ? { restoreFrom: snapshot } : {}),
     ...(allowNonRestoredState !== undefined ? { allowNonRestoredState } : {}),
+    ...options,
   });
   const nodes = graph.nodes;
   const of = (name: string): Subtask[] => runtime.subtasksOf(nodes.find((n) => n.name === name)!);
@@ -289,5 +295,63 @@ describe('JobRuntime figures', () => {
     assert.equal(place('broken'), undefined);
     runtime.releaseMetrics();
     assert.deepEqual(runtime.subtaskFigures(user!)[0]!.metrics, {});
+  });
+});
+
+describe('JobRuntime checkpoints', () => {
+  it('queues barriers at the sources, drops an aborted one, and snapshots finished subtasks once', async () => {
+    const snapshots: string[] = [];
+    const { runtime, of } = job([1, 2, 3], undefined, undefined, {
+      onSubtaskSnapshot: (subtask, b, snapshot) =>
+        snapshots.push(
+          `${subtask.node.name} ${subtask.index} @${b.id} finished ${snapshot.finished} keyed ${snapshot.keyedState.length > 0}`,
+        ),
+    });
+    await runtime.open();
+    runtime.triggerCheckpoint(barrier(1));
+    runtime.triggerCheckpoint(barrier(2));
+    const [source] = of('Elements');
+    assert.deepEqual(
+      source!.pendingBarriers.map((b) => b.id),
+      [1, 2],
+    );
+    runtime.abortCheckpoint(1);
+    assert.deepEqual(
+      source!.pendingBarriers.map((b) => b.id),
+      [2],
+    );
+    assert.deepEqual(snapshots, []);
+    await runtime.runSources();
+    // Checkpoint 2 went through every subtask before the first record.
+    assert.equal(snapshots.length, 7);
+    assert.ok(snapshots.every((line) => line.includes('@2 finished false keyed false')));
+    snapshots.length = 0;
+    runtime.triggerCheckpoint(barrier(3));
+    assert.equal(snapshots.length, 7, 'every subtask had finished: each is snapshotted at once');
+    assert.ok(
+      snapshots.includes('Keyed Reduce 0 @3 finished true keyed true') ||
+        snapshots.includes('Keyed Reduce 1 @3 finished true keyed true'),
+    );
+    assert.ok(snapshots.every((line) => line.includes('@3 finished true')));
+    snapshots.length = 0;
+    runtime.triggerCheckpoint(barrier(3));
+    assert.deepEqual(snapshots, [], 'not twice for one checkpoint');
+    await runtime.close();
+  });
+
+  it('names the subtask that declines a checkpoint whose alignment outgrew its bound', async () => {
+    const declined: string[] = [];
+    const { runtime, of } = job([1], undefined, undefined, {
+      maxAlignmentBytes: 60,
+      onCheckpointDeclined: (subtask, id, reason) => declined.push(`${subtask.index} ${id} ${reason}`),
+    });
+    await runtime.open();
+    const reduce = of('Keyed Reduce')[1]!;
+    reduce.channels[0]!.barrier(barrier(9));
+    reduce.channels[0]!.process(1, 0);
+    reduce.channels[0]!.process(2, 0);
+    assert.deepEqual(declined, [
+      "1 9 'Keyed Reduce' (2/2): blocked input channels held over 60 bytes while aligning; the alignment was given up",
+    ]);
   });
 });
