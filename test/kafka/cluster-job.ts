@@ -1,6 +1,16 @@
-// The job of the cluster-mode tests: a Kafka topic → map → keyBy → map → KafkaSink (exactly once), in one process or many.
+// The job of the cluster-mode tests: a Kafka topic → map → keyBy → a running count and a window → KafkaSink (exactly once), in one process or many.
 import { pathToFileURL } from 'node:url';
-import { StreamExecutionEnvironment } from '../../src/index.ts';
+import {
+  StreamExecutionEnvironment,
+  TumblingEventTimeWindows,
+  ValueStateDescriptor,
+  WatermarkStrategy,
+  type Collector,
+  type KeyedProcessContext,
+  type KeyedProcessFunction,
+  type RuntimeContext,
+  type ValueState,
+} from '../../src/index.ts';
 import {
   DeliveryGuarantee,
   Deserializers,
@@ -26,7 +36,43 @@ export interface ClusterTestJob {
   readonly slowMs?: number;
 }
 
-/** The job: double each id, key by key, describe each record as `key:id:double`, write it keyed by key. */
+/** An input record's event time: 10 ms per id, so a window of {@link WINDOW_MS} holds 1,000 ids. */
+export const MS_PER_ID = 10;
+export const WINDOW_MS = 10_000;
+
+interface Doubled {
+  readonly key: string;
+  readonly id: number;
+  readonly double: number;
+}
+
+/** Describes each record as `key:id:double:count`, with the running count of its key (keyed state). */
+class RunningCount implements KeyedProcessFunction<string, Doubled, string> {
+  private count!: ValueState<number>;
+
+  open(ctx: RuntimeContext): void {
+    this.count = ctx.getState(new ValueStateDescriptor<number>('count', { defaultValue: 0 }));
+  }
+
+  processElement(e: Doubled, _ctx: KeyedProcessContext<string>, out: Collector<string>): void {
+    const count = this.count.value()! + 1;
+    this.count.update(count);
+    out.collect(`${e.key}:${e.id}:${e.double}:${count}`);
+  }
+}
+
+interface WindowSum {
+  key: string;
+  first: number;
+  count: number;
+  sum: number;
+}
+
+/**
+ * The job: double each id, key by key, then (1) describe each record with its key's running count and (2) count
+ * and sum the ids of each key in tumbling event-time windows, written as `W<key>:<window>:<count>:<sum>`; both
+ * into one output topic, keyed by what precedes the first ':'.
+ */
 export function buildClusterTestJob(env: StreamExecutionEnvironment, job: ClusterTestJob): void {
   let source = KafkaSource.builder<ClusterTestEvent>()
     .setBootstrapServers(job.bootstrapServers)
@@ -34,24 +80,53 @@ export function buildClusterTestJob(env: StreamExecutionEnvironment, job: Cluste
     .setStartingOffsets(OffsetsInitializer.earliest())
     .setValueOnlyDeserializer(Deserializers.json<ClusterTestEvent>());
   if (job.bounded) source = source.setBounded(OffsetsInitializer.latest());
-  const sink = KafkaSink.builder<string>()
-    .setBootstrapServers(job.bootstrapServers)
-    .setTopic(job.output)
-    .setRecordSerializer((line) => ({ key: line.slice(0, line.indexOf(':')), value: line }))
-    .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-    .setTransactionalIdPrefix(`${job.output}-reference`)
-    .build();
+  // One transactional id prefix per sink operator: two sinks sharing one would fence each other.
+  const sink = (name: string) =>
+    KafkaSink.builder<string>()
+      .setBootstrapServers(job.bootstrapServers)
+      .setTopic(job.output)
+      .setRecordSerializer((line) => ({ key: line.slice(0, line.indexOf(':')), value: line }))
+      .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+      .setTransactionalIdPrefix(`${job.output}-reference-${name}`)
+      .build();
   const wait = new Int32Array(new SharedArrayBuffer(4));
   const slowMs = job.slowMs ?? 0;
-  env
-    .fromSource(source.build(), undefined, 'events')
-    .map((e) => {
+  const keyed = env
+    .fromSource(
+      source.build(),
+      WatermarkStrategy.forMonotonousTimestamps<ClusterTestEvent>().withTimestampAssigner(
+        (e) => e.id * MS_PER_ID,
+      ),
+      'events',
+    )
+    .map((e): Doubled => {
       if (slowMs > 0) Atomics.wait(wait, 0, 0, slowMs);
       return { key: e.key, id: e.id, double: e.id * 2 };
     }, 'double')
-    .keyBy((e) => e.key)
-    .map((e) => `${e.key}:${e.id}:${e.double}`, 'describe')
-    .sinkTo(sink, 'output');
+    .keyBy((e) => e.key);
+  keyed.process(new RunningCount(), 'count').uid('count').sinkTo(sink('count'), 'output');
+  keyed
+    .window(TumblingEventTimeWindows.of(WINDOW_MS))
+    .aggregate({
+      createAccumulator: (): WindowSum => ({ key: '', first: Infinity, count: 0, sum: 0 }),
+      add: (e: Doubled, acc: WindowSum) => {
+        acc.key = e.key;
+        acc.first = Math.min(acc.first, e.id);
+        acc.count++;
+        acc.sum += e.id;
+        return acc;
+      },
+      getResult: (acc: WindowSum) =>
+        `W${acc.key}:${Math.floor((acc.first * MS_PER_ID) / WINDOW_MS)}:${acc.count}:${acc.sum}`,
+      merge: (a: WindowSum, b: WindowSum) => ({
+        key: a.key,
+        first: Math.min(a.first, b.first),
+        count: a.count + b.count,
+        sum: a.sum + b.sum,
+      }),
+    })
+    .uid('window')
+    .sinkTo(sink('window'), 'window-output');
 }
 
 // As a process of the cluster: node --import tsx cluster-job.ts <bootstrap> <job id> <input> <output> <slow ms>

@@ -75,7 +75,7 @@ export async function addPartitions(topic: string, total: number): Promise<void>
 export interface TestRecord {
   readonly partition: number;
   readonly value: string | Buffer;
-  readonly key?: string;
+  readonly key?: string | Buffer;
   readonly timestamp?: number;
 }
 

@@ -66,4 +66,36 @@ describe('MergedWatermark', () => {
     assert.deepEqual(out, ['W10', 'W20', 'WInfinity']);
     assert.equal(merged.isEnded, true);
   });
+
+  it('restores the channels a snapshot holds and emits their watermark, as a consumer resuming at a commit', () => {
+    const { merged } = merge(2, ['A', 'B']);
+    merged.onWatermark(0, 'A', 10);
+    merged.onWatermark(1, 'A', 40);
+    merged.onWatermark(0, 'B', 30);
+    merged.onIdle(1, 'B');
+    merged.onWatermark(0, 'C', 50); // an unexpected producer, heard on partition 0 only
+    const state = merged.snapshot();
+    assert.deepEqual(state, {
+      producers: [
+        { producer: 'A', watermarks: [10, 40], status: [1, 1] },
+        { producer: 'B', watermarks: [30, -Infinity], status: [1, 2] },
+        { producer: 'C', watermarks: [50, -Infinity], status: [1, 0] },
+      ],
+    });
+
+    const resumed = merge(2, ['A', 'B']);
+    resumed.merged.restore(state);
+    assert.deepEqual(resumed.out, []); // C still holds partition 1 back, as before
+    resumed.merged.onWatermark(1, 'C', 60);
+    assert.deepEqual(resumed.out, ['W10']);
+    assert.deepEqual(resumed.merged.knownProducers, ['A', 'B', 'C']);
+
+    const idle = merge(1, ['A']);
+    idle.merged.restore({ producers: [{ producer: 'A', watermarks: [20], status: [2] }] });
+    assert.deepEqual(idle.out, ['idle']);
+    const ended = merge(1, ['A']);
+    ended.merged.restore({ producers: [{ producer: 'A', watermarks: [20], status: [3] }] });
+    assert.deepEqual(ended.out, ['WInfinity']);
+    assert.equal(ended.merged.isEnded, true);
+  });
 });

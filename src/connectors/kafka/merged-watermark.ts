@@ -13,6 +13,18 @@ const ACTIVE = 1;
 const IDLE = 2;
 const ENDED = 3;
 
+/**
+ * The channels' state as plain data: what a consumer task commits with its input position, so its next owner,
+ * resuming there, holds what the markers before that position said (they are not read again).
+ */
+export interface MergedWatermarkState {
+  readonly producers: readonly {
+    readonly producer: string;
+    readonly watermarks: readonly number[];
+    readonly status: readonly number[];
+  }[];
+}
+
 /** One producer's channels: one per assigned partition, each with the last marker read there. */
 interface Channels {
   readonly watermarks: Float64Array;
@@ -82,6 +94,34 @@ export class MergedWatermark {
   /** An `end` marker: the channel is finished for good. */
   onEnd(slot: number, producer: string): void {
     this.channels(producer).status[slot] = ENDED;
+    this.recompute();
+  }
+
+  /** The channels' watermarks and statuses, for {@link restore}. */
+  snapshot(): MergedWatermarkState {
+    return {
+      producers: [...this.producers].map(([producer, c]) => ({
+        producer,
+        watermarks: [...c.watermarks],
+        status: [...c.status],
+      })),
+    };
+  }
+
+  /**
+   * Sets the channels to what {@link snapshot} returned (for the same partitions) and emits the merged watermark
+   * (or idleness) they give: a consumer resuming at a committed position starts where the markers before it left
+   * its event time, instead of waiting for every producer to write a new marker (a producer whose input is
+   * finished or idle writes none).
+   */
+  restore(state: MergedWatermarkState): void {
+    for (const { producer, watermarks, status } of state.producers) {
+      const c = this.channels(producer);
+      for (let s = 0; s < this.slots && s < watermarks.length; s++) {
+        c.watermarks[s] = watermarks[s]!;
+        c.status[s] = status[s]!;
+      }
+    }
     this.recompute();
   }
 

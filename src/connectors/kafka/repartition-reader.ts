@@ -10,7 +10,7 @@ import {
   type KafkaProperties,
 } from './kafka-client.ts';
 import { KafkaDeserializationError } from './kafka-source-reader.ts';
-import { MergedWatermark } from './merged-watermark.ts';
+import { MergedWatermark, type MergedWatermarkState } from './merged-watermark.ts';
 import { msgpackCodec, type RepartitionCodec } from './repartition-codec.ts';
 import { decodeMarker, decodeTimestamp, MARKER_HEADER, MARKER_VERSION } from './repartition-marker.ts';
 import { checkRepartitionTopic } from './repartition-partitioner.ts';
@@ -80,6 +80,8 @@ export class RepartitionReader<T> {
   private readonly codec: RepartitionCodec<T>;
   private readonly batchSize: number;
   private fatal: Error | undefined = undefined;
+  /** Channel state to restore at the first poll (when there is an output to emit to). */
+  private restoring: MergedWatermarkState | undefined = undefined;
 
   private constructor(
     private readonly consumer: ClientConsumer,
@@ -193,6 +195,13 @@ export class RepartitionReader<T> {
   async poll(output: RepartitionOutput<T>): Promise<'more' | 'end'> {
     if (this.fatal !== undefined) throw this.fatal;
     if (this.merged.isEnded) return 'end';
+    this.output = output;
+    if (this.restoring !== undefined) {
+      const state = this.restoring;
+      this.restoring = undefined;
+      this.merged.restore(state);
+      if (this.merged.isEnded) return 'end';
+    }
     const messages = await call<ClientMessage[]>(`reading repartition topic '${this.topic}'`, (cb) =>
       this.consumer.consume(this.batchSize, cb),
     );
@@ -213,6 +222,19 @@ export class RepartitionReader<T> {
       const at = reported.find((r) => r.partition === partition)?.offset ?? -1;
       return { partition, offset: Math.max(this.next[slot]!, at) };
     });
+  }
+
+  /** The merged watermark's channels (what the markers read so far said), to commit with {@link positions}. */
+  channelState(): MergedWatermarkState {
+    return this.merged.snapshot();
+  }
+
+  /**
+   * Resumes the channels as {@link channelState} returned them when the positions this reader started at were
+   * committed; the merged watermark they give is emitted at the next poll.
+   */
+  restoreChannels(state: MergedWatermarkState): void {
+    this.restoring = state;
   }
 
   /** Disconnects the consumer. */

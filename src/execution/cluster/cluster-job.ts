@@ -17,6 +17,7 @@ import { TaskMembership } from '../../connectors/kafka/task-membership.ts';
 import type { JobExecutionResult } from '../job-execution-result.ts';
 import type { ClusterOptions } from './cluster-options.ts';
 import { ClusterTask } from './cluster-task.ts';
+import { changelogTopics } from './task-changelog.ts';
 
 const TIMEOUT_MS = 60_000;
 /** Kafka's TOPIC_ALREADY_EXISTS: another process of the job created the topic first. */
@@ -71,9 +72,12 @@ export class ClusterJob {
       sourcePartitions: (node) => partitions.get(node.id),
     });
     checkSupported(topology);
-    warnAboutKeyedState(topology, settings);
     warnAboutThreadPool(topology, settings);
-    for (const topic of topology.repartitionTopics) await ensureTopic(cluster, topic.name, topic.partitions);
+    for (const topic of topology.repartitionTopics)
+      await ensureTopic(cluster, 'repartition', topic.name, topic.partitions);
+    // Compacted: only the last value of each key group is needed to restore a task.
+    for (const topic of changelogTopics(topology, cluster.jobId))
+      await ensureTopic(cluster, 'changelog', topic.name, topic.partitions, { 'cleanup.policy': 'compact' });
     const job = new ClusterJob(settings, topology);
     const context = {
       jobId: cluster.jobId,
@@ -234,18 +238,6 @@ function checkSupported(topology: TaskTopology): void {
         );
 }
 
-/** Keyed state stays in the task's process: said once, at start, for every keyed operator. */
-function warnAboutKeyedState(topology: TaskTopology, settings: ClusterJobSettings): void {
-  const keyed = topology.subTopologies.flatMap((s) => s.nodes).filter((n) => n.transformation.isKeyed);
-  if (keyed.length === 0) return;
-  settings.logger.warn(
-    { job: settings.cluster.jobId },
-    `Cluster mode: the keyed state of ${describe(keyed)} is kept in the process that runs each task and is not ` +
-      `restored when a task moves to another process (no changelog topics yet): a moved task starts with empty ` +
-      `state and timers`,
-  );
-}
-
 /**
  * librdkafka's blocking calls (reads, transaction commits, the group's polls) each hold a thread of libuv's pool
  * while they wait; with the default 4 threads, a process running 8 tasks never finished a rebalance round in
@@ -286,8 +278,14 @@ async function partitionCount(cluster: ClusterOptions, topic: string): Promise<n
   }
 }
 
-/** Creates a repartition topic unless it exists; one with another partition count is a ConfigurationError. */
-async function ensureTopic(cluster: ClusterOptions, topic: string, partitions: number): Promise<void> {
+/** Creates a topic of the job unless it exists; one with another partition count is a ConfigurationError. */
+async function ensureTopic(
+  cluster: ClusterOptions,
+  kind: 'repartition' | 'changelog',
+  topic: string,
+  partitions: number,
+  config: Record<string, string> = {},
+): Promise<void> {
   const admin = kafkaClient().AdminClient.create({
     ...cluster.properties,
     'bootstrap.servers': cluster.bootstrapServers,
@@ -295,7 +293,7 @@ async function ensureTopic(cluster: ClusterOptions, topic: string, partitions: n
   try {
     await new Promise<void>((resolve, reject) =>
       admin.createTopic(
-        { topic, num_partitions: partitions, replication_factor: cluster.replicationFactor ?? -1 },
+        { topic, num_partitions: partitions, replication_factor: cluster.replicationFactor ?? -1, config },
         TIMEOUT_MS,
         (error: LibrdKafkaError | null | undefined) => {
           if (error && error.code !== TOPIC_ALREADY_EXISTS)
@@ -316,7 +314,7 @@ async function ensureTopic(cluster: ClusterOptions, topic: string, partitions: n
     if (count === partitions) return;
     if (count > 0)
       throw new ConfigurationError(
-        `Cluster mode: repartition topic '${topic}' has ${count} partitions, the job needs ${partitions}; ` +
+        `Cluster mode: ${kind} topic '${topic}' has ${count} partitions, the job needs ${partitions}; ` +
           `delete it or give the job another id (every process must cut the job into the same tasks)`,
       );
     if (Date.now() > deadline) throw new KafkaError(`Cluster mode: topic '${topic}' did not appear`);

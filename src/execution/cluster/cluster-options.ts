@@ -16,7 +16,7 @@ export interface ClusterOptions {
   readonly sessionTimeoutMs?: number;
   /** How often a process tells the group it lives and learns of rebalances (default 3,000 ms, Kafka's). */
   readonly heartbeatIntervalMs?: number;
-  /** Replicas of the topics the job creates (task and repartition topics; default: the broker's). */
+  /** Replicas of the topics the job creates (task, repartition and changelog topics; default: the broker's). */
   readonly replicationFactor?: number;
   /** Names this process in the group (`client.id`). */
   readonly clientId?: string;

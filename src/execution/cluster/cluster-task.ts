@@ -19,6 +19,12 @@ import {
 } from './task-input.ts';
 import { TaskKafkaSink, TaskRepartitionSink } from './task-sinks.ts';
 import { TaskTransaction } from './task-transaction.ts';
+import {
+  ChangelogWriter,
+  changelogTopicsOf,
+  restoreChangelog,
+  type ChangelogTopicPlan,
+} from './task-changelog.ts';
 
 /** What every task of a job shares. */
 export interface ClusterTaskContext {
@@ -54,6 +60,9 @@ export class ClusterTask implements TaskInputDriver {
   private readonly sub: SubTopology;
   private readonly partition: number;
   private reader: TaskInputReader | undefined = undefined;
+  private readonly changelogTopics: readonly ChangelogTopicPlan[];
+  /** Writes the task's state changes into each transaction; created when the task starts. */
+  private changelog: ChangelogWriter | undefined = undefined;
 
   constructor(
     /** `<sub-topology>_<partition>`. */
@@ -64,6 +73,7 @@ export class ClusterTask implements TaskInputDriver {
     const [sub, partition] = id.split('_').map(Number);
     this.sub = context.topology.subTopologies[sub!]!;
     this.partition = partition!;
+    this.changelogTopics = changelogTopicsOf(this.sub, context.jobId);
   }
 
   /** The transactional id, also the consumer group of the task's input offsets. */
@@ -76,7 +86,15 @@ export class ClusterTask implements TaskInputDriver {
     return this.transaction?.commits ?? 0;
   }
 
-  /** Opens the transaction (fencing a previous owner), resumes the input at its committed offset, starts running. */
+  /** What the task's changelog writer wrote so far (undefined before it started). */
+  get changelogFigures(): ChangelogWriter['figures'] | undefined {
+    return this.changelog?.figures;
+  }
+
+  /**
+   * Opens the transaction (fencing a previous owner, whose open transaction is aborted), restores the task's keyed
+   * state and timers from its changelog partitions, resumes the input at its committed offset, starts running.
+   */
   async start(): Promise<void> {
     const { context } = this;
     const transaction = await TaskTransaction.open(
@@ -87,10 +105,27 @@ export class ClusterTask implements TaskInputDriver {
     );
     this.transaction = transaction;
     try {
+      const restored = await restoreChangelog(
+        this.changelogTopics,
+        this.partition,
+        context.bootstrapServers,
+        context.properties,
+        this.transactionalId,
+      );
+      if (restored.messages > 0)
+        context.logger.info(
+          { job: context.jobId, task: this.id },
+          `task ${this.id} restored ${restored.entries} key group snapshots from ${restored.messages} changelog ` +
+            `messages (${restored.bytes} bytes) in ${Math.round(restored.ms)} ms`,
+        );
+      const changelog = new ChangelogWriter(this.changelogTopics, this.partition);
+      changelog.restored(restored.snapshot, restored.inputState);
+      this.changelog = changelog;
       const input = this.input();
       this.reader = input;
       const committed = await transaction.committedOffset(input.topic, input.partition);
       await input.open(committed);
+      if (restored.inputState !== undefined) input.restoreInputState(restored.inputState);
       this.lastCommitted = input.position().offset;
       this.lastCommitAt = context.clock.now();
       const graph = buildTaskGraph(context.topology, this.sub, {
@@ -109,7 +144,11 @@ export class ClusterTask implements TaskInputDriver {
             () => transaction,
           ),
       });
-      const runtime = new JobRuntime(graph, { clock: context.clock, logger: context.logger });
+      const runtime = new JobRuntime(graph, {
+        clock: context.clock,
+        logger: context.logger,
+        ...(restored.snapshot === undefined ? {} : { restoreFrom: restored.snapshot }),
+      });
       this.runtime = runtime;
       await runtime.open();
       this.running = this.run(runtime);
@@ -153,6 +192,13 @@ export class ClusterTask implements TaskInputDriver {
       runtime.disposeBackends();
     }
     await this.transaction?.close();
+    const figures = this.changelog?.figures;
+    if (figures !== undefined && figures.messages > 0)
+      this.context.logger.info(
+        { job: this.context.jobId, task: this.id },
+        `task ${this.id} changelog: ${figures.messages} messages, ${figures.bytes} bytes in ` +
+          `${figures.commitsWithChanges} of ${this.commits} commits; ${Math.round(figures.snapshotMs)} ms snapshotting`,
+      );
   }
 
   private async run(runtime: JobRuntime): Promise<void> {
@@ -168,11 +214,20 @@ export class ClusterTask implements TaskInputDriver {
     }
   }
 
+  /**
+   * Commits the open transaction: the state changes since the last commit (into the changelog), what was written
+   * downstream and the input position, as one unit. Skipped when nothing was read, written or could have changed.
+   */
   private async commit(input: TaskInputReader): Promise<void> {
     const transaction = this.transaction!;
     const position = input.position();
     this.lastCommitAt = this.context.clock.now();
-    if (transaction.sentSinceCommit === 0 && position.offset === this.lastCommitted) return;
+    const moved = position.offset !== this.lastCommitted;
+    const changelog = this.changelog!;
+    // State changes only through input, or through processing-time timers firing between reads.
+    if (moved || transaction.sentSinceCommit > 0 || changelog.hadProcessingTimers)
+      changelog.write(this.runtime!, input.inputState(), (record) => transaction.send(record));
+    if (transaction.sentSinceCommit === 0 && !moved) return;
     await transaction.commit([position]);
     this.lastCommitted = position.offset;
   }

@@ -14,6 +14,7 @@ import type { KafkaSourceConfig } from '../../connectors/kafka/kafka-source.ts';
 import type { KafkaConsumerRecord } from '../../connectors/kafka/kafka-record-deserializer.ts';
 import type { RepartitionCodec } from '../../connectors/kafka/repartition-codec.ts';
 import { RepartitionReader } from '../../connectors/kafka/repartition-reader.ts';
+import type { MergedWatermarkState } from '../../connectors/kafka/merged-watermark.ts';
 
 const TIMEOUT_MS = 60_000;
 /**
@@ -38,6 +39,13 @@ export interface TaskInputReader {
   poll(output: InputOutput): Promise<PollResult>;
   /** The next offset to read: what the task commits. */
   position(): TopicPartitionOffset;
+  /**
+   * What the input read before {@link position} left that later reads need (a repartition topic's channel
+   * watermarks), as plain data to commit with the position; undefined when there is none.
+   */
+  inputState(): unknown;
+  /** Resumes that state, read back from the changelog, before the first read. */
+  restoreInputState(state: unknown): void;
   close(): Promise<void>;
 }
 
@@ -167,6 +175,12 @@ export class KafkaPartitionInput implements TaskInputReader {
     return { topic: this.topic, partition: this.partition, offset: Math.max(this.next, reported) };
   }
 
+  inputState(): unknown {
+    return undefined;
+  }
+
+  restoreInputState(): void {}
+
   async close(): Promise<void> {
     const consumer = this.consumer;
     this.consumer = undefined;
@@ -215,6 +229,14 @@ export class RepartitionPartitionInput implements TaskInputReader {
   position(): TopicPartitionOffset {
     const offset = this.reader!.positions()[0]!.offset;
     return { topic: this.topic, partition: this.partition, offset };
+  }
+
+  inputState(): MergedWatermarkState {
+    return this.reader!.channelState();
+  }
+
+  restoreInputState(state: unknown): void {
+    this.reader!.restoreChannels(state as MergedWatermarkState);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,394 @@
+// TaskChangelog: a task's keyed state and timers, written to its changelog partitions at each commit and read back on assignment.
+import { createHash } from 'node:crypto';
+import { deserialize, serialize } from 'node:v8';
+import { WeirError } from '../../core/errors.ts';
+import type { SubTopology, TaskTopology } from '../../graph/sub-topologies.ts';
+import {
+  call,
+  kafkaClient,
+  type ClientConsumer,
+  type ClientMessage,
+  type ClientMetadata,
+  type KafkaProperties,
+} from '../../connectors/kafka/kafka-client.ts';
+import type { StoredRecord } from '../../connectors/kafka/stored-record.ts';
+import type { JobRuntime } from '../../runtime/job-runtime.ts';
+import type { JobSnapshot, OperatorSnapshot } from '../../runtime/job-snapshot.ts';
+import type { KeyGroupSnapshot } from '../../state/keyed-state-backend.ts';
+import { decodeKeyGroup } from '../../state/key-group-format.ts';
+
+const TIMEOUT_MS = 60_000;
+/** librdkafka's logical offset of a partition's first message. */
+const OFFSET_BEGINNING = -2;
+/** A topic name holds only these (as repartition topics). */
+const TOPIC_CHARACTER = /[^A-Za-z0-9._-]/g;
+/** The first byte of every changelog message key: the version of this format. */
+const FORMAT = 1;
+/** The second byte: what the value holds. */
+const KEYED_STATE = 0;
+const TIMERS = 1;
+/** The task's input state (a repartition topic's channel watermarks), in the first changelog topic, key group 0. */
+const INPUT = 2;
+
+/** The changelog topic of one stateful operator: one partition per task of its sub-topology. */
+export interface ChangelogTopicPlan {
+  readonly name: string;
+  /** The uid of the operator whose state it holds. */
+  readonly uid: string;
+  readonly partitions: number;
+  readonly maxParallelism: number;
+}
+
+/**
+ * The changelog topics of a job: one per keyed operator, `<job id>-<uid>-changelog`, with as many partitions as
+ * its sub-topology has tasks (co-partitioned with the task's input: partition p is task p's).
+ */
+export function changelogTopics(topology: TaskTopology, jobId: string): ChangelogTopicPlan[] {
+  return topology.subTopologies.flatMap((sub) => changelogTopicsOf(sub, jobId));
+}
+
+/** The changelog topics of the keyed operators of one sub-topology. */
+export function changelogTopicsOf(sub: SubTopology, jobId: string): ChangelogTopicPlan[] {
+  return sub.nodes
+    .filter((n) => n.transformation.isKeyed)
+    .map((n) => ({
+      name: `${jobId}-${n.uid}-changelog`.replace(TOPIC_CHARACTER, '_'),
+      uid: n.uid,
+      partitions: sub.tasks.length,
+      maxParallelism: n.maxParallelism,
+    }));
+}
+
+/** A changelog message that cannot be read back: names the topic, partition and offset. */
+export class ChangelogDecodeError extends WeirError {
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly offset: number,
+    reason: string,
+    cause?: unknown,
+  ) {
+    super(
+      `Changelog record ${topic}-${partition}@${offset} could not be decoded: ${reason}`,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}
+
+/** The key of one key group's keyed state or timers: format, kind, key group (16 bits, big-endian). */
+function messageKey(kind: number, keyGroup: number): Buffer {
+  const key = Buffer.alloc(4);
+  key[0] = FORMAT;
+  key[1] = kind;
+  key.writeUInt16BE(keyGroup, 2);
+  return key;
+}
+
+/** What a task has written (and read back) of its changelog. */
+export interface ChangelogFigures {
+  /** Commits that wrote at least one changelog message. */
+  commitsWithChanges: number;
+  messages: number;
+  bytes: number;
+  /** Milliseconds spent snapshotting and comparing state at commits. */
+  snapshotMs: number;
+}
+
+/**
+ * Writes one task's state changes into its transaction, per changed key group: at each commit it snapshots every
+ * keyed operator of the task (its keyed state and its timers, one key group at a time, the format of savepoints)
+ * and writes the key groups whose bytes differ from what it wrote last, and a tombstone for each key group that
+ * no longer holds anything. Unchanged key groups cost a snapshot and a digest, no message.
+ *
+ * Cost: the snapshot serializes the task's whole state at every commit that read input (O(state) CPU per commit
+ * interval), and a changed key group is rewritten whole (O(key group) bytes for one changed key). Dirty tracking
+ * in the backends and messages per entry are what lowers both (docs/scale-out.md).
+ */
+export class ChangelogWriter {
+  /** Per topic: message key (hex) → digest of the value last written. */
+  private readonly written = new Map<string, Map<string, string>>();
+  readonly figures: ChangelogFigures = { commitsWithChanges: 0, messages: 0, bytes: 0, snapshotMs: 0 };
+  /** Whether the last snapshot held processing-time timers (which change state with no input). */
+  hadProcessingTimers = false;
+
+  constructor(
+    private readonly topics: readonly ChangelogTopicPlan[],
+    private readonly partition: number,
+  ) {
+    for (const topic of topics) this.written.set(topic.name, new Map());
+  }
+
+  /** Remembers what the changelog held at restore, so only what changes after it is written again. */
+  restored(snapshot: JobSnapshot | undefined, inputState: unknown): void {
+    const first = this.topics[0];
+    if (first !== undefined && inputState !== undefined)
+      this.written
+        .get(first.name)!
+        .set(messageKey(INPUT, 0).toString('hex'), digest(new Uint8Array(serialize(inputState))));
+    if (snapshot === undefined) return;
+    for (const topic of this.topics) {
+      const op = snapshot.operators[topic.uid];
+      if (op === undefined) continue;
+      const written = this.written.get(topic.name)!;
+      for (const { keyGroup, bytes } of op.keyedState)
+        written.set(messageKey(KEYED_STATE, keyGroup).toString('hex'), digest(bytes));
+      for (const { keyGroup, bytes } of op.timers)
+        written.set(messageKey(TIMERS, keyGroup).toString('hex'), digest(bytes));
+    }
+  }
+
+  /**
+   * Snapshots the task's keyed operators (between two reads: no record is in flight) and hands the changed key
+   * groups to `send`, in the task's open transaction. Returns the number of messages sent.
+   */
+  write(runtime: JobRuntime, inputState: unknown, send: (record: StoredRecord) => void): number {
+    const started = performance.now();
+    let sent = 0;
+    let processingTimers = false;
+    const first = this.topics[0];
+    if (first !== undefined && inputState !== undefined) {
+      const key = messageKey(INPUT, 0);
+      const hex = key.toString('hex');
+      const bytes = new Uint8Array(serialize(inputState));
+      const hash = digest(bytes);
+      const written = this.written.get(first.name)!;
+      if (written.get(hex) !== hash) {
+        written.set(hex, hash);
+        send(record(first.name, this.partition, key, bytes));
+        this.figures.bytes += key.byteLength + bytes.byteLength;
+        sent++;
+      }
+    }
+    for (const topic of this.topics) {
+      const node = runtime.graph.nodes.find((n) => n.uid === topic.uid);
+      if (node === undefined) continue;
+      const subtask = runtime.subtasksOf(node)[0];
+      if (subtask?.backend === undefined) continue;
+      subtask.operator.prepareKeyedStateSnapshot();
+      const written = this.written.get(topic.name)!;
+      const seen = new Set<string>(topic === first ? [messageKey(INPUT, 0).toString('hex')] : []);
+      const emit = (kind: number, groups: readonly KeyGroupSnapshot[]): void => {
+        for (const { keyGroup, bytes } of groups) {
+          const key = messageKey(kind, keyGroup);
+          const hex = key.toString('hex');
+          seen.add(hex);
+          const hash = digest(bytes);
+          if (written.get(hex) === hash) continue;
+          written.set(hex, hash);
+          send(record(topic.name, this.partition, key, bytes));
+          this.figures.bytes += key.byteLength + bytes.byteLength;
+          sent++;
+        }
+      };
+      emit(KEYED_STATE, subtask.backend.snapshot());
+      if (subtask.timers !== undefined) {
+        emit(TIMERS, subtask.timers.snapshot(node.maxParallelism));
+        processingTimers ||= subtask.timers.numProcessingTimeTimers() > 0;
+      }
+      for (const hex of [...written.keys()]) {
+        if (seen.has(hex)) continue;
+        written.delete(hex);
+        const key = Buffer.from(hex, 'hex');
+        send(record(topic.name, this.partition, key, null));
+        this.figures.bytes += key.byteLength;
+        sent++;
+      }
+    }
+    this.hadProcessingTimers = processingTimers;
+    this.figures.messages += sent;
+    if (sent > 0) this.figures.commitsWithChanges++;
+    this.figures.snapshotMs += performance.now() - started;
+    return sent;
+  }
+}
+
+function digest(bytes: Uint8Array): string {
+  return createHash('md5').update(bytes).digest('base64');
+}
+
+function record(topic: string, partition: number, key: Buffer, value: Uint8Array | null): StoredRecord {
+  return { topic, partition, key, value, timestamp: -1, headers: null };
+}
+
+/** What reading a task's changelog back found. */
+export interface ChangelogRestore {
+  /** The task's keyed state and timers by operator uid, or undefined when every changelog partition is empty. */
+  readonly snapshot: JobSnapshot | undefined;
+  /** The task's input state committed last (a repartition topic's channel watermarks), if any. */
+  readonly inputState: unknown;
+  readonly messages: number;
+  readonly bytes: number;
+  readonly entries: number;
+  readonly ms: number;
+}
+
+/**
+ * Reads the task's partition of each changelog topic from its start to its end with read_committed, keeping the
+ * last value of each key group (a tombstone removes it), and returns them as the snapshot the task's runtime
+ * restores. Called after the task's transactional id was initialised, which aborted what a previous owner left
+ * open: every transaction on the partition is then decided, so its end (the high watermark) is where the
+ * committed state ends. A message that cannot be decoded fails with a {@link ChangelogDecodeError}.
+ */
+export async function restoreChangelog(
+  topics: readonly ChangelogTopicPlan[],
+  partition: number,
+  bootstrapServers: string,
+  properties: KafkaProperties,
+  groupId: string,
+): Promise<ChangelogRestore> {
+  const started = performance.now();
+  if (topics.length === 0)
+    return { snapshot: undefined, inputState: undefined, messages: 0, bytes: 0, entries: 0, ms: 0 };
+  const { KafkaConsumer } = kafkaClient();
+  const consumer = new KafkaConsumer(
+    {
+      ...properties,
+      'bootstrap.servers': bootstrapServers,
+      'group.id': groupId,
+      'enable.auto.commit': false,
+      'enable.auto.offset.store': false,
+      'enable.partition.eof': false,
+      'isolation.level': 'read_committed',
+    },
+    {},
+  );
+  await call<ClientMetadata>(`connecting the changelog reader of ${groupId}`, (cb) =>
+    consumer.connect({ timeout: TIMEOUT_MS }, cb),
+  );
+  let messages = 0;
+  let bytes = 0;
+  let inputState: unknown = undefined;
+  const operators: Record<string, OperatorSnapshot> = {};
+  try {
+    for (const topic of topics) {
+      const latest = await readPartition(consumer, topic, partition);
+      messages += latest.messages;
+      bytes += latest.bytes;
+      if (latest.input !== undefined) inputState = latest.input;
+      if (latest.keyedState.size === 0 && latest.timers.size === 0) continue;
+      operators[topic.uid] = {
+        parallelism: 1,
+        keyedState: sorted(latest.keyedState),
+        timers: sorted(latest.timers),
+        operatorState: [],
+      };
+    }
+  } finally {
+    await call('disconnecting the changelog reader', (cb) => consumer.disconnect(cb)).catch(() => {});
+  }
+  const uids = Object.keys(operators);
+  const entries = uids.reduce(
+    (n, uid) => n + operators[uid]!.keyedState.length + operators[uid]!.timers.length,
+    0,
+  );
+  return {
+    snapshot: uids.length === 0 ? undefined : { version: 1, operators },
+    inputState,
+    messages,
+    bytes,
+    entries,
+    ms: performance.now() - started,
+  };
+}
+
+function sorted(groups: Map<number, Uint8Array>): KeyGroupSnapshot[] {
+  return [...groups].sort((a, b) => a[0] - b[0]).map(([keyGroup, bytes]) => ({ keyGroup, bytes }));
+}
+
+interface PartitionContents {
+  readonly keyedState: Map<number, Uint8Array>;
+  readonly timers: Map<number, Uint8Array>;
+  input: unknown;
+  messages: number;
+  bytes: number;
+}
+
+async function readPartition(
+  consumer: ClientConsumer,
+  topic: ChangelogTopicPlan,
+  partition: number,
+): Promise<PartitionContents> {
+  const contents: PartitionContents = {
+    keyedState: new Map(),
+    timers: new Map(),
+    input: undefined,
+    messages: 0,
+    bytes: 0,
+  };
+  const where = `${topic.name}-${partition}`;
+  const { lowOffset, highOffset } = await call<{ lowOffset: number; highOffset: number }>(
+    `reading the end of changelog ${where}`,
+    (cb) => consumer.queryWatermarkOffsets(topic.name, partition, TIMEOUT_MS, cb),
+  );
+  if (highOffset <= lowOffset) return contents;
+  consumer.setDefaultConsumeTimeout(100);
+  consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
+  consumer.assign([{ topic: topic.name, partition, offset: OFFSET_BEGINNING }]);
+  const deadline = Date.now() + TIMEOUT_MS;
+  try {
+    for (;;) {
+      const batch = await call<ClientMessage[]>(`reading changelog ${where}`, (cb) =>
+        consumer.consume(1_000, cb),
+      );
+      for (const m of batch) decode(m, topic, contents);
+      // The position passes transaction markers too: at the end it is the high watermark.
+      const position = consumer.position([{ topic: topic.name, partition }])[0]?.offset ?? -1;
+      if (position >= highOffset) return contents;
+      if (batch.length === 0 && Date.now() > deadline)
+        throw new WeirError(
+          `Changelog ${where}: the restore reached offset ${position} of ${highOffset} in ${TIMEOUT_MS} ms`,
+        );
+    }
+  } finally {
+    consumer.unassign();
+  }
+}
+
+/** Checks and keeps one changelog message: the last value of each key group wins, a tombstone removes it. */
+function decode(m: ClientMessage, topic: ChangelogTopicPlan, into: PartitionContents): void {
+  const fail = (reason: string, cause?: unknown): never => {
+    throw new ChangelogDecodeError(m.topic, m.partition, m.offset, reason, cause);
+  };
+  const key = typeof m.key === 'string' ? Buffer.from(m.key) : m.key;
+  if (key === undefined || key === null || key.byteLength !== 4)
+    return fail(`its key is ${key?.byteLength ?? 'absent'}${key == null ? '' : ' bytes'}, not 4 bytes`);
+  if (key[0] !== FORMAT) return fail(`its key is of format ${key[0]}; this version reads format ${FORMAT}`);
+  const kind = key[1]!;
+  if (kind !== KEYED_STATE && kind !== TIMERS && kind !== INPUT)
+    return fail(`its key names the unknown kind ${kind}`);
+  const keyGroup = key.readUInt16BE(2);
+  if (kind === INPUT) {
+    into.messages++;
+    into.bytes += key.byteLength + (m.value?.byteLength ?? 0);
+    let state: unknown = undefined;
+    try {
+      state = m.value === null ? undefined : deserialize(m.value);
+    } catch (error) {
+      fail(`the input state: ${(error as Error).message}`, error);
+    }
+    if (state !== undefined && !Array.isArray((state as { producers?: unknown }).producers))
+      fail('the input state has no list of producers');
+    into.input = state;
+    return;
+  }
+  if (keyGroup >= topic.maxParallelism)
+    return fail(`key group ${keyGroup} is not below the max parallelism ${topic.maxParallelism}`);
+  into.messages++;
+  into.bytes += key.byteLength + (m.value?.byteLength ?? 0);
+  const groups = kind === KEYED_STATE ? into.keyedState : into.timers;
+  if (m.value === null) {
+    groups.delete(keyGroup);
+    return;
+  }
+  const bytes = new Uint8Array(m.value);
+  try {
+    if (kind === KEYED_STATE) decodeKeyGroup(keyGroup, bytes);
+    else if (!Array.isArray(deserialize(bytes))) throw new Error('the timers are not a list');
+  } catch (error) {
+    fail(
+      `the ${kind === KEYED_STATE ? 'keyed state' : 'timers'} of key group ${keyGroup}: ${(error as Error).message}`,
+      error,
+    );
+  }
+  groups.set(keyGroup, bytes);
+}
