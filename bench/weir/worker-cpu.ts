@@ -1,0 +1,141 @@
+// Where weir-p2's CPU goes beside weir's: per run, CPU time of every thread (main, each worker, and the rest of the
+// process: V8's compiler and GC helper threads, the module hooks thread) and, per worker, time in GC pauses and
+// event-loop idle time, in ns per event. Runs alternate between weir and weir-p2 as in worker-speedup.ts, and every
+// run's count and checksum must equal the first's. Needs Node 24 (process.threadCpuUsage and Worker.cpuUsage); CPU
+// time per thread hardly depends on the machine's load, wall time does.
+// Run: npx -y -p node@24 node --import tsx bench/weir/worker-cpu.ts [workload,...] [events] [runs]
+import { BroadcastChannel } from 'node:worker_threads';
+import { loadSystem } from '../runner/systems.ts';
+import { defaultParams, type WorkloadId } from '../workloads/params.ts';
+import { CPU_PROBE_CHANNEL, type CpuProbeReport } from './worker-job.ts';
+
+const workloads = (process.argv[2] ?? 'rolling-count').split(',') as WorkloadId[];
+const events = Number(process.argv[3] ?? 2_000_000);
+const runs = Number(process.argv[4] ?? 5);
+/**
+ * The systems to alternate: `p1`, `p2` or both (default; one alone, to profile it). A system may carry environment
+ * variables set around its runs, for an A/B of a change behind a variable: `p2,p2+NAME=1`.
+ */
+const systems = (process.argv[5] ?? 'p1,p2').split(',');
+const variables = (name: string): [string, string][] =>
+  name
+    .split('+')
+    .slice(1)
+    .map((pair) => pair.split('=') as [string, string]);
+const p1 = (await loadSystem('weir')).system!;
+const p2 = (await loadSystem('weir-p2')).system!;
+
+process.env.WEIR_BENCH_CPU_PROBE = '1';
+const probe = new BroadcastChannel(CPU_PROBE_CHANNEL);
+const reports = new Map<number, CpuProbeReport>();
+let waiting: (() => void) | undefined;
+probe.onmessage = (event) => {
+  const report = (event as { data: CpuProbeReport }).data;
+  if (!('threadId' in report)) return;
+  reports.set(report.threadId, report);
+  waiting?.();
+};
+
+/** Every worker's cumulative figures (the workers are idle between runs, kept in the pool). */
+async function workerFigures(expected: number): Promise<Map<number, CpuProbeReport>> {
+  reports.clear();
+  probe.postMessage('report');
+  const deadline = performance.now() + 2000;
+  while (reports.size < expected && performance.now() < deadline) {
+    await new Promise<void>((resolve) => {
+      waiting = resolve;
+      setTimeout(resolve, 20);
+    });
+  }
+  return new Map(reports);
+}
+
+const threadUsage = (): { user: number; system: number } =>
+  (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
+const processCpu = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+type Row = Record<string, number>;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+console.log(
+  `load ${(await import('node:os'))
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
+for (const workload of workloads) {
+  const rows: Record<string, Row[]> = Object.fromEntries(systems.map((name) => [name, []]));
+  let reference: string | undefined;
+  for (let r = -1; r < runs; r++) {
+    const order = r % 2 === 0 ? systems : [...systems].reverse();
+    for (const name of order) {
+      const threads = name.startsWith('p2') ? 2 : 1;
+      const system = threads === 1 ? p1 : p2;
+      for (const [k, v] of variables(name)) process.env[k] = v;
+      // `one-thread-p2`: weir at parallelism 2 on one thread (the cost of parallelism without crossing threads).
+      const parallelism = name.startsWith('one-thread-p2') ? 2 : threads;
+      const params = defaultParams(r < 0 ? Math.floor(events / 5) : events, 42, parallelism);
+      const before = threads === 2 && r >= 0 ? await workerFigures(2) : new Map<number, CpuProbeReport>();
+      const main0 = threadUsage();
+      const process0 = processCpu();
+      const start = performance.now();
+      const result = await system.workloads[workload]!(params);
+      const wall = performance.now() - start - (result.startupMs ?? 0);
+      const main1 = threadUsage();
+      const main = (main1.user + main1.system - main0.user - main0.system) / 1000;
+      const mainSystem = (main1.system - main0.system) / 1000;
+      const all = processCpu() - process0;
+      const after = threads === 2 && r >= 0 ? await workerFigures(2) : new Map<number, CpuProbeReport>();
+      for (const [k] of variables(name)) delete process.env[k];
+      if (r < 0) continue;
+      const sum = `${result.count}/${result.checksum}`;
+      reference ??= sum;
+      if (sum !== reference) throw new Error(`checksum mismatch in ${name}: ${sum} vs ${reference}`);
+      const ns = (ms: number): number => (ms * 1e6) / events;
+      const row: Row = { wall: ns(wall), process: ns(all), main: ns(main), mainsys: ns(mainSystem) };
+      let workersCpu = 0;
+      let w = 0;
+      for (const id of [...after.keys()].sort((a, b) => a - b)) {
+        const a = after.get(id)!;
+        const b = before.get(id);
+        if (b === undefined) continue;
+        w++;
+        const cpu = a.cpuMs - b.cpuMs;
+        workersCpu += cpu;
+        row[`w${w}`] = ns(cpu);
+        row[`w${w}sys`] = ns(a.systemMs - b.systemMs);
+        row[`w${w}gc`] = ns(a.gcMs - b.gcMs);
+        row[`w${w}idle`] = ns(a.idleMs - b.idleMs);
+      }
+      row.other = ns(all - main - workersCpu);
+      /** The threads that ran subtasks: the main thread at p1, the workers at p2 (its main thread only waits). */
+      row.subtasks = ns(threads === 1 ? main : workersCpu);
+      rows[name]!.push(row);
+    }
+  }
+  console.log(`${workload}, ${events} events, ${runs} runs: ns per event, median (min-max); ${reference}`);
+  for (const name of systems) {
+    const keys = Object.keys(rows[name]![0]!);
+    const cells = keys.map((k) => {
+      const xs = rows[name]!.map((row) => row[k] ?? NaN);
+      return `${k} ${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
+    });
+    console.log(`  ${name}: ${cells.join(', ')}`);
+  }
+  // Each run against the first system's run of the same round (load drifts between rounds, less within one).
+  const first = systems[0]!;
+  for (const name of systems.slice(1)) {
+    const ratios = (k: string): string => {
+      const xs = rows[name]!.map((row, i) => row[k]! / rows[first]![i]![k]!);
+      return `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
+    };
+    console.log(
+      `  ${name} / ${first} per round: process CPU ${ratios('process')}, subtask threads' CPU ${ratios('subtasks')}, wall ${ratios('wall')}`,
+    );
+  }
+}
+probe.close();
+process.exit(0);
