@@ -2,8 +2,9 @@
 //
 //   WEIR_KAFKA_BOOTSTRAP=<broker> node --import tsx bench/kafka/cluster-throughput.ts [records] [runs]
 //
-// The job is test/kafka/cluster-job.ts (a 4-partition topic → map → keyBy → keyed map → KafkaSink exactly once,
-// 8 tasks, 100 ms commits), started as child processes (UV_THREADPOOL_SIZE=32). Each run uses a fresh job id and
+// The job is bench/kafka/changelog-job.ts (a 4-partition topic → keyBy → a running count per key, its state in
+// the changelog → KafkaSink exactly once, 8 tasks, 100 ms commits), started as child processes
+// (UV_THREADPOOL_SIZE=32). Each run uses a fresh job id and
 // output topic over the same input; the figure is records over the time from the first output record a
 // read_committed reader sees to the last (process start and the group's first rebalance left out). Runs of 1 and
 // 2 processes alternate; the machine's load is printed with the results.
@@ -18,7 +19,7 @@ import {
 } from '../../src/connectors/kafka/kafka-client.ts';
 import { bootstrapServers, createTopic, produce, uniqueTopic } from '../../test/kafka/kafka-test-cluster.ts';
 
-const jobFile = fileURLToPath(new URL('../../test/kafka/cluster-job.ts', import.meta.url));
+const jobFile = fileURLToPath(new URL('./changelog-job.ts', import.meta.url));
 const records = Number(process.argv[2] ?? 100_000);
 const runs = Number(process.argv[3] ?? 3);
 const PARTITIONS = 4;
@@ -61,7 +62,7 @@ async function run(input: string, processes: number): Promise<number> {
   const children: ChildProcess[] = [];
   for (let i = 0; i < processes; i++)
     children.push(
-      spawn(process.execPath, ['--import', 'tsx', jobFile, bootstrapServers(), jobId, input, output, '0'], {
+      spawn(process.execPath, ['--import', 'tsx', jobFile, bootstrapServers(), jobId, input, output], {
         stdio: 'ignore',
         env: { ...process.env, UV_THREADPOOL_SIZE: '32', WEIR_LOG_LEVEL: 'warn' },
       }),

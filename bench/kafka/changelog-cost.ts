@@ -1,0 +1,136 @@
+// What changelog topics cost in cluster mode: messages, bytes and snapshot time per commit, and restore time by state size.
+//
+//   WEIR_KAFKA_BOOTSTRAP=<broker> node --import tsx bench/kafka/changelog-cost.ts [keys,keys,...] [records per key]
+//
+// For each key count K: K × R records (R per key, keys interleaved) are preloaded into a 4-partition topic; one
+// process of bench/kafka/changelog-job.ts (Kafka topic → keyBy → running count in ValueState → KafkaSink, 8 tasks,
+// 100 ms commits) works through them and is stopped with SIGTERM once a read_committed reader saw every output
+// record; its tasks log what their changelog writer wrote (messages, bytes, commits, milliseconds snapshotting).
+// Then a second process takes the same job over and restores the K counts from the changelog; its tasks log how
+// many messages and bytes they read and how long the restore took. Figures are summed over the 4 keyed tasks
+// (restore: the slowest task, as they restore in parallel). The machine's load is printed with the results.
+import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import {
+  call,
+  kafkaClient,
+  type ClientMessage,
+  type ClientMetadata,
+} from '../../src/connectors/kafka/kafka-client.ts';
+import { bootstrapServers, createTopic, produce, uniqueTopic } from '../../test/kafka/kafka-test-cluster.ts';
+
+const jobFile = fileURLToPath(new URL('./changelog-job.ts', import.meta.url));
+const keyCounts = (process.argv[2] ?? '1000,10000,100000').split(',').map(Number);
+const perKey = Number(process.argv[3] ?? 2);
+const PARTITIONS = 4;
+
+/** A process of the job; resolves its log lines once it exited. */
+function member(jobId: string, input: string, output: string) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', jobFile, bootstrapServers(), jobId, input, output],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, UV_THREADPOOL_SIZE: '32', WEIR_LOG_LEVEL: 'info' },
+    },
+  );
+  const lines: string[] = [];
+  const take = (chunk: Buffer) =>
+    lines.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, lines, exited };
+}
+
+/** Reads the output topic with read_committed until `count` records arrived. */
+async function waitForOutput(topic: string, count: number): Promise<void> {
+  const { KafkaConsumer } = kafkaClient();
+  const consumer = new KafkaConsumer(
+    {
+      'bootstrap.servers': bootstrapServers(),
+      'group.id': uniqueTopic('bench-tail'),
+      'enable.auto.commit': false,
+      'isolation.level': 'read_committed',
+    },
+    { 'auto.offset.reset': 'earliest' },
+  );
+  await call<ClientMetadata>('connecting', (cb) => consumer.connect({ timeout: 30_000 }, cb));
+  consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, offset: 0 })));
+  consumer.setDefaultConsumeTimeout(50);
+  let seen = 0;
+  const deadline = performance.now() + 900_000;
+  while (seen < count) {
+    if (performance.now() > deadline) throw new Error(`saw ${seen} of ${count} records in 15 minutes`);
+    seen += (await call<ClientMessage[]>('tailing', (cb) => consumer.consume(5_000, cb))).length;
+  }
+  await call('disconnecting', (cb) => consumer.disconnect(cb));
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const numbers = (lines: string[], pattern: RegExp) =>
+  lines
+    .map((l) => pattern.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => m!.slice(1).map(Number));
+
+for (const keys of keyCounts) {
+  const input = uniqueTopic('bench-changelog-in');
+  const output = uniqueTopic('bench-changelog-out');
+  const jobId = uniqueTopic('bench-changelog');
+  await createTopic(input, PARTITIONS);
+  await createTopic(output, PARTITIONS);
+  const records = keys * perKey;
+  for (let from = 0; from < records; from += 50_000) {
+    const batch = Array.from({ length: Math.min(50_000, records - from) }, (_, i) => {
+      const id = from + i;
+      return { partition: id % PARTITIONS, value: JSON.stringify({ id, key: `k${id % keys}` }) };
+    });
+    await produce(input, batch);
+  }
+  const started = performance.now();
+  const first = member(jobId, input, output);
+  await waitForOutput(output, records);
+  const seconds = (performance.now() - started) / 1000;
+  first.child.kill('SIGTERM');
+  await first.exited;
+  const written = numbers(
+    first.lines,
+    /task 1_\d changelog: (\d+) messages, (\d+) bytes in (\d+) of (\d+) commits; (\d+) ms snapshotting/,
+  );
+  const [messages, bytes, changed, commits, snapshotMs] = [0, 1, 2, 3, 4].map((i) =>
+    sum(written.map((w) => w[i]!)),
+  ) as [number, number, number, number, number];
+
+  const second = member(jobId, input, output);
+  const restoredAt = () =>
+    numbers(
+      second.lines,
+      /task 1_\d restored \d+ key group snapshots from (\d+) changelog messages \((\d+) bytes\) in (\d+) ms/,
+    );
+  const deadline = performance.now() + 300_000;
+  while (restoredAt().length < 4 && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  second.child.kill('SIGTERM');
+  await second.exited;
+  const restores = restoredAt();
+  process.stdout.write(
+    `${keys} keys, ${records} records in ${seconds.toFixed(1)} s: changelog ${messages} messages, ` +
+      `${(bytes / 1024).toFixed(0)} kB over ${changed} commits with changes (of ${commits}): ` +
+      `${(messages / Math.max(changed, 1)).toFixed(1)} messages and ${(bytes / Math.max(changed, 1) / 1024).toFixed(1)} kB ` +
+      `per such commit, ${(snapshotMs / Math.max(changed, 1)).toFixed(1)} ms snapshotting per commit; ` +
+      `restore: ${sum(restores.map((r) => r[0]!))} messages, ${(sum(restores.map((r) => r[1]!)) / 1024).toFixed(0)} kB, ` +
+      `slowest task ${Math.max(...restores.map((r) => r[2]!))} ms (${restores.map((r) => r[2]).join(', ')})\n`,
+  );
+}
+process.stdout.write(
+  `load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}\n`,
+);
