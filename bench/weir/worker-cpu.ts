@@ -1,9 +1,13 @@
 // Where weir-p2's CPU goes beside weir's: per run, CPU time of every thread (main, each worker, and the rest of the
-// process: V8's compiler and GC helper threads, the module hooks thread) and, per worker, time in GC pauses and
-// event-loop idle time, in ns per event. Runs alternate between weir and weir-p2 as in worker-speedup.ts, and every
-// run's count and checksum must equal the first's. Needs Node 24 (process.threadCpuUsage and Worker.cpuUsage); CPU
-// time per thread hardly depends on the machine's load, wall time does.
-// Run: npx -y -p node@24 node --import tsx bench/weir/worker-cpu.ts [workload,...] [events] [runs]
+// process: V8's compiler and GC helper threads, the module hooks thread), with each thread's system time, GC pauses
+// and (workers) event-loop idle time, in ns per event, and each system's CPU against the first system's in the same
+// round. Systems: p1 (weir), one-thread-p2 (weir at parallelism 2 on one thread: what parallelism costs without
+// crossing threads), p2 (weir-p2); a system may set environment variables for its runs (`p2+NAME=1`), for an A/B of
+// a change behind a variable. Runs alternate as in worker-speedup.ts, and every run's count and checksum must equal
+// the first's. Needs Node 24 (process.threadCpuUsage). CPU time per thread rises with the machine's load (caches,
+// scheduling), less than wall time does: compare systems within one process, by the per-round ratios.
+// Run: npx -y -p node@24 node --import tsx bench/weir/worker-cpu.ts [workload,...] [events] [runs] [p1,one-thread-p2,p2]
+import { PerformanceObserver } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
 import { loadSystem } from '../runner/systems.ts';
 import { defaultParams, type WorkloadId } from '../workloads/params.ts';
@@ -50,6 +54,12 @@ async function workerFigures(expected: number): Promise<Map<number, CpuProbeRepo
   return new Map(reports);
 }
 
+/** GC pauses of the main thread's isolate (ms), for weir's runs. */
+let mainGcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) mainGcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+
 const threadUsage = (): { user: number; system: number } =>
   (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
 const processCpu = (): number => {
@@ -80,6 +90,7 @@ for (const workload of workloads) {
       const params = defaultParams(r < 0 ? Math.floor(events / 5) : events, 42, parallelism);
       const before = threads === 2 && r >= 0 ? await workerFigures(2) : new Map<number, CpuProbeReport>();
       const main0 = threadUsage();
+      const mainGc0 = mainGcMs;
       const process0 = processCpu();
       const start = performance.now();
       const result = await system.workloads[workload]!(params);
@@ -95,7 +106,13 @@ for (const workload of workloads) {
       reference ??= sum;
       if (sum !== reference) throw new Error(`checksum mismatch in ${name}: ${sum} vs ${reference}`);
       const ns = (ms: number): number => (ms * 1e6) / events;
-      const row: Row = { wall: ns(wall), process: ns(all), main: ns(main), mainsys: ns(mainSystem) };
+      const row: Row = {
+        wall: ns(wall),
+        process: ns(all),
+        main: ns(main),
+        mainsys: ns(mainSystem),
+        maingc: ns(mainGcMs - mainGc0),
+      };
       let workersCpu = 0;
       let w = 0;
       for (const id of [...after.keys()].sort((a, b) => a - b)) {
