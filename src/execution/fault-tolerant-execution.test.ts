@@ -1,0 +1,227 @@
+// Fault-tolerant execution: restarts and their log lines, final statuses, cancelling while waiting to restart.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
+import { CollectSink } from '../connectors/collect-sink.ts';
+import { GeneratorSource } from '../connectors/generator-source.ts';
+import { HeapStateBackend } from '../state/state-backend.ts';
+import { RecordingLogger } from '../../test/support/recording-logger.ts';
+import { freshDirs } from '../../test/support/fresh-dirs.ts';
+import { JobCancelledError } from './job-cancelled-error.ts';
+import { RestartStrategies } from './restart-strategies.ts';
+
+const fresh = freshDirs('weir-fault-tolerant-');
+
+/** A logger that also resolves a wait once a line matching `pattern` was logged. */
+class WaitingLogger extends RecordingLogger {
+  private waiting: { pattern: RegExp; done: () => void } | undefined = undefined;
+  override warn(fields: Record<string, unknown>, message: string): void {
+    super.warn(fields, message);
+    if (this.waiting?.pattern.test(message) === true) this.waiting.done();
+  }
+  logged(pattern: RegExp): Promise<void> {
+    if (this.messages.some((m) => pattern.test(m))) return Promise.resolve();
+    return new Promise((done) => (this.waiting = { pattern, done }));
+  }
+}
+
+/** A heap backend that counts the attempts it was told of. */
+class CountingBackend extends HeapStateBackend {
+  runs = 0;
+  newRun(): void {
+    this.runs++;
+  }
+}
+
+/**
+ * Numbers 0 … count-1 through a map that throws on a number `fails` picks, into `sink`; summed per parity on the
+ * way, so the job has keyed state.
+ */
+function build(
+  env: StreamExecutionEnvironment,
+  count: number,
+  fails: (n: number) => boolean,
+  sink: CollectSink<number>,
+): void {
+  env
+    .fromSource(
+      GeneratorSource.of(count, (i) => i),
+      undefined,
+      'numbers',
+    )
+    .uid('numbers')
+    .map((n) => {
+      if (fails(n)) throw new Error(`injected at ${n}`);
+      return n;
+    }, 'check')
+    .uid('check')
+    .keyBy((n) => n % 2)
+    .reduce((a, b) => a + b)
+    .uid('sums')
+    .sinkTo(sink, 'sink');
+}
+
+/** Fails on number `at`, `times` times. */
+function failing(at: number, times: number): (n: number) => boolean {
+  let left = times;
+  return (n) => n === at && left-- > 0;
+}
+
+const failedAt = (n: number) =>
+  `Operator 'check' (subtask 1/1) failed while processing record ${n}: injected at ${n}`;
+
+describe('fault-tolerant execution', () => {
+  it('restarts from the beginning without checkpoints, logging why, and ends FINISHED with the restart counted', async () => {
+    const logger = new RecordingLogger();
+    const env = StreamExecutionEnvironment.create({ logger });
+    const backend = new CountingBackend();
+    env.setStateBackend(backend);
+    env.setRestartStrategy(RestartStrategies.fixedDelay(2, 0));
+    const sink = new CollectSink<number>();
+    build(env, 10, failing(5, 2), sink);
+    const client = await env.executeAsync('restarts');
+    const result = await client.result;
+    assert.deepEqual(logger.messages, [
+      `job 'restarts' failed (${failedAt(5)}); restart 1 (fixed delay (2 attempts, 0 ms)) in 0 ms from the beginning`,
+      `job 'restarts' failed (${failedAt(5)}); restart 2 (fixed delay (2 attempts, 0 ms)) in 0 ms from the beginning`,
+    ]);
+    assert.deepEqual(logger.lines[0]!.fields, { job: 'restarts', attempt: 1, delayMs: 0 });
+    assert.deepEqual(logger.lines[1]!.fields, { job: 'restarts', attempt: 2, delayMs: 0 });
+    assert.equal(backend.runs, 3);
+    // Each attempt ran from the first number: the sums of the third run end the output.
+    assert.deepEqual(sink.values.slice(-2), [20, 25]);
+    assert.equal(result.jobName, 'restarts');
+    assert.equal(result.workerStartupMs, 0);
+    assert.ok(result.netRuntimeMs >= 0);
+    assert.equal('stoppedWithSavepoint' in result, false);
+    assert.deepEqual(
+      result.metrics.find((m) => m.name === 'check')?.recordsIn,
+      10,
+      'the metrics are those of the last attempt',
+    );
+    const running = client.running;
+    assert.equal(running.status, 'FINISHED');
+    assert.equal(client.getJobStatus(), 'FINISHED');
+    assert.equal(client.jobId, running.id);
+    assert.equal(running.numRestarts, 2);
+    assert.ok(running.endTime! >= running.startTime);
+    assert.deepEqual(
+      running.exceptionHistory().map((e) => [e.attempt, e.message]),
+      [
+        [2, failedAt(5)],
+        [1, failedAt(5)],
+      ],
+    );
+    assert.equal(running.failureCause, undefined);
+    assert.equal(running.checkpoints.restored, undefined);
+  });
+
+  it('fails for good once the strategy gives up: FAILED, with the root cause and the error itself', async () => {
+    const logger = new RecordingLogger();
+    const env = StreamExecutionEnvironment.create({ logger });
+    env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
+    build(env, 10, failing(5, 2), new CollectSink<number>());
+    const client = await env.executeAsync('gives-up');
+    await assert.rejects(client.result, (e: Error) => e.message === failedAt(5));
+    const running = client.running;
+    assert.equal(running.status, 'FAILED');
+    assert.equal(running.numRestarts, 1);
+    assert.equal(running.failureCause, running.exceptionHistory()[0]);
+    assert.equal(running.failureCause?.attempt, 2);
+    assert.equal(logger.messages.length, 1);
+    await assert.rejects(
+      client.stopWithSavepoint(fresh('savepoints')),
+      (e: Error) => e.message === "Job 'gives-up' is not running; cannot stop it with a savepoint",
+    );
+  });
+
+  it('restarts from the initial snapshot when it has no checkpoint of its own', async () => {
+    const logger = new RecordingLogger();
+    const env = StreamExecutionEnvironment.create({ logger });
+    env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
+    const sink = new CollectSink<number>();
+    build(env, 10, failing(5, 1), sink);
+    await env.execute('from-snapshot', { restoreFrom: { version: 1, operators: {} } });
+    assert.deepEqual(logger.messages, [
+      `job 'from-snapshot' failed (${failedAt(5)}); restart 1 (fixed delay (1 attempts, 0 ms)) in 0 ms from the initial snapshot`,
+    ]);
+    assert.deepEqual(sink.values.slice(-2), [20, 25]);
+  });
+
+  it('restarts from the latest checkpoint, and reports it as the one restored', async () => {
+    const logger = new WaitingLogger();
+    const env = StreamExecutionEnvironment.create({ logger });
+    // Armed by the first completed checkpoint, the map fails once, on the next number (the input never ends).
+    let armed = false;
+    let fired = false;
+    const completed: number[] = [];
+    let onCompleted: (() => void) | undefined;
+    env.enableCheckpointing(1, {
+      storage: fresh('chk'),
+      listener: (e) => {
+        if (e.type !== 'completed') return;
+        armed = true;
+        completed.push(e.checkpointId);
+        onCompleted?.();
+      },
+    });
+    env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
+    build(env, Number.POSITIVE_INFINITY, () => armed && !fired && (fired = true), new CollectSink<number>());
+    const client = await env.executeAsync('from-checkpoint');
+    try {
+      await logger.logged(/restart 1 .* from checkpoint \d+$/);
+      const id = Number(/from checkpoint (\d+)$/.exec(logger.messages[0]!)![1]);
+      // A checkpoint after the restored one completed: the new attempt runs.
+      await new Promise<void>((resolve) => {
+        onCompleted = () => completed.at(-1)! > id && resolve();
+        onCompleted();
+      });
+      assert.equal(client.running.checkpoints.restored?.id, id);
+      assert.ok(client.running.checkpoints.restored!.timestamp <= Date.now());
+      assert.equal(client.running.numRestarts, 1);
+      assert.equal(client.getJobStatus(), 'RUNNING');
+    } finally {
+      await client.cancel();
+    }
+    assert.equal(client.getJobStatus(), 'CANCELED');
+  });
+
+  it('cancelled while waiting to restart, it ends CANCELED at once', async () => {
+    const logger = new WaitingLogger();
+    const env = StreamExecutionEnvironment.create({ logger });
+    // An hour's delay: the test ends only if the cancel cuts it short.
+    env.setRestartStrategy(RestartStrategies.fixedDelay(1, 3_600_000));
+    build(env, 10, failing(5, 1), new CollectSink<number>());
+    const client = await env.executeAsync('cancel-in-delay');
+    await logger.logged(/restart 1 .* in 3600000 ms from the beginning$/);
+    assert.equal(client.getJobStatus(), 'RESTARTING');
+    assert.equal(client.running.numRestarts, 1);
+    await client.cancel();
+    await assert.rejects(client.result, JobCancelledError);
+    assert.equal(client.getJobStatus(), 'CANCELED');
+    await assert.rejects(
+      client.stopWithSavepoint(fresh('savepoints')),
+      (e: Error) => e.message === "Job 'cancel-in-delay' is not running; cannot stop it with a savepoint",
+    );
+  });
+
+  it('refuses a stop-with-savepoint once cancelled, though the attempt is still winding down', async () => {
+    const env = StreamExecutionEnvironment.create();
+    env
+      .fromSource(
+        GeneratorSource.of(Number.POSITIVE_INFINITY, (i) => i),
+        undefined,
+        'numbers',
+      )
+      .sinkTo(new CollectSink<number>());
+    const client = await env.executeAsync('cancelled');
+    // Cancelled at once: the job never gets to run up the sink's memory.
+    const cancelled = client.cancel();
+    await assert.rejects(
+      client.stopWithSavepoint(fresh('savepoints')),
+      (e: Error) => e.message === "Job 'cancelled' is not running; cannot stop it with a savepoint",
+    );
+    await cancelled;
+    assert.equal(client.getJobStatus(), 'CANCELED');
+  });
+});
