@@ -331,6 +331,7 @@ describe('CheckpointCoordinator', () => {
     const final = coordinator.triggerFinal();
     coordinator.onSubtaskSnapshot(subtask(src, 0), barrier(1), snapshot());
     coordinator.onCheckpointDeclined(subtask(src, 1), 1, "'src' (2/2): alignment aborted");
+    assert.deepEqual(coordinator.describePending(), []);
     const error = await rejection(final);
     assert.ok(error instanceof WeirError);
     assert.equal(error.message, "Checkpoint 1 failed: declined by 'src' (2/2): alignment aborted");
@@ -364,6 +365,7 @@ describe('CheckpointCoordinator', () => {
     const decline = async (id: number) => {
       const final = coordinator.triggerFinal();
       coordinator.onCheckpointDeclined(subtask(src, 0), id, 'no');
+      assert.deepEqual(coordinator.describePending(), []);
       await rejection(final);
     };
     await decline(1);
@@ -387,6 +389,7 @@ describe('CheckpointCoordinator', () => {
     const { coordinator, attempt } = setUp([src]);
     const final = coordinator.triggerFinal();
     coordinator.onCheckpointDeclined(subtask(src, 0), 1, 'no');
+    assert.deepEqual(coordinator.describePending(), []);
     await rejection(final);
     assert.deepEqual(
       attempt.failures.map((e) => (e as Error).message),
@@ -400,7 +403,11 @@ describe('CheckpointCoordinator', () => {
     const src = node('src', 1);
     const { coordinator, attempt, events } = setUp([src]);
     const savepoint = coordinator.triggerSavepoint(fresh('savepoints'));
+    assert.deepEqual(coordinator.describePending(), [
+      "savepoint 1 waits for acknowledgements from 'src' subtask 0",
+    ]);
     coordinator.onCheckpointDeclined(subtask(src, 0), 1, 'no');
+    assert.deepEqual(coordinator.describePending(), []);
     assert.equal((await rejection(savepoint)).message, 'Savepoint 1 failed: declined by no');
     assert.deepEqual(events.heard.at(-1), {
       type: 'failed',
@@ -411,6 +418,7 @@ describe('CheckpointCoordinator', () => {
 
     const stalled = coordinator.triggerFinal();
     coordinator.abortPending('the job stalled');
+    assert.deepEqual(coordinator.describePending(), []);
     assert.equal((await rejection(stalled)).message, 'Checkpoint 2 failed: the job stalled');
 
     const ended = coordinator.triggerFinal();
@@ -497,7 +505,9 @@ describe('CheckpointCoordinator', () => {
     // A savepoint still works: it is written where asked, not into checkpoint storage.
     const dir = fresh('savepoints');
     const savepoint = coordinator.triggerSavepoint(dir);
+    assert.equal(attempt.triggered.length, 1);
     ackAll(coordinator, attempt.nodes, 1);
+    assert.deepEqual(coordinator.describePending(), []);
     assert.match(await savepoint, /savepoint-1-[0-9a-f]{6}$/);
   });
 
@@ -523,6 +533,7 @@ describe('CheckpointCoordinator', () => {
     const sumRef = subtask(sum, 0);
     coordinator.onSubtaskSnapshot(subtask(src, 0), attempt.triggered[0]!, snapshot({ operatorState: 5 }));
     coordinator.onSubtaskSnapshot(sumRef, attempt.triggered[0]!, snapshot({ keyed: [[0, [4, 2]]] }));
+    assert.deepEqual(coordinator.describePending(), []);
     const path = await savepoint;
     assert.match(path, new RegExp(`^${dir}/savepoint-1-[0-9a-f]{6}$`));
     assert.deepEqual(readdirSync(dir), [path.slice(dir.length + 1)]);

@@ -1,9 +1,12 @@
 // Fault-tolerant execution: restarts and their log lines, final statuses, cancelling while waiting to restart.
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../api/stream-execution-environment.ts';
 import { CollectSink } from '../connectors/collect-sink.ts';
 import { GeneratorSource } from '../connectors/generator-source.ts';
+import type { Sink } from '../core/sink.ts';
 import { HeapStateBackend } from '../state/state-backend.ts';
 import { RecordingLogger } from '../../test/support/recording-logger.ts';
 import { freshDirs } from '../../test/support/fresh-dirs.ts';
@@ -222,6 +225,110 @@ describe('fault-tolerant execution', () => {
       (e: Error) => e.message === "Job 'cancelled' is not running; cannot stop it with a savepoint",
     );
     await cancelled;
+    assert.equal(client.getJobStatus(), 'CANCELED');
+  });
+
+  it('fails a job whose sink cannot close, restarting as for any failure', async () => {
+    const logger = new RecordingLogger();
+    const env = StreamExecutionEnvironment.create({ logger });
+    env.setRestartStrategy(RestartStrategies.fixedDelay(1, 0));
+    let closes = 0;
+    const sink: Sink<number> = {
+      createWriter: () => ({
+        write() {},
+        close() {
+          closes++;
+          throw new Error('cannot close');
+        },
+      }),
+    };
+    env
+      .fromSource(
+        GeneratorSource.of(3, (i) => i),
+        undefined,
+        'numbers',
+      )
+      .sinkTo(sink, 'sink');
+    const client = await env.executeAsync('close-fails');
+    await assert.rejects(client.result, /cannot close/);
+    assert.equal(closes, 2);
+    assert.equal(client.running.numRestarts, 1);
+    assert.equal(client.getJobStatus(), 'FAILED');
+    assert.match(logger.messages[0]!, /^job 'close-fails' failed \(.*cannot close\); restart 1 /);
+  });
+
+  it('after a stop-with-savepoint, a failure ends the job FAILED without a restart', async () => {
+    const env = StreamExecutionEnvironment.create();
+    env.setRestartStrategy(RestartStrategies.fixedDelay(5, 0));
+    let written = 0;
+    let reached!: () => void;
+    const running = new Promise<void>((done) => (reached = done));
+    const sink: Sink<number> = {
+      createWriter: () => ({
+        write() {
+          if (++written === 100) reached();
+        },
+        close() {
+          throw new Error('cannot close');
+        },
+      }),
+    };
+    env
+      .fromSource(
+        GeneratorSource.of(Number.POSITIVE_INFINITY, (i) => i),
+        undefined,
+        'numbers',
+      )
+      .uid('numbers')
+      .sinkTo(sink, 'sink');
+    const client = await env.executeAsync('stopped-then-failed');
+    await running;
+    const dir = fresh('savepoints');
+    await assert.rejects(client.stopWithSavepoint(dir), /cannot close/);
+    assert.equal(client.getJobStatus(), 'FAILED');
+    assert.equal(client.running.numRestarts, 0);
+    assert.equal(client.running.failureCause?.attempt, 1);
+    assert.match(client.running.failureCause!.message, /cannot close/);
+  });
+
+  it('goes on running when the savepoint of a stop-with-savepoint fails', async () => {
+    const env = StreamExecutionEnvironment.create();
+    let written = 0;
+    let waiting: { count: number; done: () => void } | undefined;
+    const sink: Sink<number> = {
+      createWriter: () => ({
+        write() {
+          written++;
+          if (waiting !== undefined && written >= waiting.count) waiting.done();
+        },
+      }),
+    };
+    const writtenUpTo = (count: number) => new Promise<void>((done) => (waiting = { count, done }));
+    env
+      .fromSource(
+        GeneratorSource.of(Number.POSITIVE_INFINITY, (i) => i),
+        undefined,
+        'numbers',
+      )
+      .uid('numbers')
+      .sinkTo(sink, 'sink');
+    const client = await env.executeAsync('stop-fails');
+    try {
+      await writtenUpTo(100);
+      // A file where the savepoint's directory should be made.
+      const dir = join(fresh('savepoints'), 'file');
+      mkdirSync(dirname(dir), { recursive: true });
+      writeFileSync(dir, '');
+      await assert.rejects(
+        client.stopWithSavepoint(dir),
+        /^WeirError: Savepoint 1 failed: could not be written: /,
+      );
+      const after = written;
+      await writtenUpTo(after + 1_000);
+      assert.equal(client.getJobStatus(), 'RUNNING');
+    } finally {
+      await client.cancel();
+    }
     assert.equal(client.getJobStatus(), 'CANCELED');
   });
 });
