@@ -150,4 +150,36 @@ export const SINGLE_THREAD_TESTS: ReadonlyMap<string, string> = new Map([
     'test/stop-with-savepoint/sigterm.test.ts > stop-with-savepoint > on SIGTERM, a job run with savepointOnSigterm stops with a savepoint and the process exits normally',
     "the restored job reads up to the stopped child's position plus 500, a position that depends on timing: a worker replaying the body up to the restored job runs the child again, which stops at another position, so its restored source would end elsewhere",
   ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > restarts from the beginning without checkpoints, logging why, and ends FINISHED with the restart counted',
+    "the fault is injected a set number of times by a counter in the test's memory: each restarted worker starts with its own full count",
+  ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > fails for good once the strategy gives up: FAILED, with the root cause and the error itself',
+    "the fault is injected a set number of times by a counter in the test's memory: each restarted worker starts with its own full count",
+  ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > restarts from the initial snapshot when it has no checkpoint of its own',
+    "the fault is injected once by a counter in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > restarts from the latest checkpoint, and reports it as the one restored',
+    "the checkpoint listener arms the fault in the test's memory: a worker's map reads its own copy, never armed",
+  ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > cancelled while waiting to restart, it ends CANCELED at once',
+    "the fault is injected once by a counter in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > fails a job whose sink cannot close, restarting as for any failure',
+    "the sink counts its close() calls in the test's variable: a worker's sink counts in its copy",
+  ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > after a stop-with-savepoint, a failure ends the job FAILED without a restart',
+    "the test waits until its sink has written 100 records, counted in the test's variable: a worker's sink counts in its copy",
+  ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > goes on running when the savepoint of a stop-with-savepoint fails',
+    "the test waits until its sink has written more records, counted in the test's variable: a worker's sink counts in its copy",
+  ],
 ]);
