@@ -295,7 +295,8 @@ function sorted(groups: Map<number, Uint8Array>): KeyGroupSnapshot[] {
   return [...groups].sort((a, b) => a[0] - b[0]).map(([keyGroup, bytes]) => ({ keyGroup, bytes }));
 }
 
-interface PartitionContents {
+/** The last value of each key of one changelog partition, as read so far. */
+export interface PartitionContents {
   readonly keyedState: Map<number, Uint8Array>;
   readonly timers: Map<number, Uint8Array>;
   input: unknown;
@@ -303,18 +304,17 @@ interface PartitionContents {
   bytes: number;
 }
 
+/** Nothing read yet. */
+export function emptyContents(): PartitionContents {
+  return { keyedState: new Map(), timers: new Map(), input: undefined, messages: 0, bytes: 0 };
+}
+
 async function readPartition(
   consumer: ClientConsumer,
   topic: ChangelogTopicPlan,
   partition: number,
 ): Promise<PartitionContents> {
-  const contents: PartitionContents = {
-    keyedState: new Map(),
-    timers: new Map(),
-    input: undefined,
-    messages: 0,
-    bytes: 0,
-  };
+  const contents = emptyContents();
   const where = `${topic.name}-${partition}`;
   const { lowOffset, highOffset } = await call<{ lowOffset: number; highOffset: number }>(
     `reading the end of changelog ${where}`,
@@ -345,7 +345,7 @@ async function readPartition(
 }
 
 /** Checks and keeps one changelog message: the last value of each key group wins, a tombstone removes it. */
-function decode(m: ClientMessage, topic: ChangelogTopicPlan, into: PartitionContents): void {
+export function decode(m: ClientMessage, topic: ChangelogTopicPlan, into: PartitionContents): void {
   const fail = (reason: string, cause?: unknown): never => {
     throw new ChangelogDecodeError(m.topic, m.partition, m.offset, reason, cause);
   };
