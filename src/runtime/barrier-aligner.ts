@@ -104,7 +104,7 @@ export class BarrierAligner implements ChannelBufferListener {
    */
   abort(checkpointId: number): void {
     if (this.current !== undefined && this.current.id <= checkpointId) this.abandon();
-    if (checkpointId > this.lastId) this.lastId = checkpointId;
+    this.lastId = Math.max(this.lastId, checkpointId);
   }
 
   buffered(_channel: InputChannel, bytes: number): void {

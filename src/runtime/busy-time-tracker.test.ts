@@ -154,4 +154,39 @@ describe('BusyTimeTracker', () => {
     await waiting;
     assert.equal(source.exactBackPressuredMs, 0);
   });
+
+  it('allows the next sample only once the sampled batch is 2 % of the time since it began', () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    const op = tracker.track();
+    // 20 ms sampled from t: the next sample may start at t + 20 / 0.02 = t + 1000.
+    assert.equal(batch(tracker, source, op, 20), true);
+    clock += 979;
+    assert.equal(batch(tracker, source, op, 0), false);
+    clock += 1;
+    assert.equal(batch(tracker, source, op, 0), true);
+  });
+
+  it('times exactly timed calls hop by hop: self time as busy, time in downstream calls as back-pressured', () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    const op = tracker.track();
+    assert.equal(tracker.beginExact(), true);
+    assert.equal(tracker.beginExact(), false, 'one exact root at a time');
+    const outer = tracker.beginHop();
+    const start = performance.now();
+    clock += 5;
+    const inner = tracker.beginHop();
+    const innerStart = performance.now();
+    clock += 3;
+    tracker.endHop(op, inner, innerStart);
+    tracker.endHop(source, outer, start);
+    tracker.endExact();
+    assert.equal(tracker.active, false);
+    assert.deepEqual(
+      [source.exactBusyMs, source.exactBackPressuredMs, op.exactBusyMs, op.exactBackPressuredMs],
+      [5, 3, 3, 0],
+    );
+    assert.deepEqual([source.sampledBusyMs, op.sampledBusyMs], [0, 0]);
+  });
 });

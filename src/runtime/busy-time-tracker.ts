@@ -93,7 +93,7 @@ export class BusyTimeTracker implements View {
     const elapsed = end + start;
     // Hop timing costs about as much as a cheap hop: keep sampled batches to a small share of the time.
     const next = end + elapsed * (1 / SAMPLED_TIME_SHARE - 1);
-    if (next > this.nextSampleAt) this.nextSampleAt = next;
+    this.nextSampleAt = Math.max(this.nextSampleAt, next);
     this.batchMs += elapsed;
     this.sampledMs += elapsed;
     time.sampledBusyMs += elapsed - this.child;

@@ -253,4 +253,66 @@ describe('ThreadExchange', () => {
     assert.equal(findUnencodable({ r: /x/, n: null, u: undefined, s: 'a' }, 'record', new Set()), undefined);
     assert.equal(findUnencodable([new Set([1]), new Map([[1, 2]])], 'record', new Set()), undefined);
   });
+
+  it('fails the job when a batch sent at the end of the turn cannot be encoded', async () => {
+    const { edge, producer, failures, close } = pair(10, 4);
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    out.process({ id: 1, f: () => 1 }, 5);
+    await until(() => failures.length === 1);
+    assert.ok(failures[0] instanceof RecordSerializationError);
+    assert.match(String(failures[0]), /record\.f is a function$/);
+    close();
+  });
+
+  it('withholds the credits of a channel from another thread while what it feeds waits for credit', async () => {
+    const g = graph();
+    const first = g.nodes[0]!.outputs[0]!;
+    const second = g.nodes[1]!.outputs[0]!;
+    const ab = new MessageChannel();
+    const bc = new MessageChannel();
+    const failures: unknown[] = [];
+    const a = new ThreadExchange(g, new Map([[2, ab.port1]]), (e) => failures.push(e), 1, 1);
+    const b = new ThreadExchange(
+      g,
+      new Map([
+        [1, ab.port2],
+        [3, bc.port1],
+      ]),
+      (e) => failures.push(e),
+      1,
+      1,
+    );
+    const c = new ThreadExchange(g, new Map([[2, bc.port2]]), (e) => failures.push(e), 1, 1);
+    // Thread c's channel is blocked (aligning): it owes the credit of every batch it takes.
+    const log: string[] = [];
+    const blocked = { value: true };
+    const end = recordingChannel(log, blocked);
+    c.openInbound(second, 0, 0, 2, end);
+    // Thread b forwards what arrives from a to c.
+    const toC = b.openOutbound(second, 0, 0, 3);
+    const middle = {
+      blocked: false,
+      remote: undefined as { released(): void } | undefined,
+      process: (value: unknown, ts: number) => toC.process(value, ts),
+      describe: () => 'middle',
+    } as unknown as InputChannel;
+    b.openInbound(first, 0, 0, 1, middle);
+    b.wireCongestion(toC, [], [middle]);
+    const fromA = a.openOutbound(first, 0, 0, 2);
+    for (const x of [a, b, c]) x.start();
+    fromA.process(1, 1);
+    await until(() => log.length === 1);
+    fromA.process(2, 2);
+    await until(() => toC.congested);
+    fromA.process(3, 3);
+    // b took 2 but holds its credit back while its channel to c waits: a's third batch waits too.
+    await until(() => fromA.congested);
+    assert.equal(fromA.waitingBatches, 1);
+    blocked.value = false;
+    (end as unknown as { remote: { released(): void } }).remote.released();
+    await until(() => log.length === 3 && !fromA.congested && !toC.congested);
+    assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'record 3 @3']);
+    assert.deepEqual(failures, []);
+    for (const x of [a, b, c]) x.close();
+  });
 });
