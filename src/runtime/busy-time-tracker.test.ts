@@ -189,4 +189,15 @@ describe('BusyTimeTracker', () => {
     );
     assert.deepEqual([source.sampledBusyMs, op.sampledBusyMs], [0, 0]);
   });
+
+  it('ignores a tick at the time of the last one', () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    tracker.sample(1_000);
+    source.exactBusyMs = 100;
+    tracker.sample(1_000);
+    assert.deepEqual([source.busyTimeMsPerSecond, source.idleTimeMsPerSecond], [0, 1000]);
+    tracker.sample(2_000);
+    assert.deepEqual([source.busyTimeMsPerSecond, source.idleTimeMsPerSecond], [100, 900]);
+  });
 });

@@ -131,10 +131,9 @@ export class BusyTimeTracker implements View {
     return true;
   }
 
+  /** Ends the exactly-timed root (the next root, exact or sampled, sets its own mode and child time). */
   endExact(): void {
     this.active = false;
-    this.exact = false;
-    this.child = 0;
   }
 
   /**
@@ -157,6 +156,7 @@ export class BusyTimeTracker implements View {
     this.lastTick = nowMs;
     if (last === undefined || nowMs <= last) return;
     const interval = nowMs - last;
+    // Stryker disable next-line ConditionalExpression: decaying the sums on a tick without samples keeps the shares (both sides of the ratio shrink alike) until they underflow, after thousands of ticks
     const sampled = this.sampledMs > 0;
     if (sampled) this.decayedSampledMs = this.decayedSampledMs * SHARE_DECAY + this.sampledMs;
     const scale = this.decayedSampledMs > 0 ? this.batchMs / this.decayedSampledMs : 0;
