@@ -419,6 +419,21 @@ describe('InputChannel', () => {
     assert.equal(ch.bufferedBytes, 0);
   });
 
+  it('replays records with their timestamps, also without sources to hold back', () => {
+    const seen: string[] = [];
+    const input = {
+      subtask: {},
+      process: (value: unknown, timestamp: number) => seen.push(`${String(value)}@${timestamp}`),
+    } as unknown as SubtaskInput;
+    const channel = new InputChannel(input, 0, {} as Subtask);
+    channel.block();
+    channel.process('a', 11);
+    channel.processKeyed('b', 12, 'k', (v: unknown) => v);
+    assert.deepEqual(seen, []);
+    channel.release();
+    assert.deepEqual(seen, ['a@11', 'b@12']);
+  });
+
   it('names itself by its index and producer, counted from 1', () => {
     const input = { subtask: {} } as unknown as SubtaskInput;
     const producer = { node: { name: 'file', parallelism: 3 }, index: 1 };

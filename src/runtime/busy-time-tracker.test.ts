@@ -200,4 +200,62 @@ describe('BusyTimeTracker', () => {
     tracker.sample(2_000);
     assert.deepEqual([source.busyTimeMsPerSecond, source.idleTimeMsPerSecond], [100, 900]);
   });
+
+  it('scales each subtask share of the sampled time to all batches, decaying older ticks by 3/4', () => {
+    const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    const op = tracker.track();
+    tracker.sample(0);
+    // A sampled 10 ms batch: 6 ms in the operator, 4 in the source; then two batches that are not sampled.
+    const started = tracker.beginBatch();
+    const outer = tracker.beginHop();
+    const hopStart = performance.now();
+    spin(6);
+    tracker.endHop(op, outer, hopStart);
+    spin(4);
+    tracker.endBatch(source, started);
+    assert.equal(batch(tracker, source, op, 10), false);
+    assert.equal(batch(tracker, source, op, 10), false);
+    source.exactBusyMs = 50;
+    op.exactBackPressuredMs = 20;
+    tracker.sample(1_000);
+    // 30 ms of batches over 10 sampled: scale 3.
+    assert.deepEqual(
+      [source.busyTimeMsPerSecond, source.backPressuredTimeMsPerSecond, source.idleTimeMsPerSecond],
+      [4 * 3 + 50, 6 * 3, 1000 - 62 - 18],
+    );
+    assert.deepEqual(
+      [op.busyTimeMsPerSecond, op.backPressuredTimeMsPerSecond, op.idleTimeMsPerSecond],
+      [6 * 3, 20, 1000 - 18 - 20],
+    );
+    // Next tick: one sampled 10 ms batch spent in the source alone. Decayed sums: sampled 10 * 0.75 + 10 = 17.5,
+    // source busy 4 * 0.75 + 10 = 13, source back-pressured 6 * 0.75 = 4.5, operator busy 6 * 0.75 = 4.5.
+    clock += 2_000;
+    assert.equal(batch(tracker, source, undefined, 10), true);
+    tracker.sample(2_000);
+    assert.deepEqual(
+      [source.busyTimeMsPerSecond, source.backPressuredTimeMsPerSecond, op.busyTimeMsPerSecond],
+      [Math.round((13 * 10) / 17.5), Math.round((4.5 * 10) / 17.5), Math.round((4.5 * 10) / 17.5)],
+    );
+  });
+
+  it('caps busy time at the whole second and back-pressured time at what busy time leaves', () => {
+    const tracker = new BusyTimeTracker(true);
+    const a = tracker.track();
+    const b = tracker.track();
+    tracker.sample(0);
+    a.exactBusyMs = 1_500;
+    a.exactBackPressuredMs = 100;
+    b.exactBusyMs = 700;
+    b.exactBackPressuredMs = 500;
+    tracker.sample(1_000);
+    assert.deepEqual(
+      [a.busyTimeMsPerSecond, a.backPressuredTimeMsPerSecond, a.idleTimeMsPerSecond],
+      [1000, 0, 0],
+    );
+    assert.deepEqual(
+      [b.busyTimeMsPerSecond, b.backPressuredTimeMsPerSecond, b.idleTimeMsPerSecond],
+      [700, 300, 0],
+    );
+  });
 });

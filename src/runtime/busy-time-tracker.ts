@@ -191,8 +191,9 @@ export const SAMPLED_TIME_SHARE = 0.02;
  */
 export const SHARE_DECAY = 0.75;
 
+/** Milliseconds per second, rounded, at most 1000 (the sums are never negative). */
 function clamp(ms: number): number {
-  return ms < 0 ? 0 : ms > 1000 ? 1000 : Math.round(ms);
+  return Math.min(1000, Math.round(ms));
 }
 
 /** A tracker that times nothing, for inputs that only buffer (they never call an operator). */
