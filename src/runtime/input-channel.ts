@@ -159,7 +159,7 @@ export class InputChannel implements ChannelWriter {
           this.consumer.processBarrier(this, a as CheckpointBarrier);
       }
     }
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: forgetting a drained buffer only frees memory (its counts are back at zero already)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: forgetting a drained buffer only frees memory (its counts are back at zero already)
     if (this.head >= events.length) {
       events.length = 0;
       this.head = 0;
@@ -170,7 +170,8 @@ export class InputChannel implements ChannelWriter {
       this.events = events.slice(this.head);
       this.head = 0;
     }
-    if (!this.blocked) this.remote?.released();
+    // The exchange returns the credits only if this channel was not blocked again by a replayed barrier.
+    this.remote?.released();
   }
 
   /** Names this channel in messages: its index and producer, e.g. "channel 2 ('file' 1/1)". */

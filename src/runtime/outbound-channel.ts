@@ -4,7 +4,6 @@ import type { StreamEdge } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import type { ChannelWriter } from './record-router.ts';
-import type { Subtask } from './subtask.ts';
 import { TypedRecordBatch, type TypedBatchMessage } from './typed-record-batch.ts';
 
 /**
@@ -48,8 +47,6 @@ export class OutboundChannel implements ChannelWriter {
   /** Batches waiting for credit, oldest first. */
   private readonly waiting: OutboundBatch[] = [];
   congested = false;
-  /** Source subtasks on this thread whose records reach this channel (held back while congested). */
-  sources: readonly Subtask[] = [];
   /** Called when the channel becomes congested (true) or drains (false). */
   onCongestion: ((congested: boolean) => void) | undefined = undefined;
 

@@ -172,7 +172,6 @@ export class ThreadExchange implements OutboundLink {
     sources: readonly Subtask[],
     feeders: readonly InputChannel[],
   ): void {
-    outbound.sources = sources;
     const inbound = feeders.map((c) => this.inboundOf(c));
     outbound.onCongestion = (congested) => {
       for (const source of sources) {
