@@ -136,4 +136,31 @@ describe('OutboundChannel', () => {
     assert.equal(channel.id, 5);
     assert.equal(channel.host, 2);
   });
+
+  it('works without a congestion listener', () => {
+    const link = new Link();
+    const channel = new OutboundChannel(link, 5, edge, 0, 1, 2, 0, 1);
+    channel.process('a', 1);
+    assert.equal(channel.congested, true);
+    channel.grant(1);
+    assert.equal(channel.congested, false);
+    assert.deepEqual(link.sent, [[0, 'a', 1]]);
+    channel.recycle(new ArrayBuffer(8));
+  });
+
+  it('writes the next typed batch into a buffer the consumer gave back', () => {
+    const link = new Link();
+    const type = Types.record({ n: 'number' });
+    const channel = new OutboundChannel(link, 5, edge, 0, 1, 2, 4, 1, type as never);
+    channel.process({ n: 1 }, 10);
+    const first = (link.sent[0] as TypedBatchMessage).numbers.buffer;
+    channel.process({ n: 2 }, 11);
+    assert.notEqual((link.sent[1] as TypedBatchMessage).numbers.buffer, first, 'no buffer came back yet');
+    channel.recycle(first);
+    // The third batch was already open in a new buffer; the one after it takes the buffer given back.
+    channel.process({ n: 3 }, 12);
+    channel.process({ n: 4 }, 13);
+    assert.equal((link.sent[3] as TypedBatchMessage).numbers.buffer, first);
+    assert.deepEqual(Array.from((link.sent[3] as TypedBatchMessage).numbers), [0, 13, 4]);
+  });
 });

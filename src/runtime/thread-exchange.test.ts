@@ -156,7 +156,8 @@ describe('ThreadExchange', () => {
       (error: unknown) =>
         error instanceof RecordSerializationError &&
         error.message ===
-          "A record emitted by 'numbers' (subtask 2/2) cannot cross threads on edge 'numbers' → 'double' (rebalance), subtask 2 → 1: record.nested.handler is a function",
+          "A record emitted by 'numbers' (subtask 2/2) cannot cross threads on edge 'numbers' → 'double' (rebalance), subtask 2 → 1: record.nested.handler is a function" &&
+        (error.cause as Error).message === 'a function cannot cross threads',
     );
     close();
   });
