@@ -316,4 +316,20 @@ describe('ThreadExchange', () => {
     assert.deepEqual(failures, []);
     for (const x of [a, b, c]) x.close();
   });
+
+  it('sends a batch that is not full at the end of every turn', async () => {
+    const { edge, producer, consumer, close } = pair(100, 4);
+    const log: string[] = [];
+    consumer.openInbound(edge, 0, 1, 1, recordingChannel(log));
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    producer.start();
+    consumer.start();
+    out.process(1, 1);
+    await until(() => log.length === 1);
+    out.process(2, 2);
+    out.watermark(3);
+    await until(() => log.length === 3);
+    assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'watermark 3']);
+    close();
+  });
 });
