@@ -113,9 +113,9 @@ export class BarrierAligner implements ChannelBufferListener {
     for (const c of this.blocked) events += c.bufferedEvents;
     this.peakBufferedBytes = Math.max(this.peakBufferedBytes, this.heldBytes);
     this.peakBufferedEvents = Math.max(this.peakBufferedEvents, events);
-    // Stryker disable next-line ConditionalExpression: a channel buffers only while an alignment blocks it; the check guards the id read below
-    if (this.heldBytes > this.maxBufferedBytes && this.current !== undefined) {
-      const id = this.current.id;
+    if (this.heldBytes > this.maxBufferedBytes) {
+      // A channel buffers only while an alignment blocks it.
+      const id = this.current!.id;
       this.overflows++;
       this.abandon();
       this.handler.declined(

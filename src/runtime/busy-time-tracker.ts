@@ -84,7 +84,6 @@ export class BusyTimeTracker implements View {
   /** Ends a source batch started with `beginBatch` (a negative start marks a sampled batch). */
   endBatch(time: SubtaskTime, start: number): void {
     if (!this.enabled) return;
-    // Stryker disable next-line EqualityOperator: a start of exactly 0 is the disabled tracker's, which returned above
     if (start >= 0) {
       this.batchMs += performance.now() - start;
       return;
@@ -156,7 +155,6 @@ export class BusyTimeTracker implements View {
     this.lastTick = nowMs;
     if (last === undefined || nowMs <= last) return;
     const interval = nowMs - last;
-    // Stryker disable next-line ConditionalExpression: decaying the sums on a tick without samples keeps the shares (both sides of the ratio shrink alike) until they underflow, after thousands of ticks
     const sampled = this.sampledMs > 0;
     if (sampled) this.decayedSampledMs = this.decayedSampledMs * SHARE_DECAY + this.sampledMs;
     const scale = this.decayedSampledMs > 0 ? this.batchMs / this.decayedSampledMs : 0;

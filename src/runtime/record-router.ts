@@ -78,7 +78,7 @@ export class HashRouter extends RecordRouter {
   route(value: unknown, timestamp: number): void {
     const key = this.keySelector(value);
     // The key travels with the record, so a keyed consumer need not extract it a second time.
-    // Stryker disable next-line ConditionalExpression,BlockStatement: with one channel the key group picks channel 0 as well; this only skips the hashing
+    // Stryker disable next-line BlockStatement: with one channel the key group picks channel 0 as well; this only skips the hashing
     if (this.targets.length === 1) {
       this.targets[0]!.processKeyed(value, timestamp, key, this.keySelector);
       return;

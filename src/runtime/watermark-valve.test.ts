@@ -16,6 +16,14 @@ describe('WatermarkValve', () => {
     assert.equal(valve.current, 80);
   });
 
+  it('keeps a channel at its highest watermark when a lower one arrives', () => {
+    const valve = new WatermarkValve(2);
+    valve.inputWatermark(0, 10);
+    assert.equal(valve.inputWatermark(1, 20), 10);
+    assert.equal(valve.inputWatermark(1, 15), undefined);
+    assert.equal(valve.inputWatermark(0, 30), 20, 'channel 1 is still at 20, not 15');
+  });
+
   it('a single channel: increasing watermarks pass, decreasing ones do not (testSingleInput*Watermarks)', () => {
     const valve = new WatermarkValve(1);
     assert.equal(valve.inputWatermark(0, 0), 0);

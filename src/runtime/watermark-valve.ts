@@ -35,7 +35,6 @@ export class WatermarkValve {
    * the max watermark once every input is idle).
    */
   inputStatus(channel: number, idle: boolean): [boolean | undefined, number | undefined] {
-    if ((this.idle[channel] === 1) === idle) return [undefined, undefined];
     this.idle[channel] = idle ? 1 : 0;
     const everyIdle = this.idle.every((i) => i === 1);
     const statusChange = everyIdle !== this.allIdle ? everyIdle : undefined;
@@ -59,8 +58,7 @@ export class WatermarkValve {
     for (let i = 0; i < this.watermarks.length; i++) {
       if (this.idle[i] === 1) continue;
       any = true;
-      const w = this.watermarks[i]!;
-      if (w < min) min = w;
+      min = Math.min(min, this.watermarks[i]!);
     }
     if (!any || min <= this.combined) return undefined;
     this.combined = min;
