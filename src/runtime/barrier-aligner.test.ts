@@ -233,6 +233,14 @@ describe('BarrierAligner (AlignedCheckpointsTest)', () => {
     assert.equal(c.aligner.alignments, 3);
   });
 
+  it('holds up to 256 MiB by default', () => {
+    const c = new Consumer(2);
+    c.channels[0]!.barrier(barrier(1));
+    for (let i = 0; i < 10; i++) c.record(0, 'r'.repeat(100));
+    assert.deepEqual(c.declined, []);
+    assert.equal(c.channels[0]!.bufferedEvents, 10);
+  });
+
   it('reads the performance clock by default', () => {
     const c = new Consumer(2);
     c.channels[0]!.barrier(barrier(1));
