@@ -193,6 +193,3 @@ export const SHARE_DECAY = 0.75;
 function clamp(ms: number): number {
   return Math.min(1000, Math.round(ms));
 }
-
-/** A tracker that times nothing, for inputs that only buffer (they never call an operator). */
-export const UNTIMED = new BusyTimeTracker(false);
