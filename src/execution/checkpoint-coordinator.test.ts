@@ -558,7 +558,7 @@ describe('CheckpointCoordinator', () => {
 
   it('references unchanged key groups in the last completed checkpoint, until a new attempt (incremental)', async () => {
     const sum = node('sum', 1);
-    const { coordinator, attempt, storage } = setUp([sum], { tolerableFailures: 5 });
+    const { coordinator, attempt, storage } = setUp([sum], { tolerableFailures: 0 });
     const take = async (keyed: [number, number[] | undefined][]): Promise<void> => {
       const final = coordinator.triggerFinal();
       const id = attempt.triggered.at(-1)!.id;
@@ -606,6 +606,13 @@ describe('CheckpointCoordinator', () => {
       "Checkpoint 4 failed: key group 1 of 'sum' is unchanged, but no completed checkpoint holds it",
     );
     assert.deepEqual(attempt.aborted, [4]);
+    // It counts as a failed checkpoint: none is tolerated here.
+    assert.deepEqual(
+      attempt.failures.map((e) => (e as Error).message),
+      [
+        "Job 'job': 1 consecutive checkpoint failure(s) exceed the tolerable 0; last: checkpoint 4 key group 1 of 'sum' is unchanged, but no completed checkpoint holds it",
+      ],
+    );
   });
 
   it('keeps the newest `retained` checkpoints and the data files they reference', async () => {
@@ -798,6 +805,19 @@ describe('CheckpointCoordinator', () => {
         mock.timers.tick(100);
         assert.equal(attempt.triggered.length, 1);
         await coordinator.drain();
+      });
+    });
+
+    it('skips the periodic trigger while the attempt has failed', async () => {
+      await withMockedInterval(async () => {
+        const src = node('src', 1);
+        const { coordinator, attempt, events } = setUp([src], {}, 10);
+        attempt.hasFailed = true;
+        coordinator.start();
+        mock.timers.tick(30);
+        assert.deepEqual([...attempt.triggered], []);
+        assert.deepEqual([...events.heard], []);
+        coordinator.stop();
       });
     });
   });
