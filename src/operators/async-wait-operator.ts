@@ -247,9 +247,9 @@ export class AsyncWaitOperator<IN, OUT>
   }
 
   private inFirstSegment(entry: Entry): boolean {
-    return (
-      this.watermarksHead === this.watermarks.length || entry.seq < this.watermarks[this.watermarksHead]!.seq
-    );
+    if (this.watermarksHead === this.watermarks.length) return true;
+    // Stryker disable next-line EqualityOperator: a record and a watermark never share a sequence number
+    return entry.seq < this.watermarks[this.watermarksHead]!.seq;
   }
 
   /**
@@ -350,6 +350,11 @@ export class AsyncWaitOperator<IN, OUT>
     if (this.watermarksHead > 0 && this.watermarksHead === this.watermarks.length) {
       this.watermarks = [];
       this.watermarksHead = 0;
+    } else if (this.watermarksHead > 1024) {
+      // A watermark always queued behind a record in flight (a watermark per record, the capacity in use) never
+      // empties the list: its emitted front is dropped as the queue's is.
+      this.watermarks = this.watermarks.slice(this.watermarksHead);
+      this.watermarksHead = 0;
     }
   }
 
@@ -361,19 +366,16 @@ export class AsyncWaitOperator<IN, OUT>
   private onTimeoutTimer(now: number): void {
     this.timer = undefined;
     if (this.stopped) return;
-    try {
-      for (let i = this.head; i < this.queue.length; i++) {
-        const entry = this.queue[i]!;
-        if (entry.isWatermark || entry.done || entry.emitted) continue;
-        if (entry.deadline > now) {
-          this.scheduleTimeout(entry.deadline);
-          break;
-        }
-        this.timeOut(entry);
-        if (this.stopped) return;
+    // Nothing here throws: a failing timeout handler or emission fails the job inside timeOut and complete.
+    for (let i = this.head; i < this.queue.length; i++) {
+      const entry = this.queue[i]!;
+      if (entry.isWatermark || entry.done || entry.emitted) continue;
+      if (entry.deadline > now) {
+        this.scheduleTimeout(entry.deadline);
+        break;
       }
-    } catch (error) {
-      this.fail(error, undefined, 'an async timeout');
+      this.timeOut(entry);
+      if (this.stopped) return;
     }
   }
 

@@ -124,6 +124,7 @@ export class CoBroadcastOperator<IN1, IN2, OUT>
     this.readOnlyCtx.currentTimestamp = timestamp;
     this.readOnlyCtx.currentTimeDomain = domain;
     rejectPromiseResult(fn.onTimer(timestamp, this.readOnlyCtx, this.collector), 'onTimer()');
+    // Stryker disable next-line StringLiteral: only onTimer contexts expose timeDomain(), and each timer call sets it first
     this.readOnlyCtx.currentTimeDomain = 'EVENT_TIME';
   }
 }
@@ -159,6 +160,7 @@ abstract class BaseContext {
 
 /** The non-broadcast side's context (and, keyed, its onTimer context). */
 class ReadOnlyContextImpl extends BaseContext implements KeyedBroadcastOnTimerContext<unknown> {
+  // Stryker disable next-line StringLiteral: only onTimer contexts expose timeDomain(), and each timer call sets it first
   currentTimeDomain: TimeDomain = 'EVENT_TIME';
 
   constructor(

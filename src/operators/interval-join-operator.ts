@@ -8,7 +8,7 @@ import { MapStateDescriptor } from '../core/state-descriptor.ts';
 import type { MapState } from '../core/state.ts';
 import { structuredCloneSerializer } from '../core/type-serializer.ts';
 import type { InternalTimer, InternalTimerService, Triggerable } from '../time/internal-timer-service.ts';
-import { hasTimestamp, MIN_WATERMARK } from '../core/time-domain.ts';
+import { hasTimestamp } from '../core/time-domain.ts';
 import type { Output } from './output.ts';
 import { AbstractStreamOperator, type TwoInputStreamOperator } from './stream-operator.ts';
 import { TimestampedCollector } from './timestamped-collector.ts';
@@ -96,6 +96,7 @@ export class IntervalJoinOperator<K, IN1, IN2, OUT>
       if (rightTs < from || rightTs > to) continue;
       for (let i = 0; i < bucket.length; i++) this.collect(value, bucket[i]!, timestamp, rightTs);
     }
+    // Stryker disable next-line EqualityOperator: with an upper bound of 0 both branches give the timestamp
     const cleanupTime = this.upperBound > 0 ? timestamp + this.upperBound : timestamp;
     this.timers.registerEventTimeTimer(CLEANUP_LEFT, cleanupTime);
   }
@@ -116,14 +117,17 @@ export class IntervalJoinOperator<K, IN1, IN2, OUT>
       for (let i = 0; i < bucket.length; i++) this.collect(bucket[i]!, value, leftTs, timestamp);
     }
     const relativeUpper = -this.lowerBound;
+    // Stryker disable next-line EqualityOperator: with a lower bound of 0 both branches give the timestamp
     const cleanupTime = relativeUpper > 0 ? timestamp + relativeUpper : timestamp;
     this.timers.registerEventTimeTimer(CLEANUP_RIGHT, cleanupTime);
   }
 
   onEventTime(timer: InternalTimer<K, CleanupNamespace>): void {
     if (timer.namespace === CLEANUP_LEFT) {
+      // Stryker disable next-line EqualityOperator: with an upper bound of 0 both branches give the timer's time
       this.leftBuffer.remove(this.upperBound <= 0 ? timer.timestamp : timer.timestamp - this.upperBound);
     } else {
+      // Stryker disable next-line EqualityOperator: with a lower bound of 0 both branches give the timer's time
       this.rightBuffer.remove(this.lowerBound <= 0 ? timer.timestamp + this.lowerBound : timer.timestamp);
     }
   }
@@ -151,14 +155,15 @@ export class IntervalJoinOperator<K, IN1, IN2, OUT>
     const ctx = this.ctx;
     ctx.leftTimestamp = leftTs;
     ctx.rightTimestamp = rightTs;
+    // Stryker disable next-line EqualityOperator: equal timestamps give the same maximum
     ctx.resultTimestamp = leftTs > rightTs ? leftTs : rightTs;
     this.collector.timestamp = ctx.resultTimestamp;
     rejectPromiseResult(this.fn.processElement(left, right, ctx, this.collector), 'processElement()');
   }
 
   private isLate(timestamp: number): boolean {
-    const watermark = this.timers.currentWatermark();
-    return watermark !== MIN_WATERMARK && timestamp < watermark;
+    // Before the first watermark (MIN_WATERMARK, -Infinity) no timestamp is behind it.
+    return timestamp < this.timers.currentWatermark();
   }
 
   private checkTimestamp(timestamp: number, side: string): void {

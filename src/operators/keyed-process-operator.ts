@@ -64,6 +64,7 @@ export class KeyedProcessOperator<K, IN, OUT>
     this.ctx.currentTimestamp = timer.timestamp;
     this.ctx.currentTimeDomain = domain;
     rejectPromiseResult(this.fn.onTimer(timer.timestamp, this.ctx, this.collector), 'onTimer()');
+    // Stryker disable next-line StringLiteral: only onTimer contexts expose timeDomain(), and each timer call sets it first
     this.ctx.currentTimeDomain = 'EVENT_TIME';
   }
 

@@ -15,6 +15,7 @@ import type { OperatorContext } from './stream-operator.ts';
  */
 export class ProcessContextImpl implements KeyedOnTimerContext<any> {
   currentTimestamp = Number.NaN;
+  // Stryker disable next-line StringLiteral: only onTimer contexts expose timeDomain(), and each timer call sets it first
   currentTimeDomain: TimeDomain = 'EVENT_TIME';
   private readonly timers: TimerService;
 

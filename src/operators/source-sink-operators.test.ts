@@ -418,3 +418,29 @@ describe('SinkOperator', () => {
     assert.equal(new SinkOperator(own.sink).operatorStateDistribution, 'union');
   });
 });
+
+describe('source and sink operators before open', () => {
+  it('close, commit and snapshot calls before open do nothing', async () => {
+    const source = new SourceOperator(loggingSource([]), undefined, CLOCK_100);
+    source.setup(context(new ManualClock(0), []), new Trace());
+    assert.equal(await source.notifyCheckpointComplete(1), undefined);
+    assert.equal(await source.close(), undefined);
+    const log: string[] = [];
+    const sink = new SinkOperator(loggingSink(log).sink);
+    sink.setup(context(new ManualClock(0), []), new Trace() as Output<never>);
+    assert.equal(sink.snapshotOperatorState({ checkpointId: 1, kind: 'checkpoint' }), undefined);
+    assert.equal(await sink.notifyCheckpointComplete(1), undefined);
+    assert.equal(await sink.close(), undefined);
+    assert.deepEqual(log, []);
+  });
+
+  it('split outputs of a source without a strategy pass records through with their timestamps', () => {
+    const { op, trace } = openSource(loggingSource([]), undefined);
+    const split = op.createOutputForSplit('p0');
+    split.collect('a', 3);
+    split.collect('b');
+    op.releaseOutputForSplit('p0');
+    op.finishWatermarks();
+    assert.deepEqual(trace.take(), ['r:a@3', 'r:b@NaN']);
+  });
+});

@@ -10,7 +10,7 @@ export class StreamFilter<T> extends AbstractStreamOperator<T> implements OneInp
   processElement(value: T, timestamp: number): void {
     const keep = this.fn(value);
     // A Promise is truthy: without this check an async filter would silently keep every record.
-    if (keep !== true && keep !== false) rejectPromiseResult(keep, 'filter()');
+    rejectPromiseResult(keep, 'filter()');
     if (keep) this.output.collect(value, timestamp);
   }
 }

@@ -10,6 +10,7 @@ import type { WatermarkEmission } from '../time/watermark-emission.ts';
 import type { Output } from './output.ts';
 import type { OperatorContext } from './stream-operator.ts';
 import { TimestampsAndWatermarks } from './timestamps-and-watermarks.ts';
+import { TimestampsAndWatermarksOperator } from './timestamps-and-watermarks-operator.ts';
 
 class Trace implements Output<string> {
   readonly events: string[] = [];
@@ -195,5 +196,39 @@ describe('TimestampsAndWatermarks', () => {
       );
     }
     assert.deepEqual(seen, ['x:5', 'y:undefined', 'nan:1', 'text:1']);
+  });
+});
+
+describe('TimestampsAndWatermarksOperator', () => {
+  it('close stops periodic emission; closing before open is harmless', async () => {
+    const early = new TimestampsAndWatermarksOperator<string>(
+      WatermarkStrategy.forMonotonousTimestamps<string>(),
+      CLOCK_100,
+      false,
+    );
+    early.close();
+    const clock = new ManualClock(0);
+    const trace = new Trace();
+    const op = new TimestampsAndWatermarksOperator<string>(
+      WatermarkStrategy.forBoundedOutOfOrderness<string>(0),
+      CLOCK_100,
+      false,
+    );
+    op.setup(
+      {
+        operatorName: 'stamps',
+        subtaskIndex: 0,
+        clock,
+        logger: createLogger({ level: 'error' }),
+      } as unknown as OperatorContext,
+      trace,
+    );
+    op.open();
+    op.processElement('a', 10);
+    clock.advanceTo(100);
+    op.processElement('b', 20);
+    op.close();
+    clock.advanceTo(300);
+    assert.deepEqual(trace.events, ['r:a@10', 'w:9', 'r:b@20']);
   });
 });

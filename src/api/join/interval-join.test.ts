@@ -427,3 +427,66 @@ describe('interval join', () => {
     assert.deepEqual(out.sort(), ['u1 380->400 @400', 'u1 90->100 @100']);
   });
 });
+
+describe('IntervalJoinOperator cleanup with bounds of one sign', () => {
+  // Left buckets go at t + upper when upper > 0 (else at t); right buckets at t - lower when lower < 0 (else at t).
+  const cases: [string, Bounds, number[][]][] = [
+    ['positive bounds [1, 2]', b(1, true, 2, true), [[1, 2, 3, 4, 5], [2, 3, 4, 5], [3, 4, 5], [5], [5], []]],
+    [
+      'negative bounds [-2, -1]',
+      b(-2, true, -1, true),
+      [[2, 3, 4, 5], [1, 2, 3, 4, 5], [5], [3, 4, 5], [], [5]],
+    ],
+  ];
+  for (const [name, bounds, [left1, right1, left4, right4, left6, right6]] of cases) {
+    it(name, async () => {
+      const t = await JoinTest.create(bounds);
+      for (let i = 1; i <= 5; i++) t.element1(i);
+      for (let i = 1; i <= 5; i++) t.element2(i);
+      t.watermark1(1)
+        .watermark2(1)
+        .leftBuffer(...left1!)
+        .rightBuffer(...right1!);
+      t.watermark1(4)
+        .watermark2(4)
+        .leftBuffer(...left4!)
+        .rightBuffer(...right4!);
+      t.watermark1(6)
+        .watermark2(6)
+        .leftBuffer(...left6!)
+        .rightBuffer(...right6!);
+      t.watermark1(7).watermark2(7).leftBuffer().rightBuffer();
+      assert.equal(t.harness.numKeyedStateEntries(), 0, 'no keyed state left');
+      assert.equal(t.harness.numEventTimeTimers(), 0, 'no cleanup timer left');
+      await t.close();
+    });
+  }
+
+  it('an element at the watermark is not late; elements of one timestamp share a bucket', async () => {
+    const t = await JoinTest.create(b(0, true, 0, true));
+    t.watermark1(5).watermark2(5);
+    t.element1(5).element1(5).element2(5);
+    t.expect([5, 5], [5, 5]);
+    t.leftBuffer(5).rightBuffer(5);
+    await t.close();
+  });
+
+  it('a late element without a late-data output is dropped quietly', async () => {
+    const t = await JoinTest.create(b(0, true, 0, true));
+    t.watermark1(5).watermark2(5);
+    t.element1(4).element2(4);
+    t.expect();
+    assert.deepEqual(t.harness.output(), [{ watermark: 5 }]);
+    await t.close();
+  });
+
+  it('reads the buffers of a key sorted, and leaves the current key as it was', async () => {
+    const t = await JoinTest.create(b(-10, true, 10, true));
+    t.leftBuffer();
+    t.element1(7).element1(3).element1(5);
+    t.leftBuffer(3, 5, 7);
+    t.element2(4);
+    t.expect([7, 4], [3, 4], [5, 4]);
+    await t.close();
+  });
+});
