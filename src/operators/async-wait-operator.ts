@@ -366,16 +366,31 @@ export class AsyncWaitOperator<IN, OUT>
   private onTimeoutTimer(now: number): void {
     this.timer = undefined;
     if (this.stopped) return;
-    // Nothing here throws: a failing timeout handler or emission fails the job inside timeOut and complete.
+    // The calls due are collected first: timing one out emits what it unblocks, which moves the queue's head (the
+    // entries before it are cleared) and may compact the queue.
+    const due: Entry[] = [];
     for (let i = this.head; i < this.queue.length; i++) {
       const entry = this.queue[i]!;
       if (entry.isWatermark || entry.done || entry.emitted) continue;
-      if (entry.deadline > now) {
-        this.scheduleTimeout(entry.deadline);
-        break;
-      }
+      if (entry.deadline > now) break;
+      due.push(entry);
+    }
+    for (const entry of due) {
       this.timeOut(entry);
       if (this.stopped) return;
+    }
+    this.rescheduleTimeout();
+  }
+
+  /** Calls admitted while timing out may have scheduled a later timer: the earliest deadline in flight decides. */
+  private rescheduleTimeout(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+    for (let i = this.head; i < this.queue.length; i++) {
+      const entry = this.queue[i]!;
+      if (entry.isWatermark || entry.done || entry.emitted) continue;
+      this.scheduleTimeout(entry.deadline);
+      break;
     }
   }
 

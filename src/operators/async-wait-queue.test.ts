@@ -331,6 +331,60 @@ describe('AsyncWaitOperator, by hand', () => {
     assert.deepEqual(trace.events, ['r:ok@1']);
   });
 
+  it('a record timed out by timeout() ahead of a queued watermark: the rest of the queue still times out', async () => {
+    // The timed-out head emits the watermark behind it; the scan used to read the cleared slot and fail the job.
+    const { fn } = manualCalls();
+    const { op, clock, trace, log } = await open(
+      { asyncInvoke: fn, timeout: (n: number) => `fallback ${n}` },
+      { timeoutMs: 10 },
+    );
+    op.processElement(1, 1);
+    op.processWatermark(5);
+    op.processElement(2, 2);
+    clock.advanceTo(4);
+    op.processElement(3, 3);
+    clock.advanceTo(10);
+    assert.deepEqual(trace.events, ['r:fallback 1@1', 'w:5', 'r:fallback 2@2']);
+    assert.equal(clock.pendingCount(), 1);
+    clock.advanceTo(14);
+    assert.deepEqual(trace.events.slice(3), ['r:fallback 3@3']);
+    assert.deepEqual(log, []);
+    assert.equal(clock.pendingCount(), 0);
+  });
+
+  it('ordered: a watermark releases nothing behind it out of order', async () => {
+    const { fn, calls } = manualCalls();
+    const { op, trace } = await open(fn);
+    op.processElement(1, 1);
+    op.processWatermark(1);
+    op.processElement(2, 2);
+    op.processElement(3, 3);
+    await calls[2]!.resolve('c');
+    await calls[0]!.resolve('a');
+    assert.deepEqual(trace.events, ['r:a@1', 'w:1']);
+    await calls[1]!.resolve('b');
+    assert.deepEqual(trace.events, ['r:a@1', 'w:1', 'r:b@2', 'r:c@3']);
+  });
+
+  it('unordered: each watermark releases only the completed records of its own segment', async () => {
+    const { fn, calls } = manualCalls();
+    const { op, trace } = await open(fn, { mode: 'unordered' });
+    op.processElement(1, 1);
+    op.processWatermark(1);
+    op.processElement(2, 2);
+    op.processElement(3, 3);
+    op.processWatermark(3);
+    op.processElement(4, 4);
+    await calls[3]!.resolve('d');
+    await calls[1]!.resolve('b');
+    assert.deepEqual(trace.events, []);
+    await calls[0]!.resolve('a');
+    // c (not done) holds w:3 back, and d behind it.
+    assert.deepEqual(trace.events, ['r:a@1', 'w:1', 'r:b@2']);
+    await calls[2]!.resolve('c');
+    assert.deepEqual(trace.events, ['r:a@1', 'w:1', 'r:b@2', 'r:c@3', 'w:3', 'r:d@4']);
+  });
+
   /** The operator's internal arrays, to check that memory stays bounded while results pass. */
   const sizes = (op: unknown) => {
     const o = op as { queue: unknown[]; waiting: unknown[]; watermarks: unknown[] };
