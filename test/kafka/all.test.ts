@@ -7,5 +7,6 @@ import './kafka-crash.test.ts';
 import './repartition-exchange.test.ts';
 import './repartition-edge.test.ts';
 import './task-membership.test.ts';
+import './task-transaction.test.ts';
 import './cluster-mode.test.ts';
 import './kafka-example.test.ts';

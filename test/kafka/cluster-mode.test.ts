@@ -177,7 +177,9 @@ class OutputTail {
     await call<ClientMetadata>('connecting the tail', (cb) => consumer.connect({ timeout: 30_000 }, cb));
     consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, offset: 0 })));
     consumer.setDefaultConsumeTimeout(50);
-    return new OutputTail(consumer);
+    const tail = new OutputTail(consumer);
+    tails.push(tail);
+    return tail;
   }
 
   private async run(): Promise<void> {
@@ -200,6 +202,7 @@ class OutputTail {
   }
 
   async close(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     await this.loop;
     await call('disconnecting the tail', (cb) => this.consumer.disconnect(cb));
@@ -207,8 +210,11 @@ class OutputTail {
 }
 
 const members: Member[] = [];
-after(() => {
+/** Every tail opened: one a failed test left open would keep the test process alive after the suite. */
+const tails: OutputTail[] = [];
+after(async () => {
   for (const m of members) if (m.process.exitCode === null) m.process.kill('SIGKILL');
+  for (const tail of tails) await tail.close();
 });
 
 function start(name: string, jobId: string, input: string, output: string, slowMs = 0): Member {

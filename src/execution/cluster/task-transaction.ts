@@ -28,6 +28,12 @@ export class TaskTransaction {
   /** Messages waiting behind one librdkafka could not take (its local queue was full), in order. */
   private held: StoredRecord[] = [];
   private draining: Promise<void> | undefined = undefined;
+  /**
+   * True from the start of a commit until the next transaction has begun. The task runs on while a commit waits
+   * for the broker (a periodic watermark, a processing-time timer), and librdkafka refuses a message outside an
+   * open transaction ("Erroneous state"): what is sent meanwhile is held and goes into the next transaction.
+   */
+  private committing = false;
   private failure: Error | undefined = undefined;
   /** Messages sent since the last commit (a commit with nothing new read or written is skipped). */
   sentSinceCommit = 0;
@@ -119,7 +125,7 @@ export class TaskTransaction {
   send(record: StoredRecord): void {
     if (this.failure !== undefined) throw this.failure;
     this.sentSinceCommit++;
-    if (this.draining !== undefined) {
+    if (this.draining !== undefined || this.committing) {
       this.held.push(record);
       return;
     }
@@ -141,6 +147,7 @@ export class TaskTransaction {
   async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
     await this.drained();
     const what = `transaction ${this.commits + 1} of task '${this.id}'`;
+    this.committing = true;
     try {
       if (offsets.length > 0)
         await call(`adding the input offsets to ${what}`, (cb) =>
@@ -149,12 +156,16 @@ export class TaskTransaction {
       await call(`committing ${what}`, (cb) => this.producer.commitTransaction(TIMEOUT_MS, cb));
       if (this.failure !== undefined) throw this.failure;
       this.commits++;
-      this.sentSinceCommit = 0;
+      // What was held during the commit belongs to the next transaction.
+      this.sentSinceCommit = this.held.length;
       await call(`beginning the transaction after ${what}`, (cb) => this.producer.beginTransaction(cb));
     } catch (error) {
       this.failure ??= error instanceof Error ? error : new WeirError(String(error));
       throw error;
+    } finally {
+      this.committing = false;
     }
+    if (this.held.length > 0) this.drainAfter(Promise.resolve());
   }
 
   /** Disconnects; an open transaction is left to be aborted by the broker or by the task's next owner. */
