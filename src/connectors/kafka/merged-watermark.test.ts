@@ -41,6 +41,23 @@ describe('MergedWatermark', () => {
     assert.deepEqual(out, ['W5', 'W10', 'idle', 'active', 'W12']);
   });
 
+  it('when the last active channel goes idle holding the merged watermark, the highest of all is emitted first (Flink)', () => {
+    const { merged, out } = merge(1, ['A', 'B']);
+    merged.onWatermark(0, 'A', 10);
+    merged.onWatermark(0, 'B', 5);
+    merged.onIdle(0, 'A'); // B still active at 5: nothing moves
+    merged.onIdle(0, 'B'); // B held 5: A's 10 is flushed, then the consumer is idle
+    assert.deepEqual(out, ['W5', 'W10', 'idle']);
+    const behind = merge(1, ['A', 'B']);
+    behind.merged.onWatermark(0, 'A', 10);
+    behind.merged.onWatermark(0, 'B', 20);
+    behind.merged.onIdle(0, 'A');
+    behind.merged.onWatermark(0, 'A', 15); // A active again below what was emitted (20)
+    behind.merged.onIdle(0, 'B');
+    behind.merged.onIdle(0, 'A'); // A did not hold the merged watermark: no flush
+    assert.deepEqual(behind.out, ['W10', 'W20', 'idle']);
+  });
+
   it('a producer not expected holds every partition back from its first marker until heard there', () => {
     const { merged, out } = merge(2, ['A']);
     merged.onWatermark(0, 'A', 10);

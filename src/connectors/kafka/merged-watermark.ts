@@ -41,7 +41,8 @@ interface Channels {
  * - A producer not expected becomes known when its first marker is read on any assigned partition (a producer
  *   writes one before its first record). From then on it holds the watermark back on every assigned partition
  *   until its marker has been read there too: a partition not read that far may still hold its earlier records.
- * - An idle channel does not count; when every channel is idle or ended, the consumer is idle. A channel whose
+ * - An idle channel does not count; when every channel is idle or ended, the consumer is idle (and when the last
+ *   active channel held the merged watermark, the highest over every idle channel is emitted first). A channel whose
  *   producer ended does not count either; when all have ended, the final watermark (+Infinity) is emitted.
  * Cost: a marker recomputes over producers × partitions (markers are rare next to records); records cost nothing.
  */
@@ -87,7 +88,12 @@ export class MergedWatermark {
   onIdle(slot: number, producer: string): void {
     const c = this.channels(producer);
     if (c.status[slot] === ENDED) return;
+    const heldCombined = c.status[slot] === ACTIVE && c.watermarks[slot] === this.combined;
     c.status[slot] = IDLE;
+    // As Flink's StatusWatermarkValve: when the last active channel goes idle holding the merged watermark, the
+    // highest watermark over every channel is emitted first. Otherwise a channel that went idle behind the others
+    // (a producer task that moved and whose new owner has nothing left to read) would hold event time back for good.
+    if (heldCombined && !this.hasActiveOrUnknown()) this.flushMax();
     this.recompute();
   }
 
@@ -174,6 +180,20 @@ export class MergedWatermark {
     }
     if (this.idle) this.setIdle(false);
     if (!waiting && min > this.combined) this.emit(min);
+  }
+
+  private hasActiveOrUnknown(): boolean {
+    for (const c of this.producers.values())
+      for (let s = 0; s < this.slots; s++) if (c.status[s] === ACTIVE || c.status[s] === UNKNOWN) return true;
+    return false;
+  }
+
+  private flushMax(): void {
+    let max = MIN_WATERMARK;
+    for (const c of this.producers.values())
+      for (let s = 0; s < this.slots; s++)
+        if (c.status[s] === IDLE && c.watermarks[s]! > max) max = c.watermarks[s]!;
+    if (max > this.combined) this.emit(max);
   }
 
   private setIdle(idle: boolean): void {
