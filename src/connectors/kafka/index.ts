@@ -25,6 +25,7 @@ export {
   type RepartitionOutput,
   type RepartitionReaderOptions,
 } from './repartition-reader.ts';
+export type { MergedWatermarkState } from './merged-watermark.ts';
 export { RepartitionSink, type RepartitionSinkOptions } from './repartition-sink.ts';
 export { RepartitionSource, type RepartitionSourceOptions } from './repartition-source.ts';
 export { jsonCodec, msgpackCodec, type RepartitionCodec } from './repartition-codec.ts';
