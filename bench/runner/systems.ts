@@ -65,7 +65,18 @@ function onWorkers(system: BenchSystem, workers: number): BenchSystem {
       const reports = new ChecksumReports(`weir-bench-checksum-${process.pid}-${++runCounter}`);
       process.env[CHECKSUM_CHANNEL_ENV] = reports.name;
       // The workers stay for the next run, as Flink's JVM (and its JIT) stays between the MiniClusters of its runs.
-      setEnvironmentDefaults({ environment: { workers, jobModule, reuseWorkers: true } });
+      // WEIR_BENCH_WORKER_YOUNG_MB sets the workers' young generation (an A/B of the heap limits in worker-cpu.ts).
+      const young = process.env.WEIR_BENCH_WORKER_YOUNG_MB;
+      setEnvironmentDefaults({
+        environment: {
+          workers,
+          jobModule,
+          reuseWorkers: true,
+          ...(young !== undefined
+            ? { workerResourceLimits: { maxYoungGenerationSizeMb: Number(young) } }
+            : {}),
+        },
+      });
       try {
         const result = await run!({
           ...own,

@@ -3,15 +3,14 @@
 // and (workers) event-loop idle time, in ns per event, and each system's CPU against the first system's in the same
 // round. Systems: p1 (weir), one-thread-p2 (weir at parallelism 2 on one thread: what parallelism costs without
 // crossing threads), p2 (weir-p2); a system may set environment variables for its runs (`p2+NAME=1`), for an A/B of
-// a change behind a variable. Runs alternate as in worker-speedup.ts, and every run's count and checksum must equal
+// a change behind a variable (`p2+WEIR_BENCH_WORKER_YOUNG_MB=192`: the workers' young generation). Runs alternate as in worker-speedup.ts, and every run's count and checksum must equal
 // the first's. Needs Node 24 (process.threadCpuUsage). CPU time per thread rises with the machine's load (caches,
 // scheduling), less than wall time does: compare systems within one process, by the per-round ratios.
 // Run: npx -y -p node@24 node --import tsx bench/weir/worker-cpu.ts [workload,...] [events] [runs] [p1,one-thread-p2,p2]
-import { PerformanceObserver } from 'node:perf_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
 import { loadSystem } from '../runner/systems.ts';
 import { defaultParams, type WorkloadId } from '../workloads/params.ts';
-import { CPU_PROBE_CHANNEL, type CpuProbeReport } from './worker-job.ts';
+import { CPU_PROBE_CHANNEL, gcFigures, youngGenerationMb, type CpuProbeReport } from './worker-job.ts';
 
 const workloads = (process.argv[2] ?? 'rolling-count').split(',') as WorkloadId[];
 const events = Number(process.argv[3] ?? 2_000_000);
@@ -55,10 +54,7 @@ async function workerFigures(expected: number): Promise<Map<number, CpuProbeRepo
 }
 
 /** GC pauses of the main thread's isolate (ms), for weir's runs. */
-let mainGcMs = 0;
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) mainGcMs += entry.duration;
-}).observe({ entryTypes: ['gc'] });
+const mainGc = gcFigures();
 
 const threadUsage = (): { user: number; system: number } =>
   (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
@@ -90,7 +86,7 @@ for (const workload of workloads) {
       const params = defaultParams(r < 0 ? Math.floor(events / 5) : events, 42, parallelism);
       const before = threads === 2 && r >= 0 ? await workerFigures(2) : new Map<number, CpuProbeReport>();
       const main0 = threadUsage();
-      const mainGc0 = mainGcMs;
+      const mainGc0 = { ...mainGc };
       const process0 = processCpu();
       const start = performance.now();
       const result = await system.workloads[workload]!(params);
@@ -111,7 +107,10 @@ for (const workload of workloads) {
         process: ns(all),
         main: ns(main),
         mainsys: ns(mainSystem),
-        maingc: ns(mainGcMs - mainGc0),
+        maingc: ns(mainGc.gcMs - mainGc0.gcMs),
+        mainscav: ns(mainGc.scavengeMs - mainGc0.scavengeMs),
+        mainscavs: mainGc.scavenges - mainGc0.scavenges,
+        mainyoung: youngGenerationMb(),
       };
       let workersCpu = 0;
       let w = 0;
@@ -125,6 +124,9 @@ for (const workload of workloads) {
         row[`w${w}`] = ns(cpu);
         row[`w${w}sys`] = ns(a.systemMs - b.systemMs);
         row[`w${w}gc`] = ns(a.gcMs - b.gcMs);
+        row[`w${w}scav`] = ns(a.scavengeMs - b.scavengeMs);
+        row[`w${w}scavs`] = a.scavenges - b.scavenges;
+        row[`w${w}young`] = a.youngMb;
         row[`w${w}idle`] = ns(a.idleMs - b.idleMs);
       }
       row.other = ns(all - main - workersCpu);

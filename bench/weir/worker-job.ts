@@ -1,7 +1,8 @@
 // The job module of weir-p2's worker threads: each worker imports it and builds the same workload the main thread
 // runs (named, with its parameters, in WEIR_BENCH_JOB), so its execute() attaches to the worker's slots.
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { WorkloadId, WorkloadParams } from '../workloads/params.ts';
 import { weirSystem } from './index.ts';
 
@@ -15,8 +16,40 @@ export interface CpuProbeReport {
   /** Of which in the kernel (system time): wake-ups, futexes, memory mapping. */
   readonly systemMs: number;
   readonly gcMs: number;
+  /** Scavenges (young-generation collections) and their pauses. */
+  readonly scavenges: number;
+  readonly scavengeMs: number;
+  /** The young generation's size now (MB): it grows towards its limit while many young objects survive. */
+  readonly youngMb: number;
   readonly idleMs: number;
 }
+
+/** A thread's GC pauses since `gcFigures()` was first called on it: all, and scavenges alone. */
+export function gcFigures(): { gcMs: number; scavenges: number; scavengeMs: number } {
+  const g = globalThis as Record<symbol, { gcMs: number; scavenges: number; scavengeMs: number } | undefined>;
+  const existing = g[GC_FIGURES];
+  if (existing !== undefined) return existing;
+  const figures = { gcMs: 0, scavenges: 0, scavengeMs: 0 };
+  g[GC_FIGURES] = figures;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      figures.gcMs += entry.duration;
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        figures.scavenges++;
+        figures.scavengeMs += entry.duration;
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return figures;
+}
+
+/** The young generation's size (MB) on this thread. */
+export function youngGenerationMb(): number {
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  return (young?.space_size ?? 0) / 1048576;
+}
+
+const GC_FIGURES = Symbol.for('weir.bench.gcFigures');
 
 const INSTALLED = Symbol.for('weir.bench.cpuProbe');
 
@@ -25,10 +58,7 @@ function installCpuProbe(): void {
   const g = globalThis as Record<symbol, unknown>;
   if (g[INSTALLED] === true) return;
   g[INSTALLED] = true;
-  let gcMs = 0;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcMs += entry.duration;
-  }).observe({ entryTypes: ['gc'] });
+  const gc = gcFigures();
   const channel = new BroadcastChannel(CPU_PROBE_CHANNEL);
   channel.unref();
   channel.onmessage = (event) => {
@@ -40,7 +70,10 @@ function installCpuProbe(): void {
       threadId,
       cpuMs: (usage.user + usage.system) / 1000,
       systemMs: usage.system / 1000,
-      gcMs,
+      gcMs: gc.gcMs,
+      scavenges: gc.scavenges,
+      scavengeMs: gc.scavengeMs,
+      youngMb: youngGenerationMb(),
       idleMs: performance.eventLoopUtilization().idle,
     };
     channel.postMessage(report);

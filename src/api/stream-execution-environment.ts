@@ -40,6 +40,7 @@ import { RestartStrategies, type RestartStrategy } from '../execution/restart-st
 import type { StateBackend } from '../state/state-backend.ts';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import type { ResourceLimits } from 'node:worker_threads';
 import { runWorkerSlot, workerSlotData } from '../execution/workers/worker-slot.ts';
 import type { WorkerSettings } from '../execution/workers/threaded-job-runtime.ts';
 import { jobLocator, type JobLocation } from '../execution/workers/job-locator.ts';
@@ -112,6 +113,14 @@ export interface EnvironmentOptions {
    */
   reuseWorkers?: boolean;
   /**
+   * Worker mode: the heap limits each worker thread starts with (Node's `Worker` `resourceLimits`: the young and old
+   * generations' maximum sizes in MB, the stack size). Default: Node's. A larger young generation
+   * (`maxYoungGenerationSizeMb`) means fewer scavenges where state lives seconds of event time (session windows,
+   * CEP's partial matches); see docs/performance.md, "Where a worker thread's time goes". Kept workers are reused
+   * only by jobs with the same limits.
+   */
+  workerResourceLimits?: ResourceLimits;
+  /**
    * Metrics (default on): `false` turns them off (no sampler, no busy-time clock reads); an object adds reporters
    * (see `weir/prometheus`) or changes the sampling interval.
    */
@@ -165,6 +174,7 @@ export class StreamExecutionEnvironment {
   private workersChosen = false;
   private jobModule: string | undefined = undefined;
   private readonly reuseWorkers: boolean;
+  private readonly workerResourceLimits: ResourceLimits | undefined;
   private readonly logger: Logger;
   private readonly cluster: ClusterOptions | undefined;
 
@@ -188,6 +198,7 @@ export class StreamExecutionEnvironment {
     this.workersChosen = explicit.workers !== undefined;
     if (options.jobModule !== undefined) this.jobModule = String(options.jobModule);
     this.reuseWorkers = options.reuseWorkers === true;
+    this.workerResourceLimits = options.workerResourceLimits;
     this.cluster = options.cluster;
   }
 
@@ -256,6 +267,7 @@ export class StreamExecutionEnvironment {
       environmentDefaults: environmentDefaultsForWorkers,
       ...(this.jobModule === undefined && location !== undefined ? { location } : {}),
       ...(this.reuseWorkers ? { reuseWorkers: true } : {}),
+      ...(this.workerResourceLimits !== undefined ? { resourceLimits: this.workerResourceLimits } : {}),
     };
   }
 

@@ -212,4 +212,36 @@ describe('worker mode', { timeout: 600_000 }, () => {
     assert.equal(threads(first).length, 2);
     assert.deepEqual(threads(second), threads(first));
   });
+  it('starts workers with the heap limits asked for (workerResourceLimits), and keeps them apart from other limits', async () => {
+    const { runReuseJob } = await import('./reuse-job.ts');
+    const runs: string[][] = [];
+    try {
+      for (const [run, young] of [
+        ['1', '64'],
+        ['2', '96'],
+        ['3', '64'],
+      ] as const) {
+        process.env.WEIR_REUSE_TEST_RUN = run;
+        process.env.WEIR_REUSE_TEST_YOUNG_MB = young;
+        runs.push(await runReuseJob());
+      }
+    } finally {
+      delete process.env.WEIR_REUSE_TEST_RUN;
+      delete process.env.WEIR_REUSE_TEST_YOUNG_MB;
+      await terminateIdleWorkers();
+    }
+    const column = (values: string[], at: number) =>
+      [...new Set(values.map((v) => v.split(' ')[at]!))].sort();
+    const [first, second, third] = runs as [string[], string[], string[]];
+    assert.deepEqual(column(first, 3), ['64']);
+    assert.deepEqual(column(second, 3), ['96']);
+    assert.deepEqual(column(third, 3), ['64']);
+    assert.equal(column(first, 2).length, 2);
+    // Run 2's limits differ: it starts its own workers; run 3 takes the ones run 1 kept.
+    assert.deepEqual(
+      column(second, 2).filter((t) => column(first, 2).includes(t)),
+      [],
+    );
+    assert.deepEqual(column(third, 2), column(first, 2));
+  });
 });

@@ -1,5 +1,5 @@
 // ThreadedJobRuntime: one attempt of a job across worker threads, driven from the main thread.
-import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type ResourceLimits, type Worker } from 'node:worker_threads';
 import { WeirError } from '../../core/errors.ts';
 import type { StreamGraph, StreamNode } from '../../graph/stream-graph.ts';
 import type { CheckpointBarrier } from '../../runtime/checkpoint-barrier.ts';
@@ -36,6 +36,8 @@ export interface WorkerSettings {
   readonly environmentDefaults: WorkerEnvironmentDefaults;
   /** Keep the workers after a clean close for the process's next job, and take kept ones (worker-pool.ts). */
   readonly reuseWorkers?: boolean;
+  /** The workers' heap limits (Node's `resourceLimits`); undefined: Node's defaults. */
+  readonly resourceLimits?: ResourceLimits;
 }
 
 /** One worker thread of the attempt and what the main thread knows of it. */
@@ -102,7 +104,7 @@ export class ThreadedJobRuntime implements JobAttempt {
 
   /** Whether this attempt takes kept workers and keeps its own (never for a located job: see reuseWorkers). */
   private readonly reuse: boolean;
-  private readonly poolKey = poolKey(process.argv.slice(2));
+  private readonly poolKey: string;
 
   constructor(
     readonly graph: StreamGraph,
@@ -112,6 +114,7 @@ export class ThreadedJobRuntime implements JobAttempt {
     // A job locator's module is imported once per worker (its jobs run in turn inside it): a kept worker would not
     // run it again.
     this.reuse = settings.reuseWorkers === true && settings.location === undefined;
+    this.poolKey = poolKey(process.argv.slice(2), settings.resourceLimits);
     const count = settings.workers;
     const hosts = [MAIN_THREAD];
     for (let h = 1; h <= count; h++) hosts.push(h);
@@ -174,6 +177,7 @@ export class ThreadedJobRuntime implements JobAttempt {
           // The job module sees the process's arguments, as on the main thread.
           argv: process.argv.slice(2),
           name: `weir ${settings.jobName} worker ${host}`,
+          ...(settings.resourceLimits !== undefined ? { resourceLimits: settings.resourceLimits } : {}),
         });
       const state: WorkerState = {
         host,

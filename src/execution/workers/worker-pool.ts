@@ -1,14 +1,17 @@
 // WorkerPool: worker threads kept after a job that closed cleanly, for the process's next job (their code is warm).
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 
 /** Idle workers by what they were started with (the process's loaders and arguments): only those can be reused. */
 const idle = new Map<string, Worker[]>();
 /** Each idle worker's own exit listener, removed when the worker is taken. */
 const dropOnExit = new WeakMap<Worker, () => void>();
 
-/** The pool a worker started now belongs to: workers are interchangeable only with the same loaders and argv. */
-export function poolKey(argv: readonly string[]): string {
-  return JSON.stringify([process.execArgv, argv]);
+/**
+ * The pool a worker started now belongs to: workers are interchangeable only with the same loaders, argv and heap
+ * limits (a worker's limits are fixed when it starts).
+ */
+export function poolKey(argv: readonly string[], limits: ResourceLimits | undefined = undefined): string {
+  return JSON.stringify([process.execArgv, argv, limits ?? {}]);
 }
 
 /**
