@@ -49,6 +49,16 @@ function wakeUps(h: TestHarness<any>): number[] {
   return times.sort((a, b) => a - b);
 }
 
+/** The CEP operators' keys held in records (keys with partial matches), summed over the harness's subtasks. */
+function keyRecords(h: TestHarness<any>): number {
+  const runtime = (h as unknown as { runtime: JobRuntime }).runtime;
+  let n = 0;
+  for (const subtasks of runtime.subtasks.values()) {
+    for (const s of subtasks) if (s.operator instanceof CepOperator) n += s.operator.numKeyRecords();
+  }
+  return n;
+}
+
 describe('CepOperator element queue', () => {
   it('sorts out-of-order elements by timestamp, equal timestamps in arrival order, the key due at the earliest', async () => {
     const h = await TestHarness.create(pairs);
@@ -206,6 +216,49 @@ describe('CepOperator element queue', () => {
     h.processElement(ev(5, 'b', 'q'), 23);
     h.processWatermark(23);
     assert.deepEqual(h.records(), ['3-5']);
+    await h.close();
+  });
+
+  it('a key holds something only while it has a partial match: buffered elements cost no record, state entry or timer', async () => {
+    const h = await TestHarness.create((input: DataStream<Ev>) =>
+      CEP.pattern(
+        input.keyBy((e) => e.key),
+        Pattern.begin<Ev, 'a'>('a').where(named('a')).followedBy('b').where(named('b')).within(10),
+      ).select(
+        timeouts,
+        (m, ts) => `timeout ${m.a![0]!.id} @${ts}`,
+        (m) => `${m.a[0]!.id}-${m.b[0]!.id}`,
+      ),
+    );
+    h.processElement(ev(1, 'x', 'p'), 1);
+    h.processElement(ev(2, 'a', 'q'), 2);
+    h.processElement(ev(3, 'x', 'r'), 3);
+    h.processElement(ev(4, 'a', 's'), 4);
+    h.processElement(ev(5, 'x', 'p'), 9);
+    // waiting for the watermark: no key is held, and no timer is registered for any
+    assert.equal(keyRecords(h), 0);
+    assert.deepEqual(wakeUps(h), [1, 2, 3, 4]);
+    h.processWatermark(5);
+    // q and s started partial matches: each holds its record, due at its timeout; p and r hold nothing but p's
+    // element at 9
+    assert.equal(keyRecords(h), 2);
+    assert.deepEqual(wakeUps(h), [9, 12, 14]);
+    h.processElement(ev(6, 'b', 'q'), 6);
+    h.processWatermark(9);
+    assert.deepEqual(h.records(), ['2-6']);
+    // q's match completed: only s is held
+    assert.equal(keyRecords(h), 1);
+    assert.deepEqual(wakeUps(h), [14]);
+    assert.equal(h.numKeyedStateEntries(), 2); // s's NFA state and its shared-buffer counters
+    h.processWatermark(14);
+    assert.deepEqual(
+      h.sideOutput(timeouts).map((r) => r.value),
+      ['timeout 4 @14'],
+    );
+    // s timed out: nothing is held for any key
+    assert.equal(keyRecords(h), 0);
+    assert.deepEqual(wakeUps(h), []);
+    assert.equal(h.numKeyedStateEntries(), 0);
     await h.close();
   });
 

@@ -25,8 +25,8 @@ import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
-import { DueKeyQueue, type DueKey } from './due-key-queue.ts';
-import type { NormalizedKey } from '../../state/key-hash.ts';
+import { DueBuffer, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
+import { normalizeKey, type NormalizedKey } from '../../state/key-hash.ts';
 import {
   snapshotPartialMatches,
   type KeyMatchState,
@@ -44,7 +44,7 @@ const EVENT_QUEUE_STATE_NAME = 'eventQueueStateName';
  * A key's elements waiting for the watermark (event time) or the processing-time timer (with a comparator): the
  * first `size` slots of two parallel arrays, timestamps ascending, equal timestamps in arrival order (slots past
  * `size` are spare capacity, elements cleared). Plain data, so it fits one ValueState and survives snapshots (in
- * event time it is written there only before a snapshot, see CepKey); never empty while kept: an emptied queue is
+ * event time the operator buffers elements in its due buffer and writes a key's there only before a snapshot); never empty while kept: an emptied queue is
  * reused for the next key that needs one.
  */
 interface ElementQueue<T> {
@@ -68,31 +68,37 @@ const elementQueueSerializer: TypeSerializer<ElementQueue<unknown>> = {
 };
 
 /**
- * A key the operator holds something for in event time: queued elements, an NFA state with partial matches, or both.
- * The record is the key's element queue itself (`size` > 0 while it holds elements; one object per key, not two);
- * queue and `nfaState` live here, on the heap, and are what the operator reads and changes: neither buffering an
- * element nor waking the key touches keyed state. They reach keyed state only before a snapshot
- * ({@link CepOperator.prepareKeyedStateSnapshot}): `dirty` says the key changed since it was last written there (the
- * record is then on the operator's list of dirty keys), `stored` that keyed state holds an entry for it. A record
- * reused for another key keeps its `dirty` flag and its place on that list, so the list never holds a record twice
- * and the next write covers whichever key the record holds then. `registrations` are the times (ascending, with the
- * sequence number each was first registered under) at which Flink's operator would hold an event-time timer for
- * the key: its earliest queued element and its partial matches' timeouts. The key is due at the first; a key
- * whose partial matches cannot time out (no window) stays listed, not due.
+ * A key with partial matches in event time: its NFA state, on the heap, and the times at which Flink's operator would
+ * hold an event-time timer for it for those partial matches (their timeouts). Keys without partial matches have no
+ * record: their buffered elements wait in the operator-wide {@link DueBuffer}, which holds nothing per key. The NFA
+ * state reaches keyed state only before a snapshot ({@link CepOperator.prepareKeyedStateSnapshot}): `dirty` says it
+ * changed since it was last written there (the record is then on the operator's list of dirty records), `stored` that
+ * keyed state holds an entry for it. A record reused for another key keeps its `dirty` flag and its place on that list,
+ * so the list never holds a record twice and the next write covers whichever key the record holds then.
  */
-interface CepKey<IN> extends DueKey, ElementQueue<IN> {
+interface CepRecord {
+  /** The key, or undefined once the record was forgotten (its entries in the due buffer are then stale). */
   key: unknown;
   normalizedKey: NormalizedKey;
   nfaState: NFAState | undefined;
   dirty: boolean;
   stored: boolean;
-  registeredTimes: number[];
-  registeredSeqs: number[];
-  registrations: number;
+  /**
+   * (time, sequence number) pairs, ascending by time: the timeouts registered, each with an entry in the due buffer
+   * under the same sequence number (an entry whose pair is gone is stale).
+   */
+  registrations: readonly number[];
+  /** The last watermark round that woke the key. */
+  wokenRound: number;
 }
 
+/** The registrations of a record that has none (shared: a record's array is replaced, never changed). */
+const NO_REGISTRATIONS: readonly number[] = [];
+
 /** Records of forgotten keys kept for reuse, at most this many. */
-const KEY_POOL_SIZE = 4096;
+const RECORD_POOL_SIZE = 256;
+/** Scratch arrays of a watermark round longer than this are dropped after it rather than kept for the next. */
+const ROUND_SCRATCH_KEPT = 4096;
 
 /** Emptied queues kept for reuse, at most this many, each of at most {@link POOLED_CAPACITY} slots. */
 const QUEUE_POOL_SIZE = 4096;
@@ -101,29 +107,29 @@ const POOLED_CAPACITY = 64;
 /**
  * Flink's `CepOperator`, keyed (non-keyed streams are keyed by a constant at parallelism 1).
  *
- * Event time: an element later than the current watermark is buffered in the key's element queue (one ValueState
- * holding a timestamp-sorted array, where Flink keeps a MapState keyed by timestamp). Where Flink registers an
- * event-time timer per key and buffered timestamp, and one at first-event + window per new partial match (Weir
- * also at previous-event + gap for PREVIOUS_AND_CURRENT windows), the operator keeps one record per key holding
- * something (`dueKeys`) with those registrations, and one operator-wide queue of keys by their first registration
- * (`DueKeyQueue`): a key costs one queue entry, not a timer object per element. At a watermark the due keys are
- * woken in the order their timers would fire; each feeds its buffered elements up to the watermark to the NFA in
- * timestamp order (ties: the comparator, then arrival), calling `advanceTime` before each timestamp, then advances
- * to the watermark so partial matches past `within` time out. Registrations mirror Flink's after the first one
- * too: only the earliest element registers (a later one is processed when that one's time comes, or earlier), and
- * a key whose partial matches all ended and that has nothing queued is forgotten with its registrations, where
- * Flink's timers of ended partial matches stay. Elements with timestamp <= watermark are late: side output
- * (`sideOutputLateData`) or dropped.
+ * Event time: an element later than the current watermark is buffered until the watermark passes it. Where Flink
+ * keeps a MapState per key (timestamp → elements) with an event-time timer per key and buffered timestamp, and
+ * registers one at first-event + window per new partial match (Weir also at previous-event + gap for
+ * PREVIOUS_AND_CURRENT windows), the operator keeps one operator-wide buffer by time (`DueBuffer`) holding each
+ * buffered element, with its key and a sequence number, and each timeout registration; and a record per key only for
+ * the keys with partial matches (`records`: their NFA state and timeouts). A key with no partial match holds no
+ * state entry, no timer and no record: only its elements waiting for the watermark, in the buffer. At a watermark
+ * the keys due are woken in the order Flink's timers would fire (by time, then by the order the elements and
+ * timeouts were registered in); each feeds all its buffered elements up to the watermark to the NFA in timestamp
+ * order (ties: the comparator, then arrival), calling `advanceTime` before each timestamp, then advances to the
+ * watermark so partial matches past `within` time out. A key whose partial matches all ended is forgotten with its
+ * registrations, where Flink's timers of ended partial matches stay. Elements with timestamp <= watermark are late:
+ * side output (`sideOutputLateData`) or dropped.
  *
  * Processing time: without a comparator each element is processed at once at the current processing time;
  * with one, elements are buffered under their arrival millisecond and sorted on a processing-time timer.
  *
  * State — the NFA state with the shared-buffer graph it reaches (one ValueState, flattened for snapshots by
  * `nfaStateSerializer`), the shared-buffer counters (ValueState) and the element queue (ValueState) — is keyed state,
- * so it is snapshotted and restored (and rescaled) with the job. In event time the queue and the NFA state of each
- * key live on the heap, in the key's record, and are written into keyed state only for the keys that changed, right
- * before a snapshot (`prepareKeyedStateSnapshot`): the record path neither reads nor writes keyed state for them,
- * which on a durable backend (LMDB) would serialize the NFA state at every change.
+ * so it is snapshotted and restored (and rescaled) with the job. In event time the buffered elements and the NFA
+ * states live on the heap and are written into keyed state right before a snapshot (`prepareKeyedStateSnapshot`: each
+ * key's buffered elements as its queue, and the NFA states that changed): the record path neither reads nor writes
+ * keyed state for them, which on a durable backend (LMDB) would serialize the NFA state at every change.
  */
 export class CepOperator<IN, KEY, OUT>
   extends AbstractStreamOperator<OUT>
@@ -133,19 +139,42 @@ export class CepOperator<IN, KEY, OUT>
   private computationStates!: InternalValueState<VoidNamespace, NFAState>;
   private elementQueueState!: InternalValueState<VoidNamespace, ElementQueue<IN>>;
   private readonly queuePool: ElementQueue<IN>[] = [];
+  /** Event time: the keys with partial matches, by normalised key (a key not listed has none). */
+  private readonly records = new Map<NormalizedKey, CepRecord>();
+  /** Event time: buffered elements and timeout registrations by time (see {@link DueBuffer}). */
+  private readonly due = new DueBuffer();
+  /** Elements in {@link due}. */
+  private bufferedElements = 0;
+  private readonly recordPool: CepRecord[] = [];
+  /** Event time: the records whose NFA state changed since keyed state last received it (see {@link CepRecord}). */
+  private readonly dirtyRecords: CepRecord[] = [];
+  /** The dirty-record list is compacted when it reaches this length (forgotten records leave it then). */
+  private dirtyLimit = 1024;
   /**
-   * Event time: every key holding queued elements or an NFA state, by normalised key (a key not listed holds
-   * neither), and those due ordered by the time they must wake up at. They replace an event-time timer per key.
+   * Event time: the keys whose queue keyed state holds (written before a snapshot, or restored), by normalised key;
+   * a key's entry is cleared when it is woken, and rewritten before the next snapshot if it still buffers elements.
    */
-  private readonly dueKeys = new Map<NormalizedKey, CepKey<IN>>();
-  private readonly dueQueue = new DueKeyQueue<CepKey<IN>>();
-  private readonly keyPool: CepKey<IN>[] = [];
-  /** Event time: the records whose key changed since keyed state last received it (see {@link CepKey}). */
-  private readonly dirtyKeys: CepKey<IN>[] = [];
-  /** Numbers registrations in event time, as a timer service numbers timers: keys due at one time go in this order. */
+  private storedQueues = new Map<NormalizedKey, unknown>();
+  /** Numbers timeout registrations in event time: an entry in the due buffer names the registration it stands for. */
   private nextSeq = 0;
-  /** The key being woken, which timeouts registered while its events are processed belong to. */
-  private wakingKey: CepKey<IN> | undefined = undefined;
+  /** Event time: counts watermark rounds; the watermark of the current or last one. */
+  private round = 0;
+  private roundWatermark = Number.NEGATIVE_INFINITY;
+  // Scratch of one watermark round: its buckets, its keys with elements (groups) and their elements, linked by key.
+  private readonly roundBuckets: DueBucket[] = [];
+  private readonly groups = new Map<NormalizedKey, number>();
+  private groupKeys: unknown[] = [];
+  private groupNormalizedKeys: NormalizedKey[] = [];
+  private groupHeads: number[] = [];
+  private groupTails: number[] = [];
+  private groupWoken: boolean[] = [];
+  private roundElements: unknown[] = [];
+  private roundTimestamps: number[] = [];
+  private roundNext: number[] = [];
+  /** The key being woken, and its record once it has one: timeouts registered meanwhile belong to it. */
+  private wakingKey: unknown = undefined;
+  private wakingNormalizedKey: NormalizedKey = 0;
+  private wakingRecord: CepRecord | undefined = undefined;
   private backend!: KeyedStateBackend;
   /** An initial NFA state not yet stored for any key: keys that start nothing share it instead of allocating. */
   private spareInitialState: NFAState | undefined = undefined;
@@ -255,21 +284,14 @@ export class CepOperator<IN, KEY, OUT>
 
   /**
    * Event time registers no timers (see {@link processWatermark}); a timer restored from a snapshot taken before
-   * that (one per key) wakes its key up as its turn would.
+   * that (one per key) fires after the watermark's round, which fed every element up to the watermark to the NFA: it
+   * advances the key's partial matches to the watermark, unless the round woke the key already.
    */
   onEventTime(_timer: InternalTimer<KEY, VoidNamespace>): void {
-    const backend = this.backend;
-    const normalizedKey = backend.currentNormalizedKey();
-    let due = this.dueKeys.get(normalizedKey);
-    if (due === undefined) {
-      const queue = this.elementQueueState.value();
-      const nfaState = this.computationStates.value();
-      due = this.newDueKey(backend.getCurrentKey(), normalizedKey, queue, nfaState);
-      due.stored = queue !== undefined || nfaState !== undefined;
-    } else {
-      this.dueQueue.unschedule(due);
-    }
-    this.wake(due, this.timerService.currentWatermark());
+    const normalizedKey = this.backend.currentNormalizedKey();
+    const record = this.records.get(normalizedKey);
+    if (record === undefined || record.wokenRound === this.round) return;
+    this.wake(record.key, normalizedKey, -1, record, this.timerService.currentWatermark());
   }
 
   onProcessingTime(_timer: InternalTimer<KEY, VoidNamespace>): void {
@@ -282,16 +304,13 @@ export class CepOperator<IN, KEY, OUT>
 
   /**
    * Event time: wakes every key due at or before the watermark, in the order Flink's timers at those times would
-   * fire (by time, then by when the key registered that time), then fires timers and forwards the watermark.
+   * fire (by time, then by when the element or timeout was registered), then fires timers and forwards the watermark.
    */
   override processWatermark(watermark: number): void {
     if (!this.isProcessingTime) {
-      const backend = this.backend;
-      let due: CepKey<IN> | undefined;
-      while ((due = this.dueQueue.takeDue(watermark)) !== undefined) {
-        backend.setCurrentNormalizedKey(due.normalizedKey, due.key);
-        this.wake(due, watermark);
-      }
+      this.round++;
+      this.roundWatermark = watermark;
+      if (this.due.firstTime() <= watermark) this.runRound(watermark);
     }
     super.processWatermark(watermark);
     if (this.numLateRecordsDropped !== this.lateRecordLog.logged)
@@ -304,154 +323,294 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   /**
-   * Wakes the current key (`due`, out of the queue) at the watermark: feeds its queued elements up to it to the NFA,
-   * advances the NFA to it, then keeps the NFA state (or drops it when no partial match is left) and queues the key
-   * again at its next wake-up time, or forgets it.
+   * One watermark round: takes the buckets due at or before the watermark out of the due buffer, groups their elements
+   * by key (each key's in timestamp order, then arrival), then goes through their entries in order and wakes each key
+   * at its first one: the key's elements up to the watermark are all fed to the NFA then. Timeouts registered meanwhile
+   * are later than the watermark (earlier ones would fire with nothing left to do), so the round's buckets stay as
+   * taken.
    */
-  private wake(due: CepKey<IN>, watermark: number): void {
-    // the key's timers up to the watermark fire now (a key fires once: its first one processes everything due)
-    this.dropRegistrations(due, watermark);
-    const nfaState = due.nfaState ?? (this.spareInitialState ??= this.nfa.createInitialNFAState());
-    this.wakingKey = due;
-    if (due.size > 0 && due.timestamps[0]! <= watermark) {
-      if (!due.dirty) this.markDirty(due);
-      this.processQueue(nfaState, due, watermark);
-    }
-    this.advanceTime(nfaState, watermark);
-    this.wakingKey = undefined;
-    due.nfaState = this.keepNFA(due, nfaState);
-    this.registerNext(due, nfaState);
-    // timeouts registered at times the watermark already passed would fire with nothing left to do
-    this.dropRegistrations(due, watermark);
-    this.scheduleWake(due);
-  }
-
-  /**
-   * Registers the key at its earliest queued element (Flink's operator moves its timer there) and at its next
-   * timeout (already registered when its partial match started, unless the key was restored).
-   */
-  private registerNext(due: CepKey<IN>, nfaState: NFAState): void {
-    if (due.size > 0) this.register(due, due.timestamps[0]!);
-    const timeout = this.nfa.nextTimeout(nfaState);
-    if (timeout !== Number.POSITIVE_INFINITY) this.register(due, timeout);
-  }
-
-  /**
-   * Queues `due` at its first registration; forgets it, registrations and all, when it holds nothing (its record is
-   * reused: stale entries in the queue never match a new stamp).
-   */
-  private scheduleWake(due: CepKey<IN>): void {
-    if (due.size === 0 && due.nfaState === undefined) {
-      // what an earlier snapshot wrote for the key goes now (the key is current: it was just woken)
-      if (due.stored) {
-        this.elementQueueState.clear();
-        this.computationStates.clear();
-        due.stored = false;
+  private runRound(watermark: number): void {
+    const buckets = this.roundBuckets;
+    this.due.takeUpTo(watermark, buckets);
+    const groups = this.groups;
+    let elementCount = 0;
+    let groupCount = 0;
+    for (let b = 0; b < buckets.length; b++) {
+      const bucket = buckets[b]!;
+      const entries = bucket.entries;
+      const ts = bucket.timestamp;
+      for (let i = 0; i < bucket.count; i += 2) {
+        const item = entries[i];
+        if (item === TIMEOUT_ENTRY) {
+          i++;
+          continue;
+        }
+        const keySlot = entries[i + 1];
+        const normalizedKey =
+          typeof keySlot === 'object' ? normalizeKey(keySlot) : (keySlot as NormalizedKey);
+        let g = groups.get(normalizedKey);
+        if (g === undefined) {
+          g = groupCount++;
+          groups.set(normalizedKey, g);
+          this.groupKeys[g] = keySlot;
+          this.groupNormalizedKeys[g] = normalizedKey;
+          this.groupHeads[g] = elementCount;
+          this.groupWoken[g] = false;
+        } else {
+          this.roundNext[this.groupTails[g]!] = elementCount;
+        }
+        this.groupTails[g] = elementCount;
+        this.roundElements[elementCount] = item;
+        this.roundTimestamps[elementCount] = ts;
+        this.roundNext[elementCount] = -1;
+        elementCount++;
       }
-      this.dueQueue.unschedule(due);
-      this.dueKeys.delete(due.normalizedKey);
-      due.key = undefined;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: the pool only saves allocations; a record it hands out is reset before use
-      if (this.keyPool.length < KEY_POOL_SIZE) this.keyPool.push(due);
-    } else if (due.registrations > 0) {
-      this.dueQueue.schedule(due, due.registeredTimes[0]!, due.registeredSeqs[0]!);
+    }
+    this.bufferedElements -= elementCount;
+    const backend = this.backend;
+    for (let b = 0; b < buckets.length; b++) {
+      const bucket = buckets[b]!;
+      const entries = bucket.entries;
+      for (let i = 0; i < bucket.count; i += 2) {
+        const item = entries[i];
+        if (item === TIMEOUT_ENTRY) {
+          const record = entries[i + 1] as CepRecord;
+          i++;
+          if (
+            record.wokenRound === this.round ||
+            !this.isRegistered(record, bucket.timestamp, entries[i + 1] as number)
+          )
+            continue;
+          const g = groupCount === 0 ? undefined : groups.get(record.normalizedKey);
+          backend.setCurrentNormalizedKey(record.normalizedKey, record.key);
+          this.wake(record.key, record.normalizedKey, g ?? -1, record, watermark);
+        } else {
+          const keySlot = entries[i + 1];
+          const g = groups.get(
+            typeof keySlot === 'object' ? normalizeKey(keySlot) : (keySlot as NormalizedKey),
+          )!;
+          if (this.groupWoken[g]) continue;
+          const normalizedKey = this.groupNormalizedKeys[g]!;
+          const record = this.records.get(normalizedKey);
+          // woken by a timeout earlier in the round
+          if (record !== undefined && record.wokenRound === this.round) continue;
+          backend.setCurrentNormalizedKey(normalizedKey, this.groupKeys[g]);
+          this.wake(this.groupKeys[g], normalizedKey, g, record, watermark);
+        }
+      }
+    }
+    buckets.length = 0;
+    groups.clear();
+    this.clearRoundScratch(elementCount, groupCount);
+  }
+
+  /** Lets the round's elements go; arrays grown past {@link ROUND_SCRATCH_KEPT} are dropped rather than kept. */
+  private clearRoundScratch(elementCount: number, groupCount: number): void {
+    if (elementCount > ROUND_SCRATCH_KEPT) {
+      this.roundElements = [];
+      this.roundTimestamps = [];
+      this.roundNext = [];
     } else {
-      this.dueQueue.unschedule(due);
+      this.roundElements.fill(undefined, 0, elementCount);
+    }
+    if (groupCount > ROUND_SCRATCH_KEPT) {
+      this.groupKeys = [];
+      this.groupNormalizedKeys = [];
+      this.groupHeads = [];
+      this.groupTails = [];
+      this.groupWoken = [];
+    } else {
+      this.groupKeys.fill(undefined, 0, groupCount);
     }
   }
 
   /**
-   * Registers the key at `time`, as `registerEventTimeTimer` would: a registration at a time the key already has
-   * is the same one, and keeps its sequence number. Returns true when `time` is now the key's first. O(registrations
-   * of the key), a few.
+   * Wakes the current key at the watermark: feeds its buffered elements up to it (group `g` of the round, or none) to
+   * the NFA, advances the NFA to it, then keeps the NFA state in the key's record (creating it when a partial match
+   * started), or forgets the record when no partial match is left.
    */
-  private register(due: CepKey<IN>, time: number): boolean {
-    const times = due.registeredTimes;
-    const seqs = due.registeredSeqs;
-    const n = due.registrations;
-    let i = 0;
-    while (i < n && times[i]! < time) i++;
-    if (i < n && times[i] === time) return false;
-    for (let k = n; k > i; k--) {
-      times[k] = times[k - 1]!;
-      seqs[k] = seqs[k - 1]!;
-    }
-    times[i] = time;
-    seqs[i] = this.nextSeq++;
-    due.registrations = n + 1;
-    return i === 0;
-  }
-
-  /** Forgets the key's registrations at or before `time`. */
-  private dropRegistrations(due: CepKey<IN>, time: number): void {
-    const times = due.registeredTimes;
-    const seqs = due.registeredSeqs;
-    const n = due.registrations;
-    let d = 0;
-    while (d < n && times[d]! <= time) d++;
-    if (d === 0) return;
-    for (let k = d; k < n; k++) {
-      times[k - d] = times[k]!;
-      seqs[k - d] = seqs[k]!;
-    }
-    due.registrations = n - d;
-  }
-
-  private newDueKey(
+  private wake(
     key: unknown,
     normalizedKey: NormalizedKey,
-    queue: ElementQueue<IN> | undefined,
-    nfaState: NFAState | undefined,
-  ): CepKey<IN> {
-    let due = this.keyPool.pop();
-    // Stryker disable next-line ConditionalExpression: a fresh record instead of a pooled one only costs an allocation
-    if (due === undefined) {
-      due = {
-        wakeAt: Number.POSITIVE_INFINITY,
-        stamp: -1,
-        size: 0,
-        timestamps: [],
-        elements: [],
-        key,
-        normalizedKey,
-        nfaState,
-        dirty: false,
-        stored: false,
-        registeredTimes: [],
-        registeredSeqs: [],
-        registrations: 0,
-      };
-    } else {
-      // a pooled record was forgotten empty: its queue holds nothing
-      due.key = key;
-      due.normalizedKey = normalizedKey;
-      due.nfaState = nfaState;
-      due.stored = false;
-      due.registrations = 0;
+    g: number,
+    record: CepRecord | undefined,
+    watermark: number,
+  ): void {
+    if (g >= 0) this.groupWoken[g] = true;
+    // the queue an earlier snapshot wrote for the key goes now (rewritten before the next one if elements remain)
+    if (this.storedQueues.size > 0 && this.storedQueues.delete(normalizedKey)) this.elementQueueState.clear();
+    if (record !== undefined) {
+      record.wokenRound = this.round;
+      // the key's timers up to the watermark fire now (a key fires once: its first one processes everything due)
+      this.dropRegistrations(record, watermark);
     }
-    if (queue !== undefined) {
-      for (let i = 0; i < queue.size; i++) {
-        due.timestamps[i] = queue.timestamps[i]!;
-        due.elements[i] = queue.elements[i];
-      }
-      due.size = queue.size;
+    const nfaState = record?.nfaState ?? (this.spareInitialState ??= this.nfa.createInitialNFAState());
+    this.wakingKey = key;
+    this.wakingNormalizedKey = normalizedKey;
+    this.wakingRecord = record;
+    if (g >= 0) this.processGroup(nfaState, this.groupHeads[g]!);
+    this.advanceTime(nfaState, watermark);
+    record = this.wakingRecord;
+    this.wakingRecord = undefined;
+    this.wakingKey = undefined;
+    if (!nfaState.stateChanged) return;
+    nfaState.stateChanged = false;
+    nfaState.newStartPartialMatch = false;
+    // No partial match left (so no shared-buffer event either): the key keeps nothing, registrations and all.
+    if (this.nfa.isIdle(nfaState)) {
+      if (record !== undefined) this.forget(record);
+      return;
     }
-    this.dueKeys.set(normalizedKey, due);
-    return due;
+    record ??= this.newRecord(key, normalizedKey);
+    if (!record.dirty) this.markDirty(record);
+    // now the key's own; an unchanged initial state was left as it was and serves the next key
+    // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
+    if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
+    // the partial matches' array grew by pushes, which leave spare capacity: it is kept between rounds at its size
+    nfaState.partialMatches = { items: nfaState.partialMatches.items.slice() };
+    record.nfaState = nfaState;
+    const timeout = this.nfa.nextTimeout(nfaState);
+    if (timeout !== Number.POSITIVE_INFINITY) this.register(record, timeout);
   }
 
   /**
-   * After a restore, queues every key the keyed state holds a queue or a partial match for (keys are assigned by key
-   * group, so this works at any parallelism). Timers are not needed: each key's wake-up time follows from its state.
+   * Feeds a round's elements of one key, linked from `head` in timestamp order (ties in arrival order), to the NFA,
+   * `advanceTime` before each timestamp; elements of one timestamp are sorted by the comparator when there is one.
+   */
+  private processGroup(nfaState: NFAState, head: number): void {
+    const elements = this.roundElements;
+    const timestamps = this.roundTimestamps;
+    const next = this.roundNext;
+    const comparator = this.comparator;
+    let i = head;
+    while (i >= 0) {
+      const ts = timestamps[i]!;
+      this.advanceTime(nfaState, ts);
+      const following = next[i]!;
+      // Stryker disable next-line ConditionalExpression: sorting a single element changes nothing
+      if (comparator !== undefined && following >= 0 && timestamps[following] === ts) {
+        const same: IN[] = [];
+        while (i >= 0 && timestamps[i] === ts) {
+          same.push(elements[i] as IN);
+          i = next[i]!;
+        }
+        // Array.prototype.sort is stable: ties keep arrival order
+        same.sort(comparator);
+        for (let k = 0; k < same.length; k++) this.processEvent(nfaState, same[k]!, ts);
+      } else {
+        while (i >= 0 && timestamps[i] === ts) {
+          this.processEvent(nfaState, elements[i] as IN, ts);
+          i = next[i]!;
+        }
+      }
+    }
+  }
+
+  /** The record of the key being woken, created when a partial match registers its first timeout. */
+  private recordOfWakingKey(): CepRecord {
+    return (this.wakingRecord ??= this.newRecord(this.wakingKey, this.wakingNormalizedKey));
+  }
+
+  /** Forgets a record whose partial matches all ended (the key is current); what a snapshot wrote for it goes too. */
+  private forget(record: CepRecord): void {
+    if (record.stored) {
+      this.computationStates.clear();
+      record.stored = false;
+    }
+    this.records.delete(record.normalizedKey);
+    record.key = undefined;
+    record.nfaState = undefined;
+    record.registrations = NO_REGISTRATIONS;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the pool only saves allocations; a record it hands out is reset before use
+    if (this.recordPool.length < RECORD_POOL_SIZE) this.recordPool.push(record);
+  }
+
+  /**
+   * Registers the key at `time`, as `registerEventTimeTimer` would: a registration at a time the key already has is
+   * the same one, and keeps its sequence number; one at or before the watermark of the round under way would fire with
+   * nothing left to do, and is not made. O(registrations of the key), a few.
+   */
+  private register(record: CepRecord, time: number): void {
+    if (time <= this.roundWatermark) return;
+    const regs = record.registrations;
+    const n = regs.length;
+    let i = 0;
+    while (i < n && regs[i]! < time) i += 2;
+    if (i < n && regs[i] === time) return;
+    const seq = this.nextSeq++;
+    // a new array of the exact size: registrations change once per partial match, and most keys hold one or two
+    const grown: number[] = new Array<number>(n + 2);
+    for (let k = 0; k < i; k++) grown[k] = regs[k]!;
+    grown[i] = time;
+    grown[i + 1] = seq;
+    for (let k = i; k < n; k++) grown[k + 2] = regs[k]!;
+    record.registrations = grown;
+    this.due.addTimeout(time, record, seq);
+  }
+
+  /** Whether the record still holds the registration (time, seq) (else its entry in the due buffer is stale). */
+  private isRegistered(record: CepRecord, time: number, seq: number): boolean {
+    const regs = record.registrations;
+    for (let i = 0; i < regs.length; i += 2) if (regs[i] === time) return regs[i + 1] === seq;
+    return false;
+  }
+
+  /** Forgets the record's registrations at or before `time`. */
+  private dropRegistrations(record: CepRecord, time: number): void {
+    const regs = record.registrations;
+    const n = regs.length;
+    let d = 0;
+    while (d < n && regs[d]! <= time) d += 2;
+    if (d === 0) return;
+    record.registrations = d === n ? NO_REGISTRATIONS : regs.slice(d);
+  }
+
+  private newRecord(key: unknown, normalizedKey: NormalizedKey): CepRecord {
+    let record = this.recordPool.pop();
+    // Stryker disable next-line ConditionalExpression: a fresh record instead of a pooled one only costs an allocation
+    if (record === undefined) {
+      record = {
+        key,
+        normalizedKey,
+        nfaState: undefined,
+        dirty: false,
+        stored: false,
+        registrations: NO_REGISTRATIONS,
+        wokenRound: this.round,
+      };
+    } else {
+      // a pooled record was forgotten: no NFA state, no registrations
+      record.key = key;
+      record.normalizedKey = normalizedKey;
+      record.stored = false;
+      record.wokenRound = this.round;
+    }
+    this.records.set(normalizedKey, record);
+    return record;
+  }
+
+  /**
+   * After a restore: buffers every key's restored queue and keeps a record for every key with partial matches (keys
+   * are assigned by key group, so this works at any parallelism). Timers are not needed: what is due follows from the
+   * state. Keys are taken by their earliest queued element (keys with none last), as their timers would have fired:
+   * elements of one time then come out in that order.
    */
   private restoreDueKeys(): void {
     const backend = this.backend;
+    const seen = new Set<NormalizedKey>();
+    const restored: {
+      key: unknown;
+      normalizedKey: NormalizedKey;
+      queue: ElementQueue<IN> | undefined;
+      nfaState: NFAState | undefined;
+    }[] = [];
     let visited = false;
     for (const key of [...backend.getKeys(NFA_STATE_NAME), ...backend.getKeys(EVENT_QUEUE_STATE_NAME)]) {
       backend.setCurrentKey(key);
       visited = true;
       const normalizedKey = backend.currentNormalizedKey();
-      if (this.dueKeys.has(normalizedKey)) continue;
+      if (seen.has(normalizedKey)) continue;
+      seen.add(normalizedKey);
       let nfaState = this.computationStates.value();
       // a snapshot of an earlier version keeps NFA states whose partial matches all ended: none is kept now
       if (nfaState !== undefined && this.nfa.isIdle(nfaState)) {
@@ -459,18 +618,33 @@ export class CepOperator<IN, KEY, OUT>
         nfaState = undefined;
       }
       const queue = this.elementQueueState.value();
-      if (nfaState === undefined && queue === undefined) continue;
-      const due = this.newDueKey(key, normalizedKey, queue, nfaState);
-      due.stored = true;
-      if (nfaState !== undefined) this.registerNext(due, nfaState);
-      else this.register(due, due.timestamps[0]!);
-      this.scheduleWake(due);
+      if (queue !== undefined || nfaState !== undefined)
+        restored.push({ key, normalizedKey, queue, nfaState });
     }
     if (visited) backend.clearCurrentKey();
+    const earliest = (q: ElementQueue<IN> | undefined) =>
+      q === undefined ? Number.POSITIVE_INFINITY : q.timestamps[0]!;
+    // Array.prototype.sort is stable: keys with equal earliest elements keep the backend's order
+    restored.sort((a, b) => earliest(a.queue) - earliest(b.queue) || 0);
+    for (const { key, normalizedKey, queue, nfaState } of restored) {
+      if (queue !== undefined) {
+        for (let i = 0; i < queue.size; i++) {
+          this.bufferElement(queue.elements[i] as IN, queue.timestamps[i]!, key, normalizedKey);
+        }
+        this.storedQueues.set(normalizedKey, key);
+      }
+      if (nfaState !== undefined) {
+        const record = this.newRecord(key, normalizedKey);
+        record.nfaState = nfaState;
+        record.stored = true;
+        const timeout = this.nfa.nextTimeout(nfaState);
+        if (timeout !== Number.POSITIVE_INFINITY) this.register(record, timeout);
+      }
+    }
   }
 
   /**
-   * Feeds the queued elements with timestamp <= `upTo` to the NFA, `advanceTime` before each timestamp. An emptied
+   * Processing time with a comparator: feeds the queued elements with timestamp <= `upTo` to the NFA, `advanceTime` before each timestamp. An emptied
    * queue leaves the state before any element is processed. Returns true when the queue was emptied.
    */
   private processQueue(nfaState: NFAState, queue: ElementQueue<IN>, upTo: number): boolean {
@@ -479,8 +653,7 @@ export class CepOperator<IN, KEY, OUT>
     const size = queue.size;
     let n = 1;
     while (n < size && timestamps[n]! <= upTo) n++;
-    // (event time keeps the queue on the heap: see CepKey)
-    if (n === size && this.isProcessingTime) this.elementQueueState.clear();
+    if (n === size) this.elementQueueState.clear();
     // Nothing but this loop touches the key's queue until it ends (no element can arrive meanwhile), so the
     // processed slots are dropped after it.
     const comparator = this.comparator;
@@ -510,43 +683,29 @@ export class CepOperator<IN, KEY, OUT>
     queue.size = size - n;
     // (the heap backend holds the queue itself; written back for backends that copy)
     if (n < size) {
-      if (this.isProcessingTime) this.elementQueueState.update(queue);
+      this.elementQueueState.update(queue);
       return false;
     }
-    // (in event time the queue is the key's record, which is pooled when the key is forgotten)
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: the pool only saves allocations; any queue it hands out is reset before use
-    if (
-      this.isProcessingTime &&
-      this.queuePool.length < QUEUE_POOL_SIZE &&
-      timestamps.length <= POOLED_CAPACITY
-    ) {
+    if (this.queuePool.length < QUEUE_POOL_SIZE && timestamps.length <= POOLED_CAPACITY) {
       this.queuePool.push(queue);
     }
     return true;
   }
 
   /**
-   * Event time: queues an element in the key's queue (its record), and moves the key's wake-up time earlier when the
-   * element is due before it.
+   * Event time: buffers an element until the watermark passes it: one entry in the due buffer, nothing per key (the
+   * entry numbers it as Flink's timer for a newly buffered timestamp would be numbered).
    */
   private bufferEventInEventTime(event: IN, timestamp: number): void {
     const backend = this.backend;
-    const normalizedKey = backend.currentNormalizedKey();
-    let due = this.dueKeys.get(normalizedKey);
-    // a key not listed holds no state: nothing to read
-    if (due === undefined) due = this.newDueKey(backend.getCurrentKey(), normalizedKey, undefined, undefined);
-    let at = 0;
-    if (due.size === 0) {
-      due.timestamps[0] = timestamp;
-      due.elements[0] = event;
-      due.size = 1;
-    } else {
-      at = this.insertIntoQueue(due, event, timestamp);
-    }
-    if (!due.dirty) this.markDirty(due);
-    // a new earliest element registers (Flink: a timer per buffered timestamp; the later ones change nothing here)
-    if (at === 0 && this.register(due, timestamp))
-      this.dueQueue.schedule(due, timestamp, due.registeredSeqs[0]!);
+    this.bufferElement(event, timestamp, backend.getCurrentKey(), backend.currentNormalizedKey());
+  }
+
+  /** Adds a buffered element; a composite key is kept as the key (normalised again when due), any other as normalised. */
+  private bufferElement(event: IN, timestamp: number, key: unknown, normalizedKey: NormalizedKey): void {
+    this.due.addElement(timestamp, event, typeof key === 'object' ? key : normalizedKey);
+    this.bufferedElements++;
   }
 
   /** A queue of one element, from the pool when it has one. */
@@ -618,13 +777,32 @@ export class CepOperator<IN, KEY, OUT>
 
   /**
    * @internal For tests and tools: the wake-up time of each key this subtask holds something for in event time,
-   * ascending (one per due key: its first queued element or its next timeout, whichever is earlier).
+   * ascending (one per key: its earliest buffered element or its next timeout, whichever is earlier).
    */
   wakeUpTimes(): number[] {
-    return [...this.dueKeys.values()]
-      .map((d) => d.wakeAt)
-      .filter((t) => t !== Number.POSITIVE_INFINITY)
-      .sort((a, b) => a - b);
+    const first = new Map<NormalizedKey, number>();
+    for (const record of this.records.values()) {
+      if (record.registrations.length > 0) first.set(record.normalizedKey, record.registrations[0]!);
+    }
+    for (const bucket of this.due.buckets()) {
+      for (let i = 0; i < bucket.count; i += 2) {
+        if (bucket.entries[i] === TIMEOUT_ENTRY) {
+          i++;
+          continue;
+        }
+        const keySlot = bucket.entries[i + 1];
+        const normalizedKey =
+          typeof keySlot === 'object' ? normalizeKey(keySlot) : (keySlot as NormalizedKey);
+        const known = first.get(normalizedKey);
+        if (known === undefined || bucket.timestamp < known) first.set(normalizedKey, bucket.timestamp);
+      }
+    }
+    return [...first.values()].sort((a, b) => a - b);
+  }
+
+  /** @internal For tests and tools: how many keys this subtask keeps a record for in event time (keys with partial matches). */
+  numKeyRecords(): number {
+    return this.records.size;
   }
 
   /**
@@ -633,7 +811,7 @@ export class CepOperator<IN, KEY, OUT>
    * record path pays nothing; the current key is put back afterwards.
    */
   private liveCounts(): { partialMatches: number; events: number; entries: number } {
-    this.prepareKeyedStateSnapshot();
+    this.writeDirtyRecords();
     const backend = this.context.keyedStateBackend!;
     const counts = { partialMatches: 0, events: 0, entries: 0 };
     const keyless = this.currentKeyOrNone(backend);
@@ -695,61 +873,98 @@ export class CepOperator<IN, KEY, OUT>
     }
   }
 
-  /**
-   * Event time: what `updateNFA` does for processing time, on the key's record instead of keyed state. Returns the
-   * NFA state the key keeps: undefined when no partial match is left, `due.nfaState` when nothing changed.
-   */
-  private keepNFA(due: CepKey<IN>, nfaState: NFAState): NFAState | undefined {
-    if (!nfaState.stateChanged) return due.nfaState;
-    nfaState.stateChanged = false;
-    nfaState.newStartPartialMatch = false;
-    if (!due.dirty) this.markDirty(due);
-    // No partial match left (so no shared-buffer event either): the key keeps no NFA state (see updateNFA).
-    if (this.nfa.isIdle(nfaState)) return undefined;
-    // now the key's own; an unchanged initial state was left as it was and serves the next key
-    // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
-    if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
-    return nfaState;
-  }
-
-  private markDirty(due: CepKey<IN>): void {
-    due.dirty = true;
-    this.dirtyKeys.push(due);
+  private markDirty(record: CepRecord): void {
+    record.dirty = true;
+    const dirty = this.dirtyRecords;
+    // without snapshots the list would keep every forgotten record: those leave it when it grows this long
+    if (dirty.length >= this.dirtyLimit) {
+      let kept = 0;
+      for (let i = 0; i < dirty.length; i++) {
+        const r = dirty[i]!;
+        if (r.dirty && r.key !== undefined) dirty[kept++] = r;
+        else r.dirty = false;
+      }
+      dirty.length = kept;
+      this.dirtyLimit = Math.max(1024, 2 * kept);
+    }
+    dirty.push(record);
   }
 
   /**
-   * Event time: writes every key changed since the last call into keyed state (its queue and NFA state, or clears
-   * them when the key holds neither), so a snapshot of keyed state taken next holds every queued element and partial
-   * match. O(keys changed since the last call); the record path writes no keyed state at all. The current key is
-   * put back afterwards.
+   * Event time: writes into keyed state, for every key, the elements it buffers (as its queue; a queue written before
+   * for a key that buffers nothing now is cleared) and every NFA state changed since the last call, so a snapshot of
+   * keyed state taken next holds every buffered element and partial match. O(buffered elements + records changed);
+   * the record path writes no keyed state at all. The current key is put back afterwards.
    */
   override prepareKeyedStateSnapshot(): void {
-    const dirty = this.dirtyKeys;
+    this.writeDirtyRecords();
+    if (this.bufferedElements > 0 || this.storedQueues.size > 0) this.writeQueues();
+  }
+
+  /** Writes the NFA state of every record changed since the last call (or clears it: see {@link CepRecord}). */
+  private writeDirtyRecords(): void {
+    const dirty = this.dirtyRecords;
     if (dirty.length === 0) return;
     const backend = this.backend;
     const keyless = this.currentKeyOrNone(backend);
     try {
       for (let i = 0; i < dirty.length; i++) {
-        const due = dirty[i]!;
-        // a record forgotten since (its entries were cleared then) or already written under an earlier place
-        if (!due.dirty) continue;
-        due.dirty = false;
-        if (due.key === undefined) continue;
-        backend.setCurrentNormalizedKey(due.normalizedKey, due.key);
-        this.elementQueueState.update(
-          due.size === 0
-            ? undefined
-            : {
-                size: due.size,
-                timestamps: due.timestamps.slice(0, due.size),
-                elements: due.elements.slice(0, due.size),
-              },
-        );
-        this.computationStates.update(due.nfaState);
-        due.stored = true;
+        const record = dirty[i]!;
+        // a record forgotten since (its entry was cleared then) or already written under an earlier place
+        if (!record.dirty) continue;
+        record.dirty = false;
+        if (record.key === undefined) continue;
+        backend.setCurrentNormalizedKey(record.normalizedKey, record.key);
+        this.computationStates.update(record.nfaState);
+        record.stored = true;
       }
     } finally {
       dirty.length = 0;
+      this.dirtyLimit = 1024;
+      if (keyless.none) backend.clearCurrentKey();
+      else backend.setCurrentKey(keyless.key);
+    }
+  }
+
+  /** Writes each key's buffered elements as its queue in keyed state; clears the queues of keys that have none left. */
+  private writeQueues(): void {
+    const queues = new Map<NormalizedKey, { key: unknown; queue: ElementQueue<IN> }>();
+    for (const bucket of this.due.buckets()) {
+      const entries = bucket.entries;
+      for (let i = 0; i < bucket.count; i += 2) {
+        if (entries[i] === TIMEOUT_ENTRY) {
+          i++;
+          continue;
+        }
+        const keySlot = entries[i + 1];
+        const normalizedKey =
+          typeof keySlot === 'object' ? normalizeKey(keySlot) : (keySlot as NormalizedKey);
+        let held = queues.get(normalizedKey);
+        if (held === undefined) {
+          held = { key: keySlot, queue: { size: 0, timestamps: [], elements: [] } };
+          queues.set(normalizedKey, held);
+        }
+        held.queue.timestamps.push(bucket.timestamp);
+        held.queue.elements.push(entries[i] as IN);
+        held.queue.size++;
+      }
+    }
+    const backend = this.backend;
+    const keyless = this.currentKeyOrNone(backend);
+    try {
+      for (const [normalizedKey, key] of this.storedQueues) {
+        if (queues.has(normalizedKey)) continue;
+        backend.setCurrentNormalizedKey(normalizedKey, key);
+        this.elementQueueState.clear();
+      }
+      const stored = new Map<NormalizedKey, unknown>();
+      for (const [normalizedKey, { key, queue }] of queues) {
+        backend.setCurrentNormalizedKey(normalizedKey, key);
+        this.elementQueueState.update(queue);
+        stored.set(normalizedKey, key);
+      }
+      this.storedQueues = stored;
+    } finally {
       if (keyless.none) backend.clearCurrentKey();
       else backend.setCurrentKey(keyless.key);
     }
@@ -804,7 +1019,7 @@ export class CepOperator<IN, KEY, OUT>
     );
     if (nfaState.stateChanged) {
       if (this.isProcessingTime) this.registerTimeoutTimers(nfaState, timestamp);
-      else this.registerTimeouts(this.wakingKey!, nfaState, timestamp);
+      else this.registerTimeouts(nfaState, timestamp);
     } else if (changedBefore) {
       nfaState.stateChanged = true;
     }
@@ -822,10 +1037,10 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   /** Event time: the registrations Flink's timers would make (see registerTimeoutTimers), on the key's record. */
-  private registerTimeouts(due: CepKey<IN>, nfaState: NFAState, timestamp: number): void {
+  private registerTimeouts(nfaState: NFAState, timestamp: number): void {
     if (this.nfa.windowTime > 0 && nfaState.newStartPartialMatch)
-      this.register(due, timestamp + this.nfa.windowTime);
-    for (const gap of this.gapWindows) this.register(due, timestamp + gap);
+      this.register(this.recordOfWakingKey(), timestamp + this.nfa.windowTime);
+    for (const gap of this.gapWindows) this.register(this.recordOfWakingKey(), timestamp + gap);
   }
 
   private advanceTime(nfaState: NFAState, timestamp: number): void {

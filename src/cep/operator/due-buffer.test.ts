@@ -1,0 +1,77 @@
+// DueBuffer: entries by due time, in the order they were added, whatever the times' slots in its table.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DueBuffer, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
+
+/** Each bucket as `time: entries`, an element as `key=element`, a timeout as `!holder#seq`. */
+function show(buckets: readonly DueBucket[]): string[] {
+  return buckets.map((b) => {
+    const parts: string[] = [];
+    for (let i = 0; i < b.count; i += 2) {
+      if (b.entries[i] === TIMEOUT_ENTRY) {
+        parts.push(`!${String(b.entries[i + 1])}#${String(b.entries[i + 2])}`);
+        i++;
+      } else {
+        parts.push(`${String(b.entries[i + 1])}=${String(b.entries[i])}`);
+      }
+    }
+    return `${b.timestamp}: ${parts.join(' ')}`;
+  });
+}
+
+describe('DueBuffer', () => {
+  it('takes the buckets due at or before a time in time order, entries in the order they were added', () => {
+    const buffer = new DueBuffer();
+    assert.equal(buffer.firstTime(), Number.POSITIVE_INFINITY);
+    buffer.addElement(7, 'a', 'p');
+    buffer.addElement(5, 'b', 'q');
+    buffer.addTimeout(7, 'r', 0);
+    buffer.addElement(7, 'c', 'q');
+    buffer.addElement(9, 'd', 'p');
+    buffer.addTimeout(5, 's', 1);
+    assert.equal(buffer.firstTime(), 5);
+    assert.deepEqual(show(buffer.buckets()), ['5: q=b !s#1', '7: p=a !r#0 q=c', '9: p=d']);
+    const taken: DueBucket[] = [];
+    buffer.takeUpTo(4, taken);
+    assert.deepEqual(taken, []);
+    buffer.takeUpTo(7, taken);
+    assert.deepEqual(show(taken), ['5: q=b !s#1', '7: p=a !r#0 q=c']);
+    assert.equal(buffer.firstTime(), 9);
+    // a time added after a take gets a bucket of its own, in order with those left
+    buffer.addElement(8, 'e', 'q');
+    buffer.takeUpTo(100, taken);
+    assert.deepEqual(show(taken), ['8: q=e', '9: p=d']);
+    assert.equal(buffer.firstTime(), Number.POSITIVE_INFINITY);
+    assert.deepEqual(buffer.buckets(), []);
+  });
+
+  it('keeps times that share a slot of its table apart, and frees the slot for a later time', () => {
+    const buffer = new DueBuffer();
+    // 4096 slots: 1, 4097 and 8193 share slot 1
+    buffer.addElement(4097, 'a', 'p');
+    buffer.addElement(1, 'b', 'p');
+    buffer.addElement(8193, 'c', 'p');
+    buffer.addElement(4097, 'd', 'q');
+    buffer.addElement(1, 'e', 'q');
+    buffer.addElement(2, 'f', 'q');
+    buffer.addElement(4097, 'g', 'r');
+    const taken: DueBucket[] = [];
+    buffer.takeUpTo(4097, taken);
+    assert.deepEqual(show(taken), ['1: p=b q=e', '2: q=f', '4097: p=a q=d r=g']);
+    buffer.addElement(8193, 'h', 'q');
+    buffer.addElement(12289, 'i', 'q');
+    buffer.takeUpTo(20000, taken);
+    assert.deepEqual(show(taken), ['8193: p=c q=h', '12289: q=i']);
+  });
+
+  it('sizes a new bucket for its first entry and grows it as entries come', () => {
+    const buffer = new DueBuffer();
+    buffer.addTimeout(3, 'r', 0);
+    buffer.addElement(4, 'a', 'p');
+    const [timeout, element] = buffer.buckets();
+    assert.equal(timeout!.entries.length, 3);
+    assert.equal(element!.entries.length, 2);
+    for (let i = 0; i < 100; i++) buffer.addElement(4, i, 'p');
+    assert.equal(buffer.buckets()[1]!.count, 202);
+  });
+});

@@ -1,0 +1,151 @@
+// DueBuffer: what the CEP operator waits for in event time (buffered elements and partial-match timeouts), by time.
+
+/** The first slot of a timeout entry; any other value there is a buffered element. */
+export const TIMEOUT_ENTRY: unique symbol = Symbol('timeout');
+
+/**
+ * The entries of one due time, the first `count` slots of `entries`, in the order they were added (see
+ * {@link DueBuffer}): an element takes two slots (element, key), a timeout three ({@link TIMEOUT_ENTRY}, its holder,
+ * its sequence number).
+ */
+export class DueBucket {
+  count = 0;
+  constructor(
+    public timestamp: number,
+    /** Created at the size of the first entry: a time holding one timeout costs three slots, not a default capacity. */
+    public entries: unknown[],
+  ) {}
+}
+
+/** Slots of the table of buckets by time (a power of two): due times spread over more milliseconds than this share. */
+const SLOTS = 4096;
+const SLOT_MASK = SLOTS - 1;
+
+/**
+ * One operator-wide buffer of entries by due time instead of per-key queues and timers: a binary min-heap of buckets,
+ * one per distinct time, each holding its entries in the order they were added: the order Flink's timers registered
+ * at that time would fire in. Holds nothing per key: a key with nothing due has no entry.
+ *
+ * Buckets are found by time in a table of {@link SLOTS} slots indexed by the time's low bits (due times cluster within
+ * a few seconds of the watermark, so they rarely share a slot), and in a Map only when their slot is taken.
+ */
+export class DueBuffer {
+  private readonly heap: DueBucket[] = [];
+  /** Each live bucket is in the slot of its time, or, when another bucket holds that slot, in `overflow`. */
+  private readonly slots: (DueBucket | undefined)[] = new Array<DueBucket | undefined>(SLOTS).fill(undefined);
+  private readonly overflow = new Map<number, DueBucket>();
+  /** The bucket the last entry went to: elements arrive in near timestamp order, so most skip the lookup. */
+  private lastBucket: DueBucket | undefined = undefined;
+
+  /** Adds an element at `time` (later than any time taken so far). */
+  addElement(time: number, element: unknown, key: unknown): void {
+    const bucket = this.bucketFor(time, 2);
+    const entries = bucket.entries;
+    const i = bucket.count;
+    entries[i] = element;
+    entries[i + 1] = key;
+    bucket.count = i + 2;
+  }
+
+  /** Adds a timeout at `time` (later than any time taken so far) for `holder`, numbered `seq`. */
+  addTimeout(time: number, holder: unknown, seq: number): void {
+    const bucket = this.bucketFor(time, 3);
+    const entries = bucket.entries;
+    const i = bucket.count;
+    entries[i] = TIMEOUT_ENTRY;
+    entries[i + 1] = holder;
+    entries[i + 2] = seq;
+    bucket.count = i + 3;
+  }
+
+  /** The earliest due time, or Infinity when nothing is buffered. */
+  firstTime(): number {
+    const bucket = this.heap[0];
+    return bucket === undefined ? Number.POSITIVE_INFINITY : bucket.timestamp;
+  }
+
+  /**
+   * Takes the buckets due at or before `time` out of the buffer into `out` (cleared first), ascending by time. Entries
+   * added afterwards (at later times) go to new buckets. Emptied buckets are not reused: one that held a millisecond
+   * of elements would keep its capacity for a time that holds one timeout.
+   */
+  takeUpTo(time: number, out: DueBucket[]): void {
+    out.length = 0;
+    for (;;) {
+      const bucket = this.heap[0];
+      if (bucket === undefined || bucket.timestamp > time) return;
+      this.dropHead(bucket);
+      out.push(bucket);
+    }
+  }
+
+  /** Every live bucket, ascending by time (a copy: for snapshots and tools, not the record path). */
+  buckets(): DueBucket[] {
+    return [...this.heap].sort((a, b) => a.timestamp - b.timestamp);
+  }
+
+  private bucketFor(time: number, slots: number): DueBucket {
+    const last = this.lastBucket;
+    if (last !== undefined && last.timestamp === time) return last;
+    const slot = time & SLOT_MASK;
+    let bucket = this.slots[slot];
+    if (bucket === undefined || bucket.timestamp !== time) {
+      bucket = this.overflow.size === 0 ? undefined : this.overflow.get(time);
+      if (bucket === undefined) bucket = this.newBucket(time, slot, slots);
+    }
+    this.lastBucket = bucket;
+    return bucket;
+  }
+
+  private newBucket(time: number, slot: number, slots: number): DueBucket {
+    const bucket = new DueBucket(time, new Array<unknown>(slots));
+    if (this.slots[slot] === undefined) this.slots[slot] = bucket;
+    else this.overflow.set(time, bucket);
+    this.heap.push(bucket);
+    this.siftUp(this.heap.length - 1);
+    return bucket;
+  }
+
+  private dropHead(bucket: DueBucket): void {
+    const slot = bucket.timestamp & SLOT_MASK;
+    if (this.slots[slot] === bucket) this.slots[slot] = undefined;
+    else this.overflow.delete(bucket.timestamp);
+    if (this.lastBucket === bucket) this.lastBucket = undefined;
+    const heap = this.heap;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      this.siftDown(0);
+    }
+  }
+
+  private siftUp(index: number): void {
+    const heap = this.heap;
+    const bucket = heap[index]!;
+    while (index > 0) {
+      const parentIndex = (index - 1) >> 1;
+      const parent = heap[parentIndex]!;
+      if (parent.timestamp <= bucket.timestamp) break;
+      heap[index] = parent;
+      index = parentIndex;
+    }
+    heap[index] = bucket;
+  }
+
+  private siftDown(index: number): void {
+    const heap = this.heap;
+    const n = heap.length;
+    const bucket = heap[index]!;
+    for (;;) {
+      const left = 2 * index + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && heap[right]!.timestamp < heap[left]!.timestamp ? right : left;
+      const c = heap[child]!;
+      if (bucket.timestamp <= c.timestamp) break;
+      heap[index] = c;
+      index = child;
+    }
+    heap[index] = bucket;
+  }
+}
