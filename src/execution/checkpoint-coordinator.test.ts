@@ -731,6 +731,60 @@ describe('CheckpointCoordinator', () => {
     assert.deepEqual([...attempt.failures], []);
   });
 
+  it('across threads, clears the commit timeout once the commit is confirmed: no timer keeps the process alive', async () => {
+    const src = node('src', 1);
+    const { coordinator, attempt } = setUp([src], { timeoutMs: 60_000 });
+    attempt.describeCompletionWaits = () => 'nobody';
+    // The checkpoint timeout is unref'd, the commit timeout is not: only the latter is an active resource.
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const final = coordinator.triggerFinal();
+    ackAll(coordinator, [src], 1);
+    await final;
+    assert.equal(timers(), before);
+    assert.deepEqual([...attempt.failures], []);
+  });
+
+  it('without checkpointing, does not bound the commit of a savepoint across threads (no timeout to bound it by)', async () => {
+    const coordinator = new CheckpointCoordinator(undefined, 'job', new RecordingLogger());
+    const attempt = new ScriptedAttempt([node('src', 1)]);
+    attempt.describeCompletionWaits = () => 'nobody';
+    coordinator.attach(attempt);
+    const savepoint = coordinator.triggerSavepoint(fresh('savepoints'));
+    ackAll(coordinator, attempt.nodes, 1);
+    assert.match(await savepoint, /savepoint-1-[0-9a-f]{6}$/);
+    assert.deepEqual([...attempt.notified], [1]);
+    assert.deepEqual([...attempt.failures], []);
+  });
+
+  it('clears the timeout of a checkpoint declined, aborted or ended with its attempt (mocked timeout timer)', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const src = node('src', 1);
+      const { coordinator, attempt, events } = setUp([src], { timeoutMs: 10, tolerableFailures: 5 });
+      const declined = coordinator.triggerFinal();
+      coordinator.onCheckpointDeclined(subtask(src, 0), 1, 'no');
+      const aborted = coordinator.triggerFinal();
+      coordinator.abortPending('the job stalled');
+      const ended = coordinator.triggerFinal();
+      await coordinator.drain();
+      const reasons = ['declined by no', 'the job stalled', 'the job attempt ended before it completed'];
+      for (const [i, failed] of [declined, aborted, ended].entries())
+        assert.equal((await rejection(failed)).message, `Checkpoint ${i + 1} failed: ${reasons[i]}`);
+      // A timer left running would fail each checkpoint a second time here.
+      mock.timers.tick(10);
+      assert.deepEqual(
+        events.heard.filter((e) => e.type === 'failed').map((e) => [e.checkpointId, e.reason]),
+        reasons.map((reason, i) => [i + 1, reason]),
+      );
+      assert.deepEqual(attempt.aborted, [1, 2, 3]);
+      assert.equal(coordinator.stats.numberOfFailedCheckpoints, 3);
+      assert.deepEqual([...attempt.failures], []);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   describe('periodic checkpoints (mocked interval timer)', () => {
     /** Runs `body` with setInterval under the test's control. */
     async function withMockedInterval(body: () => Promise<void>): Promise<void> {

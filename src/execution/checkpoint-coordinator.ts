@@ -198,7 +198,7 @@ export class CheckpointCoordinator {
 
   /** Every subtask acknowledged: assemble synchronously (refs resolve against the current base), write in order. */
   private complete(pending: PendingCheckpoint): void {
-    if (pending.timer !== undefined) clearTimeout(pending.timer);
+    clearTimeout(pending.timer);
     this.pending.delete(pending.barrier.id);
     const { id, kind } = pending.barrier;
     const savepoint = kind === 'savepoint';
@@ -219,6 +219,7 @@ export class CheckpointCoordinator {
               refs.set(group.keyGroup, data.add(group.keyGroup, group.bytes));
               continue;
             }
+            // Stryker disable next-line OptionalChaining: within one attempt every uid of the last completed checkpoint has refs
             const base = this.lastCompleted?.keyedRefs.get(uid)?.get(group.keyGroup);
             if (base === undefined)
               throw new Error(
@@ -326,10 +327,11 @@ export class CheckpointCoordinator {
   }
 
   private fail(pending: PendingCheckpoint, reason: string, counts: boolean): void {
-    if (pending.timer !== undefined) clearTimeout(pending.timer);
+    clearTimeout(pending.timer);
     this.pending.delete(pending.barrier.id);
     const { id, kind } = pending.barrier;
-    this.runtime?.abortCheckpoint(id);
+    // A checkpoint is pending only once triggered on an attached attempt.
+    this.runtime!.abortCheckpoint(id);
     this.stats.reportFailed(id, Date.now(), reason);
     this.emit({ type: 'failed', checkpointId: id, kind, reason });
     pending.done?.reject(
@@ -337,9 +339,10 @@ export class CheckpointCoordinator {
     );
     if (!counts || kind === 'savepoint') return;
     this.consecutiveFailures++;
-    const tolerable = this.config?.tolerableFailures ?? 0;
+    // Only checkpoints count, and they are taken only with checkpointing on.
+    const tolerable = this.config!.tolerableFailures;
     if (this.consecutiveFailures > tolerable) {
-      this.runtime?.fail(
+      this.runtime!.fail(
         new CheckpointFailureError(
           `Job '${this.jobName}': ${this.consecutiveFailures} consecutive checkpoint failure(s) exceed the tolerable ${tolerable}; last: checkpoint ${id} ${reason}`,
         ),
@@ -354,7 +357,7 @@ export class CheckpointCoordinator {
     for (const [subtask, bytes] of pending.sizes) {
       perOperator[subtask.node.uid] = (perOperator[subtask.node.uid] ?? 0) + bytes;
       if (pending.barrier.kind === 'checkpoint') subtask.checkpointedStateSize = bytes;
-      if (subtask.checkpointAlignmentTime > alignmentNs) alignmentNs = subtask.checkpointAlignmentTime;
+      alignmentNs = Math.max(alignmentNs, subtask.checkpointAlignmentTime);
     }
     this.stats.reportCompleted(pending.barrier.id, Date.now(), path, {
       total: bytesWritten,

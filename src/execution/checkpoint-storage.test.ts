@@ -62,6 +62,16 @@ describe('FileCheckpointStorage.retain', () => {
     await new FileCheckpointStorage(dir).retain(1);
     assert.deepEqual(readdirSync(join(dir, 'shared')), []);
   });
+
+  it('another instance reads what a kept checkpoint references and keeps those data files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weir-retain-'));
+    const storage = new FileCheckpointStorage(dir);
+    const first = await write(storage, 1);
+    await write(storage, 2, first.dataFiles);
+    await new FileCheckpointStorage(dir).retain(1);
+    assert.deepEqual(readdirSync(dir).sort(), ['chk-2', 'shared']);
+    assert.deepEqual(readdirSync(join(dir, 'shared')).sort(), ['data-1.bin', 'data-2.bin']);
+  });
 });
 
 /** Asserts `load()` throws a CorruptCheckpointError for `path` with exactly `reason`. */

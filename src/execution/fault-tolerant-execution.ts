@@ -73,6 +73,7 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
       current.stopSourcesAfterBarriers(
         savepoint.then(
           (path) => ((stopped = path), true),
+          // Stryker disable next-line ArrowFunction: the decision is only tested for truth, and undefined is false
           () => false,
         ),
       );
@@ -93,18 +94,27 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
       job.stateBackend?.newRun?.();
       const options: JobRuntimeOptions = {
         clock: job.clock,
-        ...(restoreFrom !== undefined ? { restoreFrom } : {}),
+        restoreFrom,
         allowNonRestoredState: job.allowNonRestoredState,
         logger,
         ...(job.stateBackend !== undefined ? { stateBackend: job.stateBackend } : {}),
         checkpointing: job.checkpoints !== undefined,
         onSubtaskSnapshot: coordinator.onSubtaskSnapshot,
         onCheckpointDeclined: coordinator.onCheckpointDeclined,
-        ...(running.metrics !== undefined ? { metrics: running.metrics } : {}),
+        metrics: running.metrics,
       };
-      const threaded =
-        job.threads !== undefined ? new ThreadedJobRuntime(job.graph, options, job.threads) : undefined;
-      runtime = threaded ?? new JobRuntime(job.graph, options);
+      let threaded: ThreadedJobRuntime | undefined;
+      try {
+        threaded =
+          job.threads !== undefined ? new ThreadedJobRuntime(job.graph, options, job.threads) : undefined;
+        runtime = threaded ?? new JobRuntime(job.graph, options);
+      } catch (error) {
+        // The attempt cannot be built (a snapshot that does not fit the job): the job fails for good, as another
+        // attempt would be built from the same snapshot.
+        running.failureCause = running.recordException(error, attempt);
+        running.end('FAILED');
+        throw error;
+      }
       coordinator.attach(runtime);
       running.runtime = threaded?.local ?? (runtime as JobRuntime);
       running.attempt = runtime;

@@ -11,6 +11,5 @@ import { WeirError } from '../core/errors.ts';
 export class JobCancelledError extends WeirError {
   constructor(jobName: string) {
     super(`Job '${jobName}' was cancelled`);
-    this.name = 'JobCancelledError';
   }
 }

@@ -100,6 +100,22 @@ describe('RestartStrategies.exponentialDelay', () => {
     assert.deepEqual([0, 0.34, 0.5, 0.67, 0.99].map(second), [3, 4, 4, 5, 5]);
   });
 
+  it('spreads a delay evenly over base ± offset, both ends included', () => {
+    // The second delay: base 200, jitter 0.1, so 180 … 220, with 41 values for the random number to pick from.
+    const second = (r: number) => {
+      const s = RestartStrategies.exponentialDelay({
+        initialBackoffMs: 100,
+        backoffMultiplier: 2,
+        resetBackoffThresholdMs: 1_000_000,
+        jitterFactor: 0.1,
+        random: fixedRandom(r),
+      });
+      s.nextDelay(0);
+      return s.nextDelay(0);
+    };
+    assert.deepEqual([0, 0.5, 0.999].map(second), [180, 200, 220]);
+  });
+
   it('combines reset, growth and cap (testMultipleSettings)', () => {
     const strategy = RestartStrategies.exponentialDelay({
       initialBackoffMs: 1,

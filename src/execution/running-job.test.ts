@@ -1,6 +1,6 @@
 // RunningJob: the job-scope gauges (restarts, uptime, checkpoint figures) and the bounded exception history.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { JobExecutionError } from '../core/errors.ts';
 import type { MetricGroup } from '../core/metric-group.ts';
 import type { StreamGraph } from '../graph/stream-graph.ts';
@@ -67,6 +67,30 @@ describe('RunningJob', () => {
     assert.ok(uptime >= 0 && uptime <= Date.now() - job.startTime, `uptime ${uptime}`);
     job.end('FINISHED');
     assert.equal(gauges.value('uptime'), 0);
+  });
+
+  it('counts uptime from the start while RUNNING only (mocked clock)', () => {
+    mock.timers.enable({ apis: ['Date'], now: 10_000 });
+    try {
+      const gauges = new Gauges();
+      const job = new RunningJob('orders', graph, new MetricRegistry({ reporters: [gauges] }));
+      assert.equal(job.startTime, 10_000);
+      mock.timers.tick(100);
+      assert.equal(gauges.value('uptime'), 0);
+      job.status = 'RUNNING';
+      mock.timers.tick(150);
+      assert.equal(gauges.value('uptime'), 250);
+      job.status = 'RESTARTING';
+      assert.equal(gauges.value('uptime'), 0);
+      job.status = 'RUNNING';
+      mock.timers.tick(50);
+      assert.equal(gauges.value('uptime'), 300);
+      job.end('FINISHED');
+      assert.equal(job.endTime, 10_300);
+      assert.equal(gauges.value('uptime'), 0);
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   it('registers nothing without a registry', () => {

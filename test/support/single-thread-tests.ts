@@ -159,6 +159,14 @@ export const SINGLE_THREAD_TESTS: ReadonlyMap<string, string> = new Map([
     "the fault is injected a set number of times by a counter in the test's memory: each restarted worker starts with its own full count",
   ],
   [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > restarts with a state backend that is not told of new attempts (the heap backend has no newRun)',
+    "the fault is injected once by a counter in the test's memory: the restarted workers start with it armed again",
+  ],
+  [
+    'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > fails a job that has nothing left to run, naming what its subtasks and checkpoints wait for (the stall watch)',
+    "the test waits until its source's read was asked for, which it sees in its own copy, and plays the empty event loop of this thread: a worker's source reads in another",
+  ],
+  [
     'src/execution/fault-tolerant-execution.test.ts > fault-tolerant execution > restarts from the initial snapshot when it has no checkpoint of its own',
     "the fault is injected once by a counter in the test's memory: the restarted workers start with it armed again",
   ],
