@@ -7,6 +7,8 @@
 //          default 6 for the quick suite unless --events is given; none with --with-flink)
 //          --runs N  --warmup N  --system limit,rxjs,weir  --workload id,id  --seed N
 //          --keys N (distinct keys of the generic stream, workloads 1, 2, 3, 6, 7; default 10,000)
+//          --lmdb-cache N | P% (weir-lmdb's cache per subtask, in entries or in percent of --keys; default the
+//          backend's, 100,000 entries: 10 % of 1,000,000 keys)
 //          --parallelism N (passed to Node systems)  --in-process  --no-micro  --out DIR
 //          --with-flink  --flink-events N  --flink-parallelism 1,2  --flink-runs N
 //          --flink-cell-budget SECONDS (default none)  --flink-object-reuse  --no-flink-rocksdb
@@ -47,6 +49,8 @@ interface Options {
   workloads: WorkloadId[];
   seed: number;
   keys: number;
+  /** weir-lmdb's cache in entries per subtask; undefined: the backend's default. */
+  lmdbCacheEntries: number | undefined;
   parallelism: number;
   inProcess: boolean;
   micro: boolean;
@@ -106,6 +110,7 @@ function parseOptions(argv: readonly string[]): Options {
     workloads,
     seed: num('seed', 42),
     keys: num('keys', DEFAULT_KEYS),
+    lmdbCacheEntries: lmdbCache(value('lmdb-cache'), num('keys', DEFAULT_KEYS)),
     parallelism: num('parallelism', 1),
     inProcess: smoke || has('in-process'),
     micro: !has('no-micro'),
@@ -123,6 +128,17 @@ function parseOptions(argv: readonly string[]): Options {
     kafka: kafka ? { ...parseKafkaOptions(argv, 'kafka-'), flink: withFlink, out } : undefined,
     latency: has('no-latency') ? 'none' : smoke ? 'smoke' : has('latency') ? 'full' : 'none',
   };
+}
+
+/** `--lmdb-cache`: a number of entries, or a percentage of the keys (`10%` of 1,000,000 keys is 100,000). */
+function lmdbCache(raw: string | undefined, keys: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const percent = raw.endsWith('%');
+  const n = Number(percent ? raw.slice(0, -1) : raw);
+  const entries = percent ? Math.ceil((keys * n) / 100) : n;
+  if (!Number.isInteger(entries) || entries < 1)
+    throw new Error(`--lmdb-cache needs a positive number of entries or a percentage, got ${raw}`);
+  return entries;
 }
 
 const log = (line: string): void => {
@@ -164,7 +180,7 @@ async function main(): Promise<number> {
   const started = performance.now();
   const loadAverage = loadavg();
   log(
-    `weir bench${options.smoke ? ' --smoke' : ''}: ${options.events.toLocaleString('en-US')} events, ${options.keys.toLocaleString('en-US')} keys, ${options.warmup} warm-up + ${options.runs} runs, ` +
+    `weir bench${options.smoke ? ' --smoke' : ''}: ${options.events.toLocaleString('en-US')} events, ${options.keys.toLocaleString('en-US')} keys, ${options.lmdbCacheEntries === undefined ? '' : `LMDB cache ${options.lmdbCacheEntries.toLocaleString('en-US')} entries, `}${options.warmup} warm-up + ${options.runs} runs, ` +
       `systems ${options.systems.join(', ')}${options.withFlink ? ', flink' : ''}; ${options.inProcess ? 'in-process' : 'one child process per cell'}`,
   );
   if (loadAverage[0] !== undefined && loadAverage[0] > cpus().length * 0.5) {
@@ -190,6 +206,7 @@ async function main(): Promise<number> {
         // The probe measures the heap; LMDB keeps its state in files (its heap figure would be the cache).
         probe: system !== 'weir-lmdb',
         budgetSeconds: options.budgetSeconds,
+        ...(options.lmdbCacheEntries !== undefined ? { lmdbCacheEntries: options.lmdbCacheEntries } : {}),
       };
       const m = options.inProcess ? await runCellInProcess(spec) : await runCellInChild(spec);
       measurements.push(m);

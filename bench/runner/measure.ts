@@ -26,6 +26,8 @@ export interface CellSpec {
    * verifier checks them against the reference at that size. Infinity: always spec.events.
    */
   readonly budgetSeconds: number;
+  /** weir-lmdb's cache in entries per subtask (`--lmdb-cache`); the backend's default when absent. */
+  readonly lmdbCacheEntries?: number;
 }
 
 export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<Measurement> {
@@ -38,15 +40,14 @@ export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<
   };
   if (fn === undefined)
     return { ...base, status: 'not-implemented', note: `${spec.system} has no ${spec.workload}`, runs: [] };
-  let params = defaultParams(spec.events, spec.seed, spec.parallelism, spec.keys);
+  const paramsFor = (events: number): WorkloadParams => ({
+    ...defaultParams(events, spec.seed, spec.parallelism, spec.keys),
+    ...(spec.lmdbCacheEntries !== undefined ? { lmdbCacheEntries: spec.lmdbCacheEntries } : {}),
+  });
+  let params = paramsFor(spec.events);
   let heapPeak = 0;
   // Warm-up over a fifth of the input: enough for the JIT, and it gives a throughput estimate.
-  const warmupParams = defaultParams(
-    Math.max(1, Math.floor(spec.events / 5)),
-    spec.seed,
-    spec.parallelism,
-    spec.keys,
-  );
+  const warmupParams = paramsFor(Math.max(1, Math.floor(spec.events / 5)));
   let warmupMs = 0;
   for (let i = 0; i < spec.warmup; i++) {
     const start = performance.now();
@@ -56,8 +57,7 @@ export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<
   if (warmupMs > 0 && Number.isFinite(spec.budgetSeconds)) {
     const rate = warmupParams.events / (warmupMs / 1000);
     const affordable = Math.floor((rate * spec.budgetSeconds) / spec.runs / 10_000) * 10_000;
-    if (affordable < spec.events)
-      params = defaultParams(Math.max(10_000, affordable), spec.seed, spec.parallelism, spec.keys);
+    if (affordable < spec.events) params = paramsFor(Math.max(10_000, affordable));
   }
   const runs: RunSample[] = [];
   for (let i = 0; i < spec.runs; i++) {

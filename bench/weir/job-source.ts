@@ -31,7 +31,15 @@ const BATCH = 1000;
 /** The environment of one workload run: its parallelism, and the LMDB state backend when the run asks for it. */
 export function benchEnvironment(params: WorkloadParams): StreamExecutionEnvironment {
   const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
-  if (params.lmdbPath !== undefined) env.setStateBackend(new LmdbStateBackend({ path: params.lmdbPath }));
+  if (params.lmdbPath !== undefined) {
+    const cache = params.lmdbCacheEntries;
+    env.setStateBackend(
+      new LmdbStateBackend({
+        path: params.lmdbPath,
+        ...(cache !== undefined ? { cacheEntries: cache } : {}),
+      }),
+    );
+  }
   return env;
 }
 

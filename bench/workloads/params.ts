@@ -111,6 +111,8 @@ export interface WorkloadParams {
   readonly parallelism: number;
   /** Weir only: keep keyed state in the LMDB backend under this directory instead of the heap (weir-lmdb). */
   readonly lmdbPath?: string;
+  /** weir-lmdb: the backend's cache in entries per subtask (`--lmdb-cache`); its default when absent. */
+  readonly lmdbCacheEntries?: number;
   readonly probe?: MemoryProbe;
 }
 

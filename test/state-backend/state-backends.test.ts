@@ -61,6 +61,29 @@ describe('LmdbKeyedStateBackend', () => {
     b.dispose();
   });
 
+  it('values read back from LMDB own their bytes: typed arrays stay intact across later reads', () => {
+    const b = lmdb(FULL, 128, () => 0, 1);
+    const v = b.getOrCreateKeyedState(new ValueStateDescriptor<Uint8Array>('bytes'), voidNamespaceSerializer);
+    for (const [key, fill] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ] as const) {
+      b.setCurrentKey(key);
+      v.update(new Uint8Array(8).fill(fill));
+    }
+    // A cache of one entry: every key below is read from LMDB, and each read reuses LMDB's read buffer.
+    b.setCurrentKey('a');
+    const a = v.value()!;
+    b.setCurrentKey('b');
+    const bytes = v.value()!;
+    b.setCurrentKey('c');
+    v.value();
+    assert.deepEqual([...a], [1, 1, 1, 1, 1, 1, 1, 1]);
+    assert.deepEqual([...bytes], [2, 2, 2, 2, 2, 2, 2, 2]);
+    b.dispose();
+  });
+
   it('re-reads values from LMDB once more than cacheEntries are cached; counts, key listings and snapshots keep the cache', () => {
     for (const viaNormalized of [false, true]) {
       const b = lmdb(FULL, 128, () => 0, 3);

@@ -21,22 +21,37 @@ export function encodeEntryKey(
   nsKey: string | number,
   key: NormalizedKey,
 ): Buffer {
+  const buf = Buffer.allocUnsafe(entryKeyLength(nsKey, key));
+  writeEntryKey(buf, keyGroup, stateId, nsKey, key);
+  return buf;
+}
+
+/** The length in bytes of an entry key (what {@link writeEntryKey} writes). */
+export function entryKeyLength(nsKey: string | number, key: NormalizedKey): number {
   const nsLen = typeof nsKey === 'number' ? 9 : 3 + Buffer.byteLength(nsKey);
-  let keyLen: number;
   switch (typeof key) {
     case 'string':
-      keyLen = 1 + Buffer.byteLength(key);
-      break;
+      return 4 + nsLen + 1 + Buffer.byteLength(key);
     case 'number':
-      keyLen = 9;
-      break;
+      return 4 + nsLen + 9;
     case 'bigint':
-      keyLen = 1 + key.toString().length;
-      break;
+      return 4 + nsLen + 1 + key.toString().length;
     default:
-      keyLen = 2;
+      return 4 + nsLen + 2;
   }
-  const buf = Buffer.allocUnsafe(4 + nsLen + keyLen);
+}
+
+/**
+ * Writes an entry key at the start of `buf` (at least {@link entryKeyLength} bytes) and returns its length: the
+ * miss path and the write-back encode into one reused buffer instead of allocating a key per access.
+ */
+export function writeEntryKey(
+  buf: Buffer,
+  keyGroup: number,
+  stateId: number,
+  nsKey: string | number,
+  key: NormalizedKey,
+): number {
   buf.writeUInt16BE(keyGroup, 0);
   buf.writeUInt16BE(stateId, 2);
   let at = 4;
@@ -53,21 +68,19 @@ export function encodeEntryKey(
   switch (typeof key) {
     case 'string':
       buf[at] = KEY_STRING;
-      buf.write(key, at + 1);
-      break;
+      return at + 1 + buf.write(key, at + 1);
     case 'number':
       buf[at] = KEY_NUMBER;
       buf.writeDoubleBE(key, at + 1);
-      break;
+      return at + 9;
     case 'bigint':
       buf[at] = KEY_BIGINT;
-      buf.write(key.toString(), at + 1); // ASCII digits
-      break;
+      return at + 1 + buf.write(key.toString(), at + 1); // ASCII digits
     default:
       buf[at] = KEY_BOOLEAN;
       buf[at + 1] = key ? 1 : 0;
+      return at + 2;
   }
-  return buf;
 }
 
 /** The parts of an entry key. */
@@ -132,22 +145,46 @@ export function encodeEntryValue(
   format: number,
   valueBytes: Uint8Array | string | number,
 ): Buffer {
+  const buf = Buffer.allocUnsafe(entryValueLength(nsBytes, format, valueBytes));
+  writeEntryValue(buf, lastAccess, nsBytes, format, valueBytes);
+  return buf;
+}
+
+/** The length in bytes of an entry value (what {@link writeEntryValue} writes). */
+export function entryValueLength(
+  nsBytes: Uint8Array,
+  format: number,
+  valueBytes: Uint8Array | string | number,
+): number {
   const valueLen =
     format === VALUE_STRING
       ? Buffer.byteLength(valueBytes as string)
       : format === VALUE_NUMBER
         ? 8
         : (valueBytes as Uint8Array).byteLength;
-  const buf = Buffer.allocUnsafe(13 + nsBytes.byteLength + valueLen);
+  return 13 + nsBytes.byteLength + valueLen;
+}
+
+/** Writes an entry value at the start of `buf` (at least {@link entryValueLength} bytes); returns its length. */
+export function writeEntryValue(
+  buf: Buffer,
+  lastAccess: number,
+  nsBytes: Uint8Array,
+  format: number,
+  valueBytes: Uint8Array | string | number,
+): number {
   buf.writeDoubleBE(lastAccess, 0);
   buf.writeUInt32BE(nsBytes.byteLength, 8);
   buf.set(nsBytes, 12);
   const at = 12 + nsBytes.byteLength;
   buf[at] = format;
-  if (format === VALUE_STRING) buf.write(valueBytes as string, at + 1);
-  else if (format === VALUE_NUMBER) buf.writeDoubleBE(valueBytes as number, at + 1);
-  else buf.set(valueBytes as Uint8Array, at + 1);
-  return buf;
+  if (format === VALUE_STRING) return at + 1 + buf.write(valueBytes as string, at + 1);
+  if (format === VALUE_NUMBER) {
+    buf.writeDoubleBE(valueBytes as number, at + 1);
+    return at + 9;
+  }
+  buf.set(valueBytes as Uint8Array, at + 1);
+  return at + 1 + (valueBytes as Uint8Array).byteLength;
 }
 
 export interface DecodedEntryValue {
@@ -157,6 +194,11 @@ export interface DecodedEntryValue {
   valueBytes: Uint8Array;
 }
 
+/**
+ * Decodes an entry value; the parts are views into `buf`. The value ends at `buf.length`, which need not be the end
+ * of the memory: lmdb-js's reused read buffer (`getBinaryFast`) sets its `length` to the size read, and Buffer's
+ * `subarray` is bounded by `length`.
+ */
 export function decodeEntryValue(buf: Uint8Array): DecodedEntryValue {
   const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const nsLen = b.readUInt32BE(8);

@@ -1,7 +1,7 @@
 // LmdbStateTable: the heap state handles' table, backed by LMDB with a bounded write-back cache of live values.
 import type { AbstractHeapState, TtlValue } from '../heap/abstract-heap-state.ts';
 import { StateTable } from '../heap/state-table.ts';
-import { keyGroupFor, type NormalizedKey } from '../key-hash.ts';
+import type { NormalizedKey } from '../key-hash.ts';
 import {
   declaredClassOf,
   isEmptySample,
@@ -11,18 +11,24 @@ import {
 import { lostClassError } from '../lost-class-error.ts';
 import {
   decodeEntryValue,
-  encodeEntryKey,
-  encodeEntryValue,
+  entryKeyLength,
   entryValue,
+  entryValueLength,
   VALUE_NUMBER,
   VALUE_SERIALIZED,
   VALUE_STRING,
+  writeEntryKey,
+  writeEntryValue,
 } from './lmdb-key-codec.ts';
+import { ReusedBuffer } from './reused-buffer.ts';
 
 /** What a table needs from its backend. */
 export interface LmdbTableHost {
   readonly maxParallelism: number;
-  /** Synchronous point read of an entry key. */
+  /**
+   * Synchronous point read of an entry key. The bytes returned are LMDB's shared read buffer: valid only until the
+   * next read, so the caller decodes (copies) them at once.
+   */
   read(key: Buffer): Buffer | undefined;
   /** Records that the current key's key group changed since the last snapshot. */
   markGroupDirty(keyGroup: number): void;
@@ -43,7 +49,8 @@ const ABSENT: unknown = Symbol('absent');
  * behind our back and are dirty only when set. Dirty entries reach LMDB on `flush`.
  */
 export class NamespaceView<V> extends Map<NormalizedKey, V> {
-  readonly dirty = new Set<NormalizedKey>();
+  /** Keys changed since the last flush, each with its key group (the current key's, computed once per record). */
+  readonly dirty = new Map<NormalizedKey, number>();
   nsBytes: Uint8Array | undefined;
 
   constructor(
@@ -79,9 +86,12 @@ export class NamespaceView<V> extends Map<NormalizedKey, V> {
     return true;
   }
 
+  /** Handles only ever pass the current key, so its key group is the backend's current one. */
   private markDirty(key: NormalizedKey): void {
-    this.dirty.add(key);
-    this.table.host.markGroupDirty(this.table.host.getCurrentKeyGroup());
+    const host = this.table.host;
+    const keyGroup = host.getCurrentKeyGroup();
+    this.dirty.set(key, keyGroup);
+    host.markGroupDirty(keyGroup);
   }
 
   /** The cached value of a key, ABSENT included (for flush). */
@@ -97,20 +107,31 @@ export class NamespaceView<V> extends Map<NormalizedKey, V> {
  */
 export class LmdbStateTable<V> extends StateTable<V> {
   private views = new Map<string | number, NamespaceView<V>>();
+  /** The view looked up last (plain keyed state has one namespace, so this is nearly always a hit). */
+  private lastNsKey: string | number | undefined = undefined;
+  private lastView: NamespaceView<V> | undefined = undefined;
   state!: AbstractHeapState<any, any>;
   /** Whether one written value showed that the serializer keeps its classes (a state holds one type). */
   private classChecked = false;
+  /** Write-back counts per key group (reused by every flush to order the puts). */
+  private groupCounts: Uint32Array | undefined = undefined;
 
   constructor(
     readonly host: LmdbTableHost,
     readonly stateId: number,
+    /** Where keys are encoded for reads and writes (shared by the backend's tables: one runs at a time). */
+    private readonly keyBuffer: ReusedBuffer = new ReusedBuffer(256),
+    private readonly valueBuffer: ReusedBuffer = new ReusedBuffer(256),
   ) {
     super();
   }
 
   override entriesOf(nsKey: string | number): Map<NormalizedKey, V> {
+    if (nsKey === this.lastNsKey) return this.lastView!;
     let view = this.views.get(nsKey);
     if (view === undefined) this.views.set(nsKey, (view = new NamespaceView(this, nsKey)));
+    this.lastNsKey = nsKey;
+    this.lastView = view;
     return view;
   }
 
@@ -128,56 +149,93 @@ export class LmdbStateTable<V> extends StateTable<V> {
     throw new Error('LmdbStateTable.size: count through the backend (numStateEntries)');
   }
 
-  /** Reads one entry from LMDB, decoded into what the heap handle stores (the value, or a TTL wrapper). */
+  /**
+   * Reads one entry of the current key from LMDB, decoded into what the heap handle stores (the value, or a TTL
+   * wrapper). The miss path: the key is encoded into the reused buffer, LMDB's bytes are decoded in place.
+   */
   load(view: NamespaceView<V>, key: NormalizedKey): unknown {
-    const kg = keyGroupFor(key, this.host.maxParallelism);
-    const bytes = this.host.read(encodeEntryKey(kg, this.stateId, view.nsKey, key));
+    const host = this.host;
+    const length = entryKeyLength(view.nsKey, key);
+    writeEntryKey(this.keyBuffer.reserve(length), host.getCurrentKeyGroup(), this.stateId, view.nsKey, key);
+    const bytes = host.read(this.keyBuffer.view(length));
     if (bytes === undefined) return ABSENT;
     const { lastAccess, nsBytes, format, valueBytes } = decodeEntryValue(bytes);
     view.nsBytes ??= Uint8Array.from(nsBytes);
     const serializer = this.state.descriptor.serializer;
+    // Deserializers may keep views of their input (v8.deserialize returns typed arrays over it), and LMDB reuses
+    // these bytes at the next read: serialized values are decoded from their own copy.
     return this.state.wrap(
-      entryValue(format, valueBytes, (b) => serializer.deserialize(b)),
+      entryValue(format, valueBytes, (b) => serializer.deserialize(Buffer.from(b))),
       lastAccess,
     );
   }
 
-  /** Writes every dirty entry through `put` / `remove` (called inside one LMDB transaction). */
+  /**
+   * Writes every dirty entry through `put` / `remove` (called inside one LMDB transaction), in key group order:
+   * keys are ordered by key group first, so consecutive puts land in neighbouring pages instead of anywhere in the
+   * tree. A counting sort over the key groups costs O(entries + max parallelism). The key and value handed to
+   * `put` are views of reused buffers, valid until the next call (LMDB copies them during the call).
+   */
   flush(put: (key: Buffer, value: Buffer) => void, remove: (key: Buffer) => void): void {
+    let total = 0;
+    for (const view of this.views.values()) total += view.dirty.size;
+    if (total === 0) return;
+    const maxParallelism = this.host.maxParallelism;
+    const counts = (this.groupCounts ??= new Uint32Array(maxParallelism + 1));
+    counts.fill(0);
+    for (const view of this.views.values()) for (const kg of view.dirty.values()) counts[kg + 1]!++;
+    for (let kg = 1; kg <= maxParallelism; kg++) counts[kg]! += counts[kg - 1]!;
+    // Stryker disable next-line ArrayDeclaration: the lengths only presize the arrays
+    const keys: NormalizedKey[] = new Array(total);
+    const views: NamespaceView<V>[] = new Array(total);
+    const groups = new Uint16Array(total);
+    for (const view of this.views.values()) {
+      for (const [key, kg] of view.dirty) {
+        const at = counts[kg]!++;
+        keys[at] = key;
+        views[at] = view;
+        groups[at] = kg;
+      }
+    }
     const state = this.state;
     const ttl = state.descriptor.ttl !== undefined;
     const serializer = state.descriptor.serializer;
     const direct = serializer === structuredCloneSerializer;
-    for (const view of this.views.values()) {
-      if (view.dirty.size === 0) continue;
-      for (const key of view.dirty) {
-        const dbKey = encodeEntryKey(
-          keyGroupFor(key, this.host.maxParallelism),
-          this.stateId,
-          view.nsKey,
-          key,
-        );
-        const stored = view.raw(key);
-        if (stored === ABSENT || stored === undefined) {
-          remove(dbKey);
-          continue;
-        }
-        const lastAccess = ttl ? (stored as TtlValue<unknown>).lastAccess : -1;
-        const value = state.unwrap(stored as V) as unknown;
-        if (!this.classChecked) this.checkClass(value);
-        const kind = typeof value;
-        if (direct && kind === 'string')
-          put(dbKey, encodeEntryValue(lastAccess, view.nsBytes!, VALUE_STRING, value as string));
-        else if (direct && kind === 'number')
-          put(dbKey, encodeEntryValue(lastAccess, view.nsBytes!, VALUE_NUMBER, value as number));
-        else
-          put(
-            dbKey,
-            encodeEntryValue(lastAccess, view.nsBytes!, VALUE_SERIALIZED, serializer.serialize(value)),
-          );
+    const keyBuffer = this.keyBuffer;
+    const valueBuffer = this.valueBuffer;
+    for (let i = 0; i < total; i++) {
+      const key = keys[i]!;
+      const view = views[i]!;
+      const keyLength = entryKeyLength(view.nsKey, key);
+      writeEntryKey(keyBuffer.reserve(keyLength), groups[i]!, this.stateId, view.nsKey, key);
+      const dbKey = keyBuffer.view(keyLength);
+      const stored = view.raw(key);
+      if (stored === ABSENT || stored === undefined) {
+        remove(dbKey);
+        continue;
       }
-      view.dirty.clear();
+      const lastAccess = ttl ? (stored as TtlValue<unknown>).lastAccess : -1;
+      const value = state.unwrap(stored as V) as unknown;
+      if (!this.classChecked) this.checkClass(value);
+      const kind = typeof value;
+      let format: number;
+      let bytes: Uint8Array | string | number;
+      if (direct && kind === 'string') {
+        format = VALUE_STRING;
+        bytes = value as string;
+      } else if (direct && kind === 'number') {
+        format = VALUE_NUMBER;
+        bytes = value as number;
+      } else {
+        format = VALUE_SERIALIZED;
+        bytes = serializer.serialize(value);
+      }
+      const nsBytes = view.nsBytes!;
+      const valueLength = entryValueLength(nsBytes, format, bytes);
+      writeEntryValue(valueBuffer.reserve(valueLength), lastAccess, nsBytes, format, bytes);
+      put(dbKey, valueBuffer.view(valueLength));
     }
+    for (const view of this.views.values()) view.dirty.clear();
   }
 
   /** Fails before class instances would be written as plain objects (see lostClassOf). */
@@ -197,5 +255,7 @@ export class LmdbStateTable<V> extends StateTable<V> {
   /** Drops every cached value (after a flush): LMDB is the truth again. */
   evict(): void {
     this.views.clear();
+    this.lastNsKey = undefined;
+    this.lastView = undefined;
   }
 }
