@@ -10,7 +10,7 @@ import { assignSplits, openSourceReader } from './split-assignment.ts';
 import type { WatermarkEmission } from '../time/watermark-emission.ts';
 import { IdlenessLog } from './idleness-log.ts';
 import { SplitWatermarks } from './split-watermarks.ts';
-import { TimestampsAndWatermarks } from './timestamps-and-watermarks.ts';
+import { TimestampsAndWatermarks, type SourceWatermarkState } from './timestamps-and-watermarks.ts';
 
 /**
  * The runtime's source driver calls `pollNext` in a loop. Each record gets the strategy's timestamp, leaves, and
@@ -154,6 +154,23 @@ export class SourceOperator<T> extends AbstractStreamOperator<T> implements Read
   stopWatermarks(): void {
     this.watermarks?.stop();
     this.splitWatermarks?.stop();
+  }
+
+  /**
+   * Runs one periodic emit of the watermark strategy now and returns the source's event-time position (its last
+   * watermark and idleness), or undefined without a strategy or with per-split watermarks. A cluster task calls it
+   * before each commit and commits the result with its input offsets.
+   */
+  watermarkCut(): SourceWatermarkState | undefined {
+    const watermarks = this.watermarks;
+    if (watermarks === undefined || this.splitWatermarks !== undefined) return undefined;
+    watermarks.emitPeriodicNow();
+    return watermarks.state();
+  }
+
+  /** Resumes the event-time position a previous owner of this source's input committed (after `open`). */
+  restoreWatermarks(state: SourceWatermarkState): void {
+    this.watermarks?.restore(state);
   }
 
   /** The reader's unfinished splits (before `open`, the splits it is about to get). */

@@ -121,6 +121,49 @@ describe('TimestampsAndWatermarks', () => {
     ]);
   });
 
+  it('a watermark that does not rise leaves an idle input idle (as Flink)', () => {
+    const { trace, record } = setup(CLOCK_100);
+    record('w7', 1);
+    record('idle', 2);
+    record('w7', 3);
+    record('w6', 4);
+    assert.deepEqual(trace.events, [
+      'r:w7@1',
+      'w:7',
+      'r:idle@2',
+      "'stamps' (subtask 0) is idle",
+      'idle',
+      'r:w7@3',
+      'r:w6@4',
+    ]);
+  });
+
+  it('a cut runs one periodic emit and gives the position; a restore restates it, and nothing lower leaves', () => {
+    const { trace, tw, record } = setup(CLOCK_100);
+    record('w7', 1);
+    record('idle', 2);
+    assert.deepEqual(tw.state(), { watermark: 7, idle: true });
+    tw.emitPeriodicNow();
+    assert.equal(trace.events.at(-1), 'periodic idle');
+    const fresh = setup(CLOCK_100);
+    fresh.tw.restore({ watermark: 7, idle: true });
+    fresh.record('w5', 3);
+    fresh.record('w8', 4);
+    assert.deepEqual(fresh.trace.events, [
+      'w:7',
+      "'stamps' (subtask 0) is idle",
+      'idle',
+      'r:w5@3',
+      'r:w8@4',
+      "'stamps' (subtask 0) is active again",
+      'active',
+      'w:8',
+    ]);
+    const never = setup(CLOCK_100);
+    never.tw.restore({ watermark: Number.NEGATIVE_INFINITY, idle: false });
+    assert.deepEqual(never.trace.events, []);
+  });
+
   it('deterministic mode: a periodic emit after every everyRecords-th record; processing-time mode: none', () => {
     const det = setup({ mode: 'deterministic', intervalMs: 0, everyRecords: 2 });
     for (const v of ['a', 'b', 'c', 'd', 'e']) det.record(v, 1);

@@ -10,6 +10,13 @@ import { IdlenessLog } from './idleness-log.ts';
 
 export { DEFAULT_AUTO_WATERMARK_INTERVAL } from '../time/watermark-emission.ts';
 
+/** A source's event-time position: the last watermark it emitted and whether it is idle. */
+export interface SourceWatermarkState {
+  /** -Infinity before the first watermark. */
+  readonly watermark: number;
+  readonly idle: boolean;
+}
+
 /**
  * Shared by sources (`fromSource(source, strategy)`) and `assignTimestampsAndWatermarks`. Watermarks leave only
  * when they increase. The caller forwards each record between `assignTimestamp` and `onEvent`, so a watermark
@@ -91,12 +98,42 @@ export class TimestampsAndWatermarks<T> implements WatermarkOutput {
     this.periodic?.cancel();
   }
 
+  /**
+   * Only a watermark above the last one leaves, and only such a watermark makes an idle input active again (as
+   * Flink's WatermarkToDataOutput): a generator restated after a move, whose first periodic emit knows less than
+   * the restored watermark, leaves the input idle.
+   */
   emitWatermark(watermark: number): void {
+    if (watermark <= this.lastWatermark) return;
+    this.lastWatermark = watermark;
     if (this.idle) this.markActive();
-    if (watermark > this.lastWatermark) {
-      this.lastWatermark = watermark;
-      this.output.emitWatermark(watermark);
+    this.output.emitWatermark(watermark);
+  }
+
+  /**
+   * One periodic emit now (not counted as one of the record-count rule's): a cluster task runs it before each
+   * commit, so the watermark of everything read before the commit is in the transaction with the input offsets.
+   */
+  emitPeriodicNow(): void {
+    if (!this.stopped) this.generator.onPeriodicEmit(this);
+  }
+
+  /** The last watermark emitted and whether the input is idle: what a cluster task commits with its offsets. */
+  state(): SourceWatermarkState {
+    return { watermark: this.lastWatermark, idle: this.idle };
+  }
+
+  /**
+   * Resumes where a previous owner of the input left off (before the first record): its watermark and idleness
+   * are restated downstream, and no lower watermark leaves from here on. The generator itself (user code) starts
+   * fresh; it learns the input again from the records read after the restored position.
+   */
+  restore(state: SourceWatermarkState): void {
+    if (state.watermark > this.lastWatermark) {
+      this.lastWatermark = state.watermark;
+      this.output.emitWatermark(state.watermark);
     }
+    if (state.idle) this.markIdle();
   }
 
   markIdle(): void {

@@ -8,5 +8,6 @@ import './repartition-exchange.test.ts';
 import './repartition-edge.test.ts';
 import './task-membership.test.ts';
 import './task-transaction.test.ts';
+import './source-watermark-move.test.ts';
 import './cluster-mode.test.ts';
 import './kafka-example.test.ts';

@@ -23,6 +23,8 @@ export interface TopicPartition {
 
 export interface TopicPartitionOffset extends TopicPartition {
   offset: number;
+  /** The text committed with the offset (Kafka's offset metadata), when there is one. */
+  metadata?: string;
 }
 
 /** A consumed record as librdkafka hands it over. */

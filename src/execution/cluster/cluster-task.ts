@@ -9,7 +9,9 @@ import type { Sink } from '../../core/sink.ts';
 import type { StreamNode } from '../../graph/stream-graph.ts';
 import { KafkaSink } from '../../connectors/kafka/kafka-sink.ts';
 import type { KafkaSource } from '../../connectors/kafka/kafka-source.ts';
+import { SourceOperator } from '../../operators/source-operator.ts';
 import { buildTaskGraph } from './task-graph.ts';
+import { decodeSourceWatermark, encodeSourceWatermark } from './source-watermark.ts';
 import {
   KafkaPartitionInput,
   RepartitionPartitionInput,
@@ -86,6 +88,11 @@ export class ClusterTask implements TaskInputDriver {
     return this.transaction?.commits ?? 0;
   }
 
+  /** The next offset of its input partition the task reads (undefined before it started). */
+  get inputPosition(): number | undefined {
+    return this.reader?.position().offset;
+  }
+
   /** What the task's changelog writer wrote so far (undefined before it started). */
   get changelogFigures(): ChangelogWriter['figures'] | undefined {
     return this.changelog?.figures;
@@ -124,7 +131,7 @@ export class ClusterTask implements TaskInputDriver {
       const input = this.input();
       this.reader = input;
       const committed = await transaction.committedOffset(input.topic, input.partition);
-      await input.open(committed);
+      await input.open(committed.offset);
       if (restored.inputState !== undefined) input.restoreInputState(restored.inputState);
       this.lastCommitted = input.position().offset;
       this.lastCommitAt = context.clock.now();
@@ -151,6 +158,13 @@ export class ClusterTask implements TaskInputDriver {
       });
       this.runtime = runtime;
       await runtime.open();
+      // A Kafka source resumes at the watermark and idleness committed with its offset, restated downstream: its
+      // previous owner's last records are not read again, and their watermark may not have reached the topics it
+      // feeds before the commit that moved the task (a new owner with nothing left to read would emit none).
+      if (committed.metadata !== undefined && input instanceof KafkaPartitionInput)
+        this.kafkaSource()?.restoreWatermarks(
+          decodeSourceWatermark(committed.metadata, input.topic, input.partition, this.transactionalId),
+        );
       this.running = this.run(runtime);
     } catch (error) {
       await transaction.close();
@@ -224,12 +238,24 @@ export class ClusterTask implements TaskInputDriver {
     this.lastCommitAt = this.context.clock.now();
     const moved = position.offset !== this.lastCommitted;
     const changelog = this.changelog!;
+    // The source's watermark of everything read so far goes into this transaction, and its event-time position
+    // is committed with the offset: the task's next owner resumes there.
+    const cut = input instanceof KafkaPartitionInput ? this.kafkaSource()?.watermarkCut() : undefined;
+    const committed = cut === undefined ? position : { ...position, metadata: encodeSourceWatermark(cut) };
     // State changes only through input, or through processing-time timers firing between reads.
     if (moved || transaction.sentSinceCommit > 0 || changelog.hadProcessingTimers)
       changelog.write(this.runtime!, input.inputState(), (record) => transaction.send(record));
     if (transaction.sentSinceCommit === 0 && !moved) return;
-    await transaction.commit([position]);
+    await transaction.commit([committed]);
     this.lastCommitted = position.offset;
+  }
+
+  /** The source operator of a task that reads the job's Kafka topic. */
+  private kafkaSource(): SourceOperator<unknown> | undefined {
+    const runtime = this.runtime!;
+    const node = runtime.graph.nodes.find((n) => n.transformation.kind === 'source');
+    const operator = node === undefined ? undefined : runtime.subtasksOf(node)[0]?.operator;
+    return operator instanceof SourceOperator ? operator : undefined;
   }
 
   /** The input partition: of the job's Kafka topic, or of the repartition topic the sub-topology reads. */

@@ -7,6 +7,7 @@ import { Transformation } from '../../graph/transformation.ts';
 import { SinkOperator } from '../../operators/sink-operator.ts';
 import { SourceOperator } from '../../operators/source-operator.ts';
 import type { WatermarkEmission } from '../../time/watermark-emission.ts';
+import { TaskRepartitionSink, TaskRepartitionSinkOperator } from './task-sinks.ts';
 
 /** What replaces the ends of a sub-topology in one of its tasks. */
 export interface TaskGraphParts {
@@ -105,7 +106,8 @@ export function buildTaskGraph(topology: TaskTopology, sub: SubTopology, parts: 
       t.parallelism = 1;
       t.maxParallelism = node.maxParallelism;
       t.sink = sink;
-      t.operatorFactory = () => new SinkOperator(sink);
+      t.operatorFactory = () =>
+        sink instanceof TaskRepartitionSink ? new TaskRepartitionSinkOperator(sink) : new SinkOperator(sink);
       sinks.push(t);
     }
   }

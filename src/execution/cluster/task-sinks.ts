@@ -4,6 +4,7 @@ import type { Sink, SinkWriter } from '../../core/sink.ts';
 import type { KafkaSinkConfig } from '../../connectors/kafka/kafka-sink.ts';
 import { RepartitionWriter } from '../../connectors/kafka/repartition-writer.ts';
 import { storeRecord } from '../../connectors/kafka/stored-record.ts';
+import { SinkOperator } from '../../operators/sink-operator.ts';
 import type { TaskTransaction } from './task-transaction.ts';
 
 /** What a {@link TaskRepartitionSink} writes: one producer of one repartition topic. */
@@ -22,6 +23,7 @@ export interface TaskRepartitionTarget {
  */
 export class TaskRepartitionSink implements Sink<unknown> {
   readonly runsOnMainThread = true;
+  private writer: RepartitionWriter<unknown> | undefined = undefined;
 
   constructor(
     private readonly target: TaskRepartitionTarget,
@@ -40,11 +42,31 @@ export class TaskRepartitionSink implements Sink<unknown> {
       },
       (record) => transaction.send(record),
     );
+    this.writer = writer;
     return {
       write: (value, timestamp) => void writer.write(value, timestamp),
       writeWatermark: (watermark) => void writer.emitWatermark(watermark),
       endOfInput: () => void writer.end(),
     };
+  }
+
+  /**
+   * The producer's input went idle (an idle marker into every partition: the consumers stop waiting for this
+   * producer) or active (nothing to write: the writer restates its watermark before its next record or marker).
+   */
+  writeWatermarkStatus(idle: boolean): void {
+    if (idle) void this.writer?.markIdle();
+  }
+}
+
+/** The operator of a {@link TaskRepartitionSink}: a sink that also passes its input's idleness on. */
+export class TaskRepartitionSinkOperator extends SinkOperator<unknown> {
+  constructor(private readonly repartitionSink: TaskRepartitionSink) {
+    super(repartitionSink);
+  }
+
+  override processWatermarkStatus(idle: boolean): void {
+    this.repartitionSink.writeWatermarkStatus(idle);
   }
 }
 

@@ -108,14 +108,24 @@ export class TaskTransaction {
     return transaction;
   }
 
-  /** The committed next offset of a topic partition for this task's group, or undefined when none is. */
-  async committedOffset(topic: string, partition: number): Promise<number | undefined> {
+  /**
+   * The committed next offset of a topic partition for this task's group (undefined when none is), and the
+   * metadata committed with it.
+   */
+  async committedOffset(
+    topic: string,
+    partition: number,
+  ): Promise<{ readonly offset: number | undefined; readonly metadata: string | undefined }> {
     const committed = await call<TopicPartitionOffset[]>(
       `reading the committed offset of ${topic}-${partition} for task '${this.id}'`,
       (cb) => this.offsets.committed([{ topic, partition }], TIMEOUT_MS, cb),
     );
     const offset = committed[0]?.offset;
-    return offset === undefined || offset === OFFSET_INVALID || offset < 0 ? undefined : offset;
+    const metadata = committed[0]?.metadata;
+    return {
+      offset: offset === undefined || offset === OFFSET_INVALID || offset < 0 ? undefined : offset,
+      metadata: metadata === undefined || metadata === '' ? undefined : metadata,
+    };
   }
 
   /**
@@ -141,7 +151,7 @@ export class TaskTransaction {
 
   /**
    * Commits the open transaction with the task's input position (`offsets`: the next offset to read of each
-   * input partition) and begins the next one. A fenced producer (the task moved on) fails here: nothing of this
+   * input partition, with the metadata to commit along) and begins the next one. A fenced producer (the task moved on) fails here: nothing of this
    * transaction becomes visible.
    */
   async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
