@@ -1,5 +1,7 @@
 // Environment defaults: settings a launcher (the `weir run` command) gives every environment the job creates.
+import type { ClusterOptions } from '../execution/cluster/cluster-options.ts';
 import type { JobClient } from '../execution/job-client.ts';
+import type { JobExecutionResult } from '../execution/job-execution-result.ts';
 import type { EnvironmentOptions, ExecuteOptions } from './stream-execution-environment.ts';
 
 /** What a launcher sets: environment options and execute options, applied under what the job sets itself. */
@@ -13,6 +15,15 @@ export interface EnvironmentDefaults {
    * `execute()` returns in detached mode (`weir run --detached` returns there).
    */
   readonly onExecuteWaits?: (client: JobClient) => void;
+  /**
+   * Called when `execute()` starts a job in cluster mode (which has no {@link JobClient}): `result` settles when
+   * this process has left the job's group.
+   */
+  readonly onClusterJob?: (
+    jobName: string,
+    cluster: ClusterOptions,
+    result: Promise<JobExecutionResult>,
+  ) => void;
 }
 
 // Kept on globalThis under a registered symbol: a job file that imports Weir through another path (the package

@@ -474,7 +474,7 @@ export class StreamExecutionEnvironment {
       this.sinks.length = 0;
       // Loaded only in cluster mode, so a job without it never loads the Kafka client.
       const { executeOnCluster } = await import('../execution/cluster/cluster-job.ts');
-      return executeOnCluster({
+      const result = executeOnCluster({
         jobName,
         graph,
         cluster: this.cluster,
@@ -482,6 +482,8 @@ export class StreamExecutionEnvironment {
         logger: this.logger,
         emission: this.watermarkEmission,
       });
+      environmentDefaults().onClusterJob?.(jobName, this.cluster, result);
+      return result;
     }
     const client = await this.executeAsync(jobName, options);
     environmentDefaults().onExecuteWaits?.(client);

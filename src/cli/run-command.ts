@@ -32,6 +32,8 @@ export interface RunSettings {
   readonly detached: boolean;
   /** Where a detached run's output goes (`--log-file`). */
   readonly logFile?: string;
+  /** Cluster mode (`--cluster`, `--job-id`): every environment of the file runs as one process of this job. */
+  readonly cluster?: { readonly bootstrapServers: string; readonly jobId: string };
 }
 
 /** Where `weir run` writes its own lines (the job's output, e.g. print(), goes to standard output as usual). */
@@ -80,7 +82,7 @@ async function runJobs(
   output: RunOutput,
 ): Promise<number> {
   /** The jobs started so far, each with its end: its end line printed, whether it failed. */
-  const started: { client: JobClient; failed: Promise<boolean> }[] = [];
+  const started: { client: JobClient | undefined; failed: Promise<boolean> }[] = [];
   const environment: EnvironmentOptions = {
     ...(settings.parallelism !== undefined ? { parallelism: settings.parallelism } : {}),
     // Each worker imports the job file again to build its share of the job.
@@ -90,6 +92,7 @@ async function runJobs(
     ...(settings.checkpointDir !== undefined
       ? { checkpointing: { intervalMs: settings.checkpointIntervalMs, storage: settings.checkpointDir } }
       : {}),
+    ...(settings.cluster !== undefined ? { cluster: settings.cluster } : {}),
   };
   const execute: ExecuteOptions = {
     ...(settings.fromSavepoint !== undefined ? { savepointPath: settings.fromSavepoint } : {}),
@@ -129,6 +132,23 @@ async function runJobs(
       started.push({ client, failed });
       launcher?.jobStarted(client);
     },
+    onClusterJob: (jobName, cluster, result) => {
+      output.line(
+        `Job '${jobName}' runs as a process of cluster job '${cluster.jobId}' on ${cluster.bootstrapServers} ` +
+          'until SIGTERM or SIGINT (which hand its tasks to the other processes)',
+      );
+      const failed = result.then(
+        () => {
+          output.line(`Job '${jobName}' left cluster job '${cluster.jobId}'`);
+          return false;
+        },
+        (error: unknown) => {
+          output.line(`Job '${jobName}' of cluster job '${cluster.jobId}' failed: ${describeError(error)}`);
+          return true;
+        },
+      );
+      started.push({ client: undefined, failed });
+    },
     onExecuteWaits: () => launcher?.jobsSubmitted(),
   });
   const argv = process.argv;
@@ -152,7 +172,7 @@ async function runJobs(
   const code = (await Promise.all(started.map(({ failed }) => failed))).includes(true) ? 1 : 0;
   if (settings.keepUi) {
     // Jobs on one port share a server: name each address once.
-    for (const url of new Set(started.flatMap(({ client }) => client.webUiUrl ?? []))) {
+    for (const url of new Set(started.flatMap(({ client }) => client?.webUiUrl ?? []))) {
       output.line(`Dashboard and REST API still served at ${url} until interrupted (Ctrl-C)`);
     }
   }

@@ -84,6 +84,59 @@ describe('weir command line', () => {
     }
   });
 
+  it('fails with exit code 2 naming the option on a missing or bad cluster address or job id', async () => {
+    const cases: [string[], string][] = [
+      [
+        ['--cluster', 'broker:9092'],
+        '--cluster needs --job-id J (or $WEIR_JOB_ID), the same in every process of the job',
+      ],
+      [['--job-id', 'orders'], '--job-id needs --cluster BOOTSTRAP'],
+      [
+        ['--cluster', '', '--job-id', 'orders'],
+        "--cluster needs the Kafka brokers as host:port[,host:port...], got ''",
+      ],
+      [
+        ['--cluster', 'broker', '--job-id', 'orders'],
+        "--cluster needs the Kafka brokers as host:port[,host:port...], got 'broker' ('broker' is not host:port)",
+      ],
+      [
+        ['--cluster', 'a:9092,b:99999', '--job-id', 'orders'],
+        "--cluster needs the Kafka brokers as host:port[,host:port...], got 'a:9092,b:99999' ('b:99999' is not host:port)",
+      ],
+      [
+        ['--cluster', 'broker:9092', '--job-id', 'my orders'],
+        "--job-id must be 1 to 200 letters, digits, '.', '_' or '-' (it names Kafka topics), got 'my orders'",
+      ],
+      [
+        ['--cluster', '[::1]:9092', '--job-id', 'orders', '--checkpoint-dir', '/tmp/c'],
+        '--checkpoint-dir cannot be used with --cluster: in cluster mode a process runs its tasks on its own ' +
+          'thread, and its state lives in Kafka (changelog topics), not in checkpoints',
+      ],
+    ];
+    for (const [options, message] of cases) {
+      const { code, err } = await run('run', ...options, 'job.ts');
+      assert.equal(code, 2, options.join(' '));
+      assert.equal(err[0], `weir: ${message}`);
+    }
+    // The environment's form names the variable it came from.
+    process.env.WEIR_CLUSTER = 'broker:9092';
+    process.env.WEIR_JOB_ID = 'my/orders';
+    try {
+      assert.equal(
+        (await run('run', 'job.ts')).err[0],
+        "weir: --job-id ($WEIR_JOB_ID) must be 1 to 200 letters, digits, '.', '_' or '-' (it names Kafka topics), got 'my/orders'",
+      );
+      delete process.env.WEIR_JOB_ID;
+      assert.equal(
+        (await run('run', 'job.ts')).err[0],
+        'weir: --cluster ($WEIR_CLUSTER) needs --job-id J (or $WEIR_JOB_ID), the same in every process of the job',
+      );
+    } finally {
+      delete process.env.WEIR_CLUSTER;
+      delete process.env.WEIR_JOB_ID;
+    }
+  });
+
   it('fails with exit code 1 naming the address when no REST API answers', async () => {
     // A port that was free a moment ago: nothing listens there.
     const server = createServer().listen(0, '127.0.0.1');

@@ -31,6 +31,12 @@ const USAGE = `usage:
                                   the REST address, and return once the file's code returned or waits in
                                   execute() (the REST API is on, --web-ui 8081 unless given)
       --log-file F                where a detached job's output goes (default: a new file in the temp directory)
+      --cluster BOOTSTRAP         run the job in cluster mode (docs/scale-out.md) as one of the processes sharing
+                                  its tasks through the Kafka brokers host:port[,host:port...] (default
+                                  $WEIR_CLUSTER): start the same file with the same --job-id as many times as
+                                  wanted; it runs until SIGTERM or SIGINT, which hand its tasks to the others
+      --job-id J                  the job's id in cluster mode, the same in every process (default $WEIR_JOB_ID):
+                                  names its consumer group, topics and transactional ids ([A-Za-z0-9._-])
   weir list                       list the jobs of a REST endpoint
   weir savepoint <job> <dir>      take a savepoint of a running job under <dir>
   weir stop <job> --savepoint D   stop a running job with a savepoint under D (-p D, --savepoint-dir D)
@@ -79,6 +85,8 @@ const RUN_OPTIONS = {
   'keep-ui': { type: 'boolean' },
   detached: { type: 'boolean', short: 'd' },
   'log-file': { type: 'string' },
+  cluster: { type: 'string' },
+  'job-id': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
@@ -122,6 +130,7 @@ function runSettings(args: readonly string[]): RunSettings {
   const keepUi = values['keep-ui'] === true;
   if (keepUi && port === undefined && !detached) throw new UsageError('--keep-ui needs --web-ui PORT');
   if (!detached && values['log-file'] !== undefined) throw new UsageError('--log-file needs --detached');
+  const cluster = clusterSettings(values);
   return {
     jobFile,
     jobArgs: args.slice(i + 1),
@@ -134,6 +143,7 @@ function runSettings(args: readonly string[]): RunSettings {
     fromSavepoint: values['from-savepoint'],
     allowNonRestoredState: values['allow-non-restored-state'] === true,
     keepUi,
+    ...(cluster === undefined ? {} : { cluster }),
     webUi:
       port === undefined
         ? undefined
@@ -144,6 +154,62 @@ function runSettings(args: readonly string[]): RunSettings {
             ...(keepUi ? { keepAlive: true } : {}),
           },
   };
+}
+
+/** A broker address: host:port, the host a name, an IPv4 address or an IPv6 address in brackets. */
+const BROKER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+/** What the job id may hold: it becomes part of Kafka topic names, a consumer group and transactional ids. */
+const JOB_ID = /^[A-Za-z0-9._-]{1,200}$/;
+
+/** The options `weir run --cluster` runs with (undefined without one), checked; the options it excludes refused. */
+function clusterSettings(values: {
+  cluster?: string;
+  'job-id'?: string;
+  [option: string]: unknown;
+}): { readonly bootstrapServers: string; readonly jobId: string } | undefined {
+  const fromEnv = (name: string): string | undefined =>
+    process.env[name] === undefined || process.env[name] === '' ? undefined : process.env[name];
+  const bootstrap = values.cluster ?? fromEnv('WEIR_CLUSTER');
+  const jobId = values['job-id'] ?? fromEnv('WEIR_JOB_ID');
+  const bootstrapOption = values.cluster !== undefined ? '--cluster' : '--cluster ($WEIR_CLUSTER)';
+  const jobIdOption = values['job-id'] !== undefined ? '--job-id' : '--job-id ($WEIR_JOB_ID)';
+  if (bootstrap === undefined) {
+    if (jobId !== undefined) throw new UsageError(`${jobIdOption} needs --cluster BOOTSTRAP`);
+    return undefined;
+  }
+  const brokers = bootstrap.split(',');
+  const bad = brokers.find((broker) => {
+    const m = BROKER.exec(broker.trim());
+    return m === null || Number(m[2]) < 1 || Number(m[2]) > 65_535;
+  });
+  if (bad !== undefined)
+    throw new UsageError(
+      `${bootstrapOption} needs the Kafka brokers as host:port[,host:port...], got '${bootstrap}'` +
+        (bootstrap === '' ? '' : ` ('${bad}' is not host:port)`),
+    );
+  if (jobId === undefined)
+    throw new UsageError(
+      `${bootstrapOption} needs --job-id J (or $WEIR_JOB_ID), the same in every process of the job`,
+    );
+  if (!JOB_ID.test(jobId))
+    throw new UsageError(
+      `${jobIdOption} must be 1 to 200 letters, digits, '.', '_' or '-' (it names Kafka topics), got '${jobId}'`,
+    );
+  for (const option of [
+    'workers',
+    'checkpoint-dir',
+    'from-savepoint',
+    'allow-non-restored-state',
+    'web-ui',
+    'keep-ui',
+    'detached',
+  ])
+    if (values[option] !== undefined)
+      throw new UsageError(
+        `--${option} cannot be used with ${bootstrapOption}: in cluster mode a process runs its tasks on its ` +
+          `own thread, and its state lives in Kafka (changelog topics), not in checkpoints`,
+      );
+  return { bootstrapServers: brokers.map((b) => b.trim()).join(','), jobId };
 }
 
 function workers(text: string | undefined): number | 'auto' | undefined {

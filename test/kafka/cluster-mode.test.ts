@@ -17,6 +17,8 @@ import { buildClusterTestJob, MS_PER_ID, WINDOW_MS, type ClusterTestEvent } from
 import { bootstrapServers, createTopic, produce, readAll, uniqueTopic } from './kafka-test-cluster.ts';
 
 const jobFile = fileURLToPath(new URL('./cluster-job.ts', import.meta.url));
+const cliJobFile = fileURLToPath(new URL('./cli-cluster-job.ts', import.meta.url));
+const cli = fileURLToPath(new URL('../../src/cli/weir-cli.ts', import.meta.url));
 const KEYS = 13;
 const PARTITIONS = 4;
 /** Every wait fails after this long, naming what it waited for. */
@@ -84,14 +86,12 @@ class Member {
 
   constructor(
     readonly name: string,
-    jobId: string,
-    input: string,
-    output: string,
-    slowMs: number,
+    /** What node runs after `--import tsx`: a job file and its arguments, or the weir CLI. */
+    args: readonly string[],
   ) {
     this.process = spawn(
       process.execPath,
-      ['--import', 'tsx', jobFile, bootstrapServers(), jobId, input, output, String(slowMs)],
+      ['--import', 'tsx', ...args],
       // A process of the cluster needs more of libuv's threads than the default 4 (docs/scale-out.md).
       {
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -218,7 +218,25 @@ after(async () => {
 });
 
 function start(name: string, jobId: string, input: string, output: string, slowMs = 0): Member {
-  const member = new Member(name, jobId, input, output, slowMs);
+  const member = new Member(name, [jobFile, bootstrapServers(), jobId, input, output, String(slowMs)]);
+  members.push(member);
+  return member;
+}
+
+/** A process of the cluster started as `weir run --cluster <bootstrap> --job-id <id> <job file> ...`. */
+function startWithCli(name: string, jobId: string, input: string, output: string): Member {
+  const member = new Member(name, [
+    cli,
+    'run',
+    '--cluster',
+    bootstrapServers(),
+    '--job-id',
+    jobId,
+    cliJobFile,
+    bootstrapServers(),
+    input,
+    output,
+  ]);
   members.push(member);
   return member;
 }
@@ -255,6 +273,41 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     assert.equal(seen.length, expected.length, 'no loss, no duplicate');
     assert.deepEqual(byKey(seen), byKey(expected));
     assert.ok(a.tasks.length === 0 && b.tasks.length === 0, 'every task stopped on SIGTERM');
+  });
+
+  it('`weir run --cluster --job-id` runs one job file as two processes, with the output of a single-process run', async () => {
+    const input = uniqueTopic('cluster-in');
+    const output = uniqueTopic('cluster-out');
+    const jobId = uniqueTopic('cluster-cli-job');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    await produce(input, [...events(0, 1_000), ...sentinels()]);
+    const expected = await referenceRun(input);
+    assert.equal(expected.length, outputCount(1_000));
+
+    const tail = await OutputTail.open(output);
+    const a = startWithCli('a', jobId, input, output);
+    const b = startWithCli('b', jobId, input, output);
+    await a.waitFor('the tasks split 6/6', () => a.tasks.length === 6 && b.tasks.length === 6);
+    await tail.waitForCount(expected.length);
+    await stopGracefully(a);
+    await stopGracefully(b);
+    await tail.close();
+
+    const seen = (await readAll(output)).map((r) => r.value);
+    assert.equal(seen.length, expected.length, 'no loss, no duplicate');
+    assert.deepEqual(byKey(seen), byKey(expected));
+    for (const m of [a, b]) {
+      assert.ok(
+        m.loggedAt(new RegExp(`Job 'cluster-test' runs as a process of cluster job '${jobId}' on `)) !==
+          undefined,
+        m.log(),
+      );
+      assert.ok(
+        m.loggedAt(new RegExp(`Job 'cluster-test' left cluster job '${jobId}'`)) !== undefined,
+        m.log(),
+      );
+    }
   });
 
   it('a SIGKILLed process loses its tasks to the survivor, which restores their state and timers: no loss, no duplicate, counts and windows continue', async () => {
