@@ -1,6 +1,11 @@
 // What changelog topics cost in cluster mode: messages, bytes and snapshot time per commit, and restore time by state size.
 //
 //   WEIR_KAFKA_BOOTSTRAP=<broker> node --import tsx bench/kafka/changelog-cost.ts [keys,keys,...] [records per key]
+//     [topic configs: weir,broker] [ms between the first process's exit and the restore]
+//
+// Topic configs: 'weir' creates the changelog topics with Weir's defaults (CHANGELOG_TOPIC_CONFIG), 'broker' with
+// the test broker's log settings (16 MiB segments, 7 days, dirty ratio 0.5: what changelog topics had before Weir
+// set its own); both run for each key count, alternating, on fresh topics.
 //
 // For each key count K: K × R records (R per key, keys interleaved) are preloaded into a 4-partition topic; one
 // process of bench/kafka/changelog-job.ts (Kafka topic → keyBy → running count in ValueState → KafkaSink, 8 tasks,
@@ -23,13 +28,28 @@ import { bootstrapServers, createTopic, produce, uniqueTopic } from '../../test/
 const jobFile = fileURLToPath(new URL('./changelog-job.ts', import.meta.url));
 const keyCounts = (process.argv[2] ?? '1000,10000,100000').split(',').map(Number);
 const perKey = Number(process.argv[3] ?? 2);
+const configNames = (process.argv[4] ?? 'weir').split(',');
+const restoreDelayMs = Number(process.argv[5] ?? 0);
+const CONFIGS: Record<string, Record<string, string> | undefined> = {
+  weir: undefined,
+  broker: { 'segment.bytes': '16777216', 'segment.ms': '604800000', 'min.cleanable.dirty.ratio': '0.5' },
+};
 const PARTITIONS = 4;
 
 /** A process of the job; resolves its log lines once it exited. */
-function member(jobId: string, input: string, output: string) {
+function member(jobId: string, input: string, output: string, config: Record<string, string> | undefined) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', jobFile, bootstrapServers(), jobId, input, output],
+    [
+      '--import',
+      'tsx',
+      jobFile,
+      bootstrapServers(),
+      jobId,
+      input,
+      output,
+      ...(config === undefined ? [] : [JSON.stringify(config)]),
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, UV_THREADPOOL_SIZE: '32', WEIR_LOG_LEVEL: 'info' },
@@ -80,55 +100,58 @@ const numbers = (lines: string[], pattern: RegExp) =>
     .filter((m) => m !== null)
     .map((m) => m!.slice(1).map(Number));
 
-for (const keys of keyCounts) {
-  const input = uniqueTopic('bench-changelog-in');
-  const output = uniqueTopic('bench-changelog-out');
-  const jobId = uniqueTopic('bench-changelog');
-  await createTopic(input, PARTITIONS);
-  await createTopic(output, PARTITIONS);
-  const records = keys * perKey;
-  for (let from = 0; from < records; from += 50_000) {
-    const batch = Array.from({ length: Math.min(50_000, records - from) }, (_, i) => {
-      const id = from + i;
-      return { partition: id % PARTITIONS, value: JSON.stringify({ id, key: `k${id % keys}` }) };
-    });
-    await produce(input, batch);
-  }
-  const started = performance.now();
-  const first = member(jobId, input, output);
-  await waitForOutput(output, records);
-  const seconds = (performance.now() - started) / 1000;
-  first.child.kill('SIGTERM');
-  await first.exited;
-  const written = numbers(
-    first.lines,
-    /task 1_\d changelog: (\d+) messages, (\d+) bytes in (\d+) of (\d+) commits; (\d+) ms snapshotting/,
-  );
-  const [messages, bytes, changed, commits, snapshotMs] = [0, 1, 2, 3, 4].map((i) =>
-    sum(written.map((w) => w[i]!)),
-  ) as [number, number, number, number, number];
-
-  const second = member(jobId, input, output);
-  const restoredAt = () =>
-    numbers(
-      second.lines,
-      /task 1_\d restored \d+ key group snapshots from (\d+) changelog messages \((\d+) bytes\) in (\d+) ms/,
+for (const keys of keyCounts)
+  for (const configName of configNames) {
+    const config = CONFIGS[configName];
+    const input = uniqueTopic('bench-changelog-in');
+    const output = uniqueTopic('bench-changelog-out');
+    const jobId = uniqueTopic('bench-changelog');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    const records = keys * perKey;
+    for (let from = 0; from < records; from += 50_000) {
+      const batch = Array.from({ length: Math.min(50_000, records - from) }, (_, i) => {
+        const id = from + i;
+        return { partition: id % PARTITIONS, value: JSON.stringify({ id, key: `k${id % keys}` }) };
+      });
+      await produce(input, batch);
+    }
+    const started = performance.now();
+    const first = member(jobId, input, output, config);
+    await waitForOutput(output, records);
+    const seconds = (performance.now() - started) / 1000;
+    first.child.kill('SIGTERM');
+    await first.exited;
+    const written = numbers(
+      first.lines,
+      /task 1_\d changelog: (\d+) messages, (\d+) bytes in (\d+) of (\d+) commits; (\d+) ms snapshotting/,
     );
-  const deadline = performance.now() + 300_000;
-  while (restoredAt().length < 4 && performance.now() < deadline)
-    await new Promise((r) => setTimeout(r, 100));
-  second.child.kill('SIGTERM');
-  await second.exited;
-  const restores = restoredAt();
-  process.stdout.write(
-    `${keys} keys, ${records} records in ${seconds.toFixed(1)} s: changelog ${messages} messages, ` +
-      `${(bytes / 1024).toFixed(0)} kB over ${changed} commits with changes (of ${commits}): ` +
-      `${(messages / Math.max(changed, 1)).toFixed(1)} messages and ${(bytes / Math.max(changed, 1) / 1024).toFixed(1)} kB ` +
-      `per such commit, ${(snapshotMs / Math.max(changed, 1)).toFixed(1)} ms snapshotting per commit; ` +
-      `restore: ${sum(restores.map((r) => r[0]!))} messages, ${(sum(restores.map((r) => r[1]!)) / 1024).toFixed(0)} kB, ` +
-      `slowest task ${Math.max(...restores.map((r) => r[2]!))} ms (${restores.map((r) => r[2]).join(', ')})\n`,
-  );
-}
+    const [messages, bytes, changed, commits, snapshotMs] = [0, 1, 2, 3, 4].map((i) =>
+      sum(written.map((w) => w[i]!)),
+    ) as [number, number, number, number, number];
+
+    if (restoreDelayMs > 0) await new Promise((r) => setTimeout(r, restoreDelayMs));
+    const second = member(jobId, input, output, config);
+    const restoredAt = () =>
+      numbers(
+        second.lines,
+        /task 1_\d restored \d+ key group snapshots from (\d+) changelog messages \((\d+) bytes\) in (\d+) ms/,
+      );
+    const deadline = performance.now() + 300_000;
+    while (restoredAt().length < 4 && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    second.child.kill('SIGTERM');
+    await second.exited;
+    const restores = restoredAt();
+    process.stdout.write(
+      `[${configName}${restoreDelayMs > 0 ? `, restore ${restoreDelayMs} ms after` : ''}] ${keys} keys, ${records} records in ${seconds.toFixed(1)} s: changelog ${messages} messages, ` +
+        `${(bytes / 1024).toFixed(0)} kB over ${changed} commits with changes (of ${commits}): ` +
+        `${(messages / Math.max(changed, 1)).toFixed(1)} messages and ${(bytes / Math.max(changed, 1) / 1024).toFixed(1)} kB ` +
+        `per such commit, ${(snapshotMs / Math.max(changed, 1)).toFixed(1)} ms snapshotting per commit; ` +
+        `restore: ${sum(restores.map((r) => r[0]!))} messages, ${(sum(restores.map((r) => r[1]!)) / 1024).toFixed(0)} kB, ` +
+        `slowest task ${Math.max(...restores.map((r) => r[2]!))} ms (${restores.map((r) => r[2]).join(', ')})\n`,
+    );
+  }
 process.stdout.write(
   `load ${loadavg()
     .map((l) => l.toFixed(1))

@@ -1,6 +1,6 @@
 // The job of the changelog benchmark: a Kafka topic → keyBy → a running count per key (ValueState) → KafkaSink, in cluster mode.
 //
-//   node --import tsx bench/kafka/changelog-job.ts <bootstrap> <job id> <input> <output>
+//   node --import tsx bench/kafka/changelog-job.ts <bootstrap> <job id> <input> <output> [changelog topic config JSON]
 import {
   StreamExecutionEnvironment,
   ValueStateDescriptor,
@@ -38,7 +38,13 @@ class RunningCount implements KeyedProcessFunction<string, Event, string> {
   }
 }
 
-const [bootstrapServers, jobId, input, output] = process.argv.slice(2) as [string, string, string, string];
+const [bootstrapServers, jobId, input, output, changelogConfig] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string | undefined,
+];
 const env = StreamExecutionEnvironment.create({
   parallelism: 4,
   metrics: false,
@@ -48,6 +54,9 @@ const env = StreamExecutionEnvironment.create({
     sessionTimeoutMs: 6_000,
     heartbeatIntervalMs: 500,
     commitIntervalMs: 100,
+    ...(changelogConfig === undefined
+      ? {}
+      : { changelogTopicConfig: JSON.parse(changelogConfig) as Record<string, string> }),
   },
 });
 env

@@ -17,7 +17,7 @@ import { TaskMembership } from '../../connectors/kafka/task-membership.ts';
 import type { JobExecutionResult } from '../job-execution-result.ts';
 import type { ClusterOptions } from './cluster-options.ts';
 import { ClusterTask } from './cluster-task.ts';
-import { changelogTopics } from './task-changelog.ts';
+import { changelogTopicConfig, changelogTopics } from './task-changelog.ts';
 
 const TIMEOUT_MS = 60_000;
 /** Kafka's TOPIC_ALREADY_EXISTS: another process of the job created the topic first. */
@@ -75,9 +75,10 @@ export class ClusterJob {
     warnAboutThreadPool(topology, settings);
     for (const topic of topology.repartitionTopics)
       await ensureTopic(cluster, 'repartition', topic.name, topic.partitions);
-    // Compacted: only the last value of each key group is needed to restore a task.
+    // Compacted, with small segments: only the last value of each key group is needed to restore a task.
+    const changelogConfig = changelogTopicConfig(cluster.changelogTopicConfig);
     for (const topic of changelogTopics(topology, cluster.jobId))
-      await ensureTopic(cluster, 'changelog', topic.name, topic.partitions, { 'cleanup.policy': 'compact' });
+      await ensureTopic(cluster, 'changelog', topic.name, topic.partitions, changelogConfig);
     const job = new ClusterJob(settings, topology);
     const context = {
       jobId: cluster.jobId,

@@ -18,6 +18,12 @@ export interface ClusterOptions {
   readonly heartbeatIntervalMs?: number;
   /** Replicas of the topics the job creates (task, repartition and changelog topics; default: the broker's). */
   readonly replicationFactor?: number;
+  /**
+   * Topic configuration of the changelog topics the job creates, over Weir's defaults (`cleanup.policy=compact`,
+   * `segment.bytes` 1 MiB, `segment.ms` 60 s, `min.cleanable.dirty.ratio` 0.1, `message.timestamp.type=CreateTime`;
+   * docs/scale-out.md says why). Applied when a topic is created; a topic that exists keeps its configuration.
+   */
+  readonly changelogTopicConfig?: Readonly<Record<string, string>>;
   /** Names this process in the group (`client.id`). */
   readonly clientId?: string;
   /** Any other librdkafka property of the job's clients (TLS, SASL). */

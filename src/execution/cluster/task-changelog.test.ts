@@ -4,7 +4,14 @@ import { serialize } from 'node:v8';
 import { describe, it } from 'node:test';
 import type { ClientMessage } from '../../connectors/kafka/kafka-client.ts';
 import { encodeKeyGroup } from '../../state/key-group-format.ts';
-import { ChangelogDecodeError, decode, emptyContents, type ChangelogTopicPlan } from './task-changelog.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import {
+  ChangelogDecodeError,
+  changelogTopicConfig,
+  decode,
+  emptyContents,
+  type ChangelogTopicPlan,
+} from './task-changelog.ts';
 
 const topic: ChangelogTopicPlan = {
   name: 'job-count-changelog',
@@ -100,4 +107,24 @@ describe('changelog messages read back', () => {
           error.offset === 41,
       );
     });
+
+  it('creates changelog topics compacted with small segments; a job may change them but not drop compaction', () => {
+    assert.deepEqual(changelogTopicConfig(), {
+      'cleanup.policy': 'compact',
+      'segment.bytes': '1048576',
+      'segment.ms': '60000',
+      'min.cleanable.dirty.ratio': '0.1',
+      'message.timestamp.type': 'CreateTime',
+    });
+    assert.equal(changelogTopicConfig({ 'segment.bytes': '8388608' })['segment.bytes'], '8388608');
+    for (const policy of ['delete', 'compact,delete', 'compact, delete'])
+      assert.throws(
+        () => changelogTopicConfig({ 'cleanup.policy': policy }),
+        (error: unknown) =>
+          error instanceof ConfigurationError &&
+          error.message ===
+            `Cluster mode: changelogTopicConfig sets cleanup.policy '${policy}'; changelog topics must be 'compact' ` +
+              '(a restore reads the whole partition: deleted segments would lose state)',
+      );
+  });
 });
