@@ -481,6 +481,7 @@ export class StreamExecutionEnvironment {
         clock: this.clock,
         logger: this.logger,
         emission: this.watermarkEmission,
+        ...(this.stateBackend === undefined ? {} : { stateBackend: this.stateBackend }),
       });
       environmentDefaults().onClusterJob?.(jobName, this.cluster, result);
       return result;

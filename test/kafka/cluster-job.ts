@@ -18,6 +18,7 @@ import {
   KafkaSource,
   OffsetsInitializer,
 } from '../../src/connectors/kafka/index.ts';
+import { LmdbStateBackend } from '../../src/state/lmdb/index.ts';
 
 /** One input record: its key picks the input partition, so each key's records are in order in one partition. */
 export interface ClusterTestEvent {
@@ -130,8 +131,9 @@ export function buildClusterTestJob(env: StreamExecutionEnvironment, job: Cluste
 }
 
 // As a process of the cluster: node --import tsx cluster-job.ts <bootstrap> <job id> <input> <output> <slow ms>
+// [LMDB directory: keyed state in LMDB there instead of on the heap]
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
-  const [bootstrapServers, jobId, input, output, slowMs] = process.argv.slice(2);
+  const [bootstrapServers, jobId, input, output, slowMs, lmdbPath] = process.argv.slice(2);
   const env = StreamExecutionEnvironment.create({
     parallelism: 4,
     metrics: false,
@@ -143,6 +145,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
       commitIntervalMs: 100,
     },
   });
+  if (lmdbPath !== undefined) env.setStateBackend(new LmdbStateBackend({ path: lmdbPath }));
   buildClusterTestJob(env, {
     bootstrapServers: bootstrapServers!,
     input: input!,

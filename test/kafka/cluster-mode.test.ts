@@ -1,6 +1,9 @@
 // Cluster mode against the real broker: one job as 2 processes sharing its 12 tasks, exactly once, with its keyed state and timers, through a SIGKILL.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/index.ts';
@@ -217,8 +220,23 @@ after(async () => {
   for (const tail of tails) await tail.close();
 });
 
-function start(name: string, jobId: string, input: string, output: string, slowMs = 0): Member {
-  const member = new Member(name, [jobFile, bootstrapServers(), jobId, input, output, String(slowMs)]);
+function start(
+  name: string,
+  jobId: string,
+  input: string,
+  output: string,
+  slowMs = 0,
+  lmdbPath?: string,
+): Member {
+  const member = new Member(name, [
+    jobFile,
+    bootstrapServers(),
+    jobId,
+    input,
+    output,
+    String(slowMs),
+    ...(lmdbPath === undefined ? [] : [lmdbPath]),
+  ]);
   members.push(member);
   return member;
 }
@@ -367,6 +385,48 @@ describe('cluster mode: one job as several processes on Kafka', () => {
         `a SIGKILL, to the survivor running all 12 tasks: ${Math.round(takeover)} ms (moved: ${killed.join(' ')})\n` +
         restores.map((r) => `# ${r.replace(/^.*?(task )/, '$1')}\n`).join(''),
     );
+  });
+
+  it("keeps each keyed task's state in the environment's backend (LMDB), a store per task, restored there after a move", async () => {
+    const input = uniqueTopic('cluster-in');
+    const output = uniqueTopic('cluster-out');
+    const jobId = uniqueTopic('cluster-lmdb-job');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    const tail = await OutputTail.open(output);
+    const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-lmdb-'));
+    try {
+      await produce(input, events(0, 1_000));
+      const a = start('a', jobId, input, output, 0, join(stores, 'a'));
+      await a.waitFor('a owning all 12 tasks', () => a.tasks.length === 12);
+      await tail.waitForCount(1_000);
+      // One run directory of the process, with one database per keyed operator and task (subtask = partition).
+      const runs = readdirSync(join(stores, 'a'));
+      assert.equal(runs.length, 1);
+      assert.deepEqual(readdirSync(join(stores, 'a', runs[0]!)).sort(), [
+        'count-0',
+        'count-1',
+        'count-2',
+        'count-3',
+        'window-0',
+        'window-1',
+        'window-2',
+        'window-3',
+      ]);
+      await stopGracefully(a);
+      // A second process takes every task over: the counts and window contents come back into its own stores.
+      await produce(input, [...events(1_000, 1_000), ...sentinels()]);
+      const b = start('b', jobId, input, output, 0, join(stores, 'b'));
+      await tail.waitForCount(outputCount(2_000));
+      await stopGracefully(b);
+      await tail.close();
+      const seen = (await readAll(output)).map((r) => r.value);
+      const expected = await referenceRun(input);
+      assert.equal(seen.length, expected.length, 'no loss, no duplicate');
+      assert.deepEqual(byKey(seen), byKey(expected));
+    } finally {
+      rmSync(stores, { recursive: true, force: true });
+    }
   });
 
   it('fails the task, naming the topic, partition and offset, when its changelog holds a record it cannot decode', async () => {

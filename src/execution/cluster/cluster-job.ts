@@ -5,6 +5,7 @@ import type { ProcessingTimeClock } from '../../core/clock.ts';
 import type { StreamGraph, StreamNode } from '../../graph/stream-graph.ts';
 import { cutIntoSubTopologies, type TaskTopology } from '../../graph/sub-topologies.ts';
 import type { WatermarkEmission } from '../../time/watermark-emission.ts';
+import type { StateBackend } from '../../state/state-backend.ts';
 import {
   call,
   kafkaClient,
@@ -31,6 +32,8 @@ export interface ClusterJobSettings {
   readonly clock: ProcessingTimeClock;
   readonly logger: Logger;
   readonly emission: WatermarkEmission;
+  /** The environment's state backend (default: heap), for every task's keyed operators. */
+  readonly stateBackend?: StateBackend;
 }
 
 /**
@@ -89,6 +92,7 @@ export class ClusterJob {
       clock: settings.clock,
       logger: settings.logger,
       emission: settings.emission,
+      ...(settings.stateBackend === undefined ? {} : { stateBackend: settings.stateBackend }),
     };
     settings.logger.info(
       { job: cluster.jobId },

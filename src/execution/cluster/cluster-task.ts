@@ -5,6 +5,7 @@ import type { ProcessingTimeClock } from '../../core/clock.ts';
 import type { SubTopology, TaskTopology } from '../../graph/sub-topologies.ts';
 import { JobRuntime } from '../../runtime/job-runtime.ts';
 import type { WatermarkEmission } from '../../time/watermark-emission.ts';
+import type { StateBackend } from '../../state/state-backend.ts';
 import type { Sink } from '../../core/sink.ts';
 import type { StreamNode } from '../../graph/stream-graph.ts';
 import { KafkaSink } from '../../connectors/kafka/kafka-sink.ts';
@@ -38,6 +39,8 @@ export interface ClusterTaskContext {
   readonly clock: ProcessingTimeClock;
   readonly logger: Logger;
   readonly emission: WatermarkEmission;
+  /** The environment's state backend (default: heap). */
+  readonly stateBackend?: StateBackend;
 }
 
 /** The reason a task's run is cancelled when the task stops (not a failure). */
@@ -154,6 +157,7 @@ export class ClusterTask implements TaskInputDriver {
       const runtime = new JobRuntime(graph, {
         clock: context.clock,
         logger: context.logger,
+        ...(context.stateBackend === undefined ? {} : { stateBackend: this.backend(context.stateBackend) }),
         ...(restored.snapshot === undefined ? {} : { restoreFrom: restored.snapshot }),
       });
       this.runtime = runtime;
@@ -248,6 +252,20 @@ export class ClusterTask implements TaskInputDriver {
     if (transaction.sentSinceCommit === 0 && !moved) return;
     await transaction.commit([committed]);
     this.lastCommitted = position.offset;
+  }
+
+  /**
+   * The environment's backend, creating each keyed operator's backend as subtask `<partition>` of the operator
+   * (the task stands for it): two tasks of one sub-topology in one process get two stores (an on-disk backend
+   * names its directory by operator and subtask).
+   */
+  private backend(backend: StateBackend): StateBackend {
+    const partition = this.partition;
+    return {
+      name: backend.name,
+      createKeyedStateBackend: (context) =>
+        backend.createKeyedStateBackend({ ...context, subtaskIndex: partition }),
+    };
   }
 
   /** The source operator of a task that reads the job's Kafka topic. */
