@@ -20,11 +20,14 @@
 //          --kafka-latency-rate N  --kafka-no-latency
 //          --latency (the latency benchmark, bench/latency/main.ts, after the rest; off by default, ~10 min)
 //          --no-latency (leave the latency smoke run out of --smoke)
+//          --keep-others (keep the cells of --out's latest.json that this run does not measure: re-measure a few
+//          cells, e.g. `--workload cep --keep-others`, and the report still holds every row, each with its end time
+//          and load average)
 // The Kafka comparison uses WEIR_KAFKA_BOOTSTRAP, or this checkout's running broker, or starts one and stops it
 // after; when no broker can start it is skipped with the reason, and the rest of the run is unaffected.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +75,20 @@ interface Options {
    * --latency, in full (bench:all takes long enough without it).
    */
   latency: 'smoke' | 'full' | 'none';
+  /** Keep the cells of --out's latest.json that this run does not measure. */
+  keepOthers: boolean;
+}
+
+interface Results {
+  readonly meta: ReportMeta;
+  readonly measurements: Measurement[];
+  readonly micro: MicroResult[];
+}
+
+function readEarlierResults(out: string): Results | undefined {
+  const file = join(out, 'latest.json');
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8')) as Results;
 }
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -126,6 +143,7 @@ function parseOptions(argv: readonly string[]): Options {
     flinkObjectReuse: has('flink-object-reuse'),
     flinkRocksdb: !has('no-flink-rocksdb'),
     kafka: kafka ? { ...parseKafkaOptions(argv, 'kafka-'), flink: withFlink, out } : undefined,
+    keepOthers: has('keep-others'),
     latency: has('no-latency') ? 'none' : smoke ? 'smoke' : has('latency') ? 'full' : 'none',
   };
 }
@@ -208,7 +226,12 @@ async function main(): Promise<number> {
         budgetSeconds: options.budgetSeconds,
         ...(options.lmdbCacheEntries !== undefined ? { lmdbCacheEntries: options.lmdbCacheEntries } : {}),
       };
-      const m = options.inProcess ? await runCellInProcess(spec) : await runCellInChild(spec);
+      const measured = options.inProcess ? await runCellInProcess(spec) : await runCellInChild(spec);
+      const m: Measurement = {
+        ...measured,
+        endedAt: new Date().toISOString(),
+        ...(loadavg()[0] === undefined ? {} : { loadAverage: loadavg()[0] }),
+      };
       measurements.push(m);
       log(`  ${system.padEnd(6)} ${workload.padEnd(16)} ${describe(m)}`);
     }
@@ -282,15 +305,30 @@ async function main(): Promise<number> {
       );
   }
 
+  // --keep-others: the cells this run did not measure stay as the earlier run in --out measured them (each with
+  // its own end time and load), so a few cells can be measured again without re-running the whole suite.
+  const earlier = options.keepOthers ? readEarlierResults(options.out) : undefined;
+  if (earlier !== undefined) {
+    const measured = new Set(measurements.map((m) => `${m.system}/${m.workload}`));
+    measurements.push(...earlier.measurements.filter((m) => !measured.has(`${m.system}/${m.workload}`)));
+    if (micro.length === 0) micro = earlier.micro;
+    if (flinkMeta === undefined && earlier.meta.flink !== undefined) {
+      flinkMeta = earlier.meta.flink;
+      flinkSkipped = undefined;
+    }
+  }
   const order = [
-    ...options.systems,
-    ...options.flinkParallelism.map((p) => `flink-p${p}`),
+    ...new Set([...NODE_SYSTEM_NAMES, ...options.systems]),
+    ...new Set([...options.flinkParallelism, 1, 2].map((p) => `flink-p${p}`)),
     'flink-rocksdb-p1',
   ];
+  const rank = (system: string): number => {
+    const i = order.indexOf(system);
+    return i < 0 ? order.length : i;
+  };
   measurements.sort(
     (a, b) =>
-      WORKLOAD_IDS.indexOf(a.workload) - WORKLOAD_IDS.indexOf(b.workload) ||
-      order.indexOf(a.system) - order.indexOf(b.system),
+      WORKLOAD_IDS.indexOf(a.workload) - WORKLOAD_IDS.indexOf(b.workload) || rank(a.system) - rank(b.system),
   );
   const meta: ReportMeta = {
     date: new Date().toISOString(),

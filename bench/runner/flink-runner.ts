@@ -4,6 +4,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DURABLE_STATE_WORKLOADS, type WorkloadId } from '../workloads/params.ts';
 import { FLINK_DIR, runFlinkMain } from './flink-main.ts';
@@ -137,7 +138,13 @@ export async function runFlink(options: FlinkOptions, log: (line: string) => voi
     ...(options.objectReuse ? ['--object-reuse'] : []),
     ...(options.rocksdb ? ['--rocksdb'] : []),
   ];
+  const ended = new Map<string, CellEnd>();
   const lines = await runFlinkMain<FlinkLine>('Main', args, (line) => {
+    // One JVM runs every cell in turn: a cell ended at its last line.
+    ended.set(`${line.system}/${line.workload}`, {
+      endedAt: new Date().toISOString(),
+      loadAverage: loadavg()[0],
+    });
     if (line.type !== 'run') return;
     const rate =
       line.netMs !== undefined && line.events !== undefined ? line.events / line.netMs / 1000 : NaN;
@@ -145,10 +152,19 @@ export async function runFlink(options: FlinkOptions, log: (line: string) => voi
       `  flink-p${line.parallelism} ${line.workload}${line.warmup === true ? ' (warm-up)' : ''}: ${rate.toFixed(2)} M events/s, net ${line.netMs} ms, wall ${Math.round(line.wallMs ?? 0)} ms`,
     );
   });
-  return toMeasurements(lines, options);
+  return toMeasurements(lines, options, ended);
 }
 
-function toMeasurements(lines: readonly FlinkLine[], options: FlinkOptions): Measurement[] {
+interface CellEnd {
+  readonly endedAt: string;
+  readonly loadAverage: number | undefined;
+}
+
+function toMeasurements(
+  lines: readonly FlinkLine[],
+  options: FlinkOptions,
+  ended: ReadonlyMap<string, CellEnd>,
+): Measurement[] {
   const out: Measurement[] = [];
   const cells: { system: string; parallelism: number }[] = options.parallelisms.map((p) => ({
     system: `flink-p${p}`,
@@ -170,6 +186,7 @@ function toMeasurements(lines: readonly FlinkLine[], options: FlinkOptions): Mea
       const probe = mine.find((l) => l.type === 'probe');
       const memory = mine.find((l) => l.type === 'memory');
       const events = runs[0]?.events ?? options.events;
+      const end = ended.get(`${system}/${workload}`);
       out.push({
         system,
         workload,
@@ -188,6 +205,8 @@ function toMeasurements(lines: readonly FlinkLine[], options: FlinkOptions): Mea
         ...(probe?.stateBytesPerKey === undefined
           ? {}
           : { stateBytesPerKey: probe.stateBytesPerKey, stateKeys: probe.stateKeys ?? 0 }),
+        ...(end === undefined ? {} : { endedAt: end.endedAt }),
+        ...(end?.loadAverage === undefined ? {} : { loadAverage: end.loadAverage }),
       });
     }
   }

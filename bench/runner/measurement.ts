@@ -33,4 +33,8 @@ export interface Measurement {
   /** Heap growth between the probe's baseline and measure indices, after full GCs, per key holding state. */
   readonly stateBytesPerKey?: number;
   readonly stateKeys?: number;
+  /** When the cell's last run ended (ISO time): cells kept from an earlier run (--keep-others) keep their own. */
+  readonly endedAt?: string;
+  /** The machine's 1-minute load average when the cell ended: above half the cores, other work ran beside it. */
+  readonly loadAverage?: number;
 }

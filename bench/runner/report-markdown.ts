@@ -35,14 +35,30 @@ const fmtRate = (r: number): string => (r >= 1e6 ? `${(r / 1e6).toFixed(2)} M` :
 const fmtMb = (b: number | undefined): string =>
   b === undefined || b < 0 ? '–' : `${(b / 2 ** 20).toFixed(0)}`;
 
+// A heap probe sees the state of every subtask in one process only at parallelism 1: with two subtasks the
+// heap after a full GC mixes both and their in-flight buffers (Flink p2 gave 0 and negative figures), so no figure.
+const fmtStateBytes = (m: Measurement): string =>
+  m.stateBytesPerKey === undefined || m.parallelism > 1 ? '–' : m.stateBytesPerKey.toFixed(0);
+
+const fmtEnd = (m: Measurement): string =>
+  m.endedAt === undefined
+    ? '–'
+    : `${m.endedAt.slice(11, 16)}${m.loadAverage === undefined ? '' : `, ${m.loadAverage.toFixed(1)}`}`;
+
 export function renderMarkdown(
   meta: ReportMeta,
   measurements: readonly Measurement[],
   micro: readonly MicroResult[],
 ): string {
   const lines: string[] = [];
+  const ends = measurements.flatMap((m) => (m.endedAt === undefined ? [] : [m.endedAt])).sort();
+  const span =
+    ends.length === 0
+      ? `Measured ${meta.date}`
+      : `Cells ended between ${ends[0]} and ${ends[ends.length - 1]}`;
   lines.push(
-    `Measured ${meta.date} on Node ${meta.node}, ${meta.cpus} cores, load average at start ${meta.loadAverage.map((l) => l.toFixed(2)).join(' ')}.`,
+    `${span} on Node ${meta.node}, ${meta.cpus} cores, load average at the start of the run ${meta.loadAverage.map((l) => l.toFixed(2)).join(' ')}; ` +
+      `"ended, load" gives each cell's end (UTC) and the 1-minute load average then: above ${meta.cpus / 2}, other work ran beside it.`,
   );
   lines.push(
     `Node systems: ${meta.nodeEvents.toLocaleString('en-US')} events, ${meta.keys.toLocaleString('en-US')} keys in the generic stream (workloads 1, 2, 3, 6, 7), ${meta.warmup} warm-up + ${meta.runs} timed runs` +
@@ -61,9 +77,9 @@ export function renderMarkdown(
   );
   lines.push('');
   lines.push(
-    '| workload | system | events/s median | min – max | × limit | × Flink p1 | outputs | checksum | RSS peak MB | heap peak MB | state B/key |',
+    '| workload | system | events/s median | min – max | × limit | × Flink p1 | outputs | checksum | RSS peak MB | heap peak MB | state B/key | ended, load |',
   );
-  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const workload of WORKLOAD_IDS) {
     const cells = measurements.filter((m) => m.workload === workload);
     const limit = cells.find((m) => m.system === 'limit' && m.status === 'ok')?.eventsPerSecond?.median;
@@ -72,7 +88,7 @@ export function renderMarkdown(
       const title = WORKLOAD_TITLES[workload];
       if (m.status !== 'ok' || m.eventsPerSecond === undefined) {
         lines.push(
-          `| ${title} | ${m.system} | ${m.status === 'not-implemented' ? 'not implemented' : m.status} | | | | | | | | |`,
+          `| ${title} | ${m.system} | ${m.status === 'not-implemented' ? 'not implemented' : m.status} | | | | | | | | | |`,
         );
         continue;
       }
@@ -82,7 +98,7 @@ export function renderMarkdown(
         `| ${title} | ${m.system} | ${fmtRate(rate.median)} | ${fmtRate(rate.min)} – ${fmtRate(rate.max)} | ` +
           `${limit === undefined ? '–' : (rate.median / limit).toFixed(2)} | ${flink === undefined ? '–' : (rate.median / flink).toFixed(2)} | ` +
           `${first?.count.toLocaleString('en-US') ?? '–'} | ${first?.checksum ?? '–'} | ${fmtMb(m.rssPeakBytes)} | ${fmtMb(m.heapPeakBytes)} | ` +
-          `${m.stateBytesPerKey === undefined ? '–' : m.stateBytesPerKey.toFixed(0)} |`,
+          `${fmtStateBytes(m)} | ${fmtEnd(m)} |`,
       );
     }
   }
