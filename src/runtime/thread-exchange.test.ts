@@ -1,12 +1,13 @@
 // ThreadExchange over a real MessageChannel (one thread, two exchanges): order, credits, congestion, bad records.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { Transformation } from '../graph/transformation.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
 import type { InputChannel } from './input-channel.ts';
 import { findUnencodable, RecordSerializationError, ThreadExchange } from './thread-exchange.ts';
 import type { Subtask } from './subtask.ts';
+import { waitTurns } from '../../test/support/wait-for.ts';
 
 /** A two-node graph (source → map over a rebalance edge): the exchange only needs its edges. */
 function graph(): StreamGraph {
@@ -46,13 +47,20 @@ function pair(batchSize: number, credits: number) {
   const failures: unknown[] = [];
   const producer = new ThreadExchange(g, new Map([[2, port1]]), (e) => failures.push(e), batchSize, credits);
   const consumer = new ThreadExchange(g, new Map([[1, port2]]), (e) => failures.push(e), batchSize, credits);
+  opened.push(producer, consumer);
   return { g, edge, producer, consumer, failures, close: () => (producer.close(), consumer.close()) };
 }
 
-/** Resolves once `condition` holds, checking after every message the loop delivers. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+/** Lets the event loop run `n` turns: a message between two ports of this thread arrives within a turn or two. */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 }
+
+/** Exchanges and ports a test opened, closed after it even when it fails (an open port keeps the process alive). */
+const opened: { close(): void }[] = [];
+afterEach(() => {
+  for (const x of opened.splice(0)) x.close();
+});
 
 describe('ThreadExchange', () => {
   it('delivers records, watermarks, idleness, barriers and end of input in order, in batches', async () => {
@@ -70,7 +78,7 @@ describe('ThreadExchange', () => {
     out.barrier({ id: 7, timestamp: 0, kind: 'checkpoint' });
     out.process(new Map([['k', 1n]]), 12);
     out.endOfInput();
-    await until(() => log.length === 7);
+    await waitTurns('the seven events', () => log.length === 7);
     assert.deepEqual(log, [
       'record {"n":1} @10',
       // Sets and Maps print as {} in JSON: their contents are checked below.
@@ -103,7 +111,7 @@ describe('ThreadExchange', () => {
     out.process(3, 3);
     assert.equal(out.congested, true);
     assert.equal(holds, 1);
-    await until(() => log.length === 2);
+    await waitTurns('the first two records', () => log.length === 2);
     // The consumer's channel is blocked (aligning): the two batches were taken, but their credits are owed.
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(out.congested, true);
@@ -112,7 +120,7 @@ describe('ThreadExchange', () => {
       .values()
       .next()
       .value!.channel.remote!.released();
-    await until(() => log.length === 3 && !out.congested);
+    await waitTurns('the third record and the credit after it', () => log.length === 3 && !out.congested);
     assert.equal(holds, 0);
     assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'record 3 @3']);
     close();
@@ -132,7 +140,7 @@ describe('ThreadExchange', () => {
     out.process(1, 1);
     out.process(2, 2);
     out.process(3, 3);
-    await until(() => log.length >= 2);
+    await waitTurns('the first two records', () => log.length >= 2);
     // Both batches were processed, but their credits stay with the consumer: the third batch waits.
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(out.congested, true);
@@ -142,7 +150,7 @@ describe('ThreadExchange', () => {
     assert.equal(out.waitingBatches, 1);
     // The last hold released: the owed credits go back and the third batch crosses.
     consumer.withhold([channel], false);
-    await until(() => log.length === 3 && !out.congested);
+    await waitTurns('the third record and the credit after it', () => log.length === 3 && !out.congested);
     assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'record 3 @3']);
     close();
   });
@@ -160,6 +168,54 @@ describe('ThreadExchange', () => {
         (error.cause as Error).message === 'a function cannot cross threads',
     );
     close();
+  });
+
+  it('names the first record that cannot be encoded past the events before it in the batch', () => {
+    const { edge, producer } = pair(10, 4);
+    const out = producer.openOutbound(edge, 1, 0, 2);
+    out.process({ id: 1 }, 4);
+    out.watermark(4);
+    out.process({ id: 2, handler: () => 2 }, 5);
+    assert.throws(
+      () => out.flush(),
+      (error: unknown) =>
+        error instanceof RecordSerializationError &&
+        error.message ===
+          "A record emitted by 'numbers' (subtask 2/2) cannot cross threads on edge 'numbers' → 'double' (rebalance), subtask 2 → 1: record.handler is a function",
+    );
+  });
+
+  it('says why the encoder failed when no record holds what cannot cross', () => {
+    const { edge, producer } = pair(10, 4);
+    const out = producer.openOutbound(edge, 1, 0, 2);
+    // A getter that fails once: the encoder meets the failure, the search for its field after it does not.
+    const failingOnce = (thrown: unknown) => {
+      let reads = 0;
+      return {
+        get id() {
+          if (reads++ === 0) throw thrown;
+          return 1;
+        },
+      };
+    };
+    const cause = new RangeError('offset out of range');
+    out.process(failingOnce(cause), 5);
+    assert.throws(
+      () => out.flush(),
+      (error: unknown) =>
+        error instanceof RecordSerializationError &&
+        error.message ===
+          "A batch on edge 'numbers' → 'double' (rebalance), subtask 2 → 1 could not be encoded to cross threads: offset out of range" &&
+        error.cause === cause,
+    );
+    // What was thrown need not be an Error.
+    out.process(failingOnce(undefined), 6);
+    assert.throws(
+      () => out.flush(),
+      (error: unknown) =>
+        error instanceof RecordSerializationError &&
+        error.message.endsWith('could not be encoded to cross threads: undefined'),
+    );
   });
 
   it('finds the path of what cannot be encoded: functions, symbols, cycles; data types pass', () => {
@@ -227,11 +283,12 @@ describe('ThreadExchange', () => {
     const { port1, port2 } = new MessageChannel();
     const failures: unknown[] = [];
     const exchange = new ThreadExchange(g, new Map([[2, port1]]), (e) => failures.push(e), 4, 4);
+    opened.push(exchange, port2);
     exchange.start();
     port2.postMessage([77, new Uint8Array(1)]);
-    await until(() => failures.length === 1);
+    await waitTurns('the first failure', () => failures.length === 1);
     port2.postMessage([78, 1, 0, []]);
-    await until(() => failures.length === 2);
+    await waitTurns('the second failure', () => failures.length === 2);
     assert.deepEqual(
       failures.map((e) => String(e)),
       [
@@ -255,11 +312,102 @@ describe('ThreadExchange', () => {
     assert.equal(findUnencodable([new Set([1]), new Map([[1, 2]])], 'record', new Set()), undefined);
   });
 
+  it('sends nothing once closed: a batch is neither encoded nor posted', async () => {
+    const { edge, producer, consumer, failures } = pair(10, 4);
+    const log: string[] = [];
+    consumer.openInbound(edge, 0, 1, 1, recordingChannel(log));
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    producer.start();
+    consumer.start();
+    out.process(1, 1);
+    out.flush();
+    await waitTurns('the record sent before closing', () => log.length === 1);
+    producer.close();
+    out.process({ f: () => 1 }, 2);
+    out.flush();
+    out.process(3, 3);
+    await turns(20);
+    assert.deepEqual(log, ['record 1 @1']);
+    assert.deepEqual(failures, []);
+  });
+
+  it('handles nothing more once closed, even batches that arrived with the one that closed it', async () => {
+    const { edge, producer, consumer, failures } = pair(1, 4);
+    const log: string[] = [];
+    const channel = recordingChannel(log);
+    const process = channel.process.bind(channel);
+    // The first record fails the job, whose attempt closes the exchange.
+    channel.process = (value: unknown, ts: number) => {
+      process(value, ts);
+      consumer.close();
+    };
+    consumer.openInbound(edge, 0, 1, 1, channel);
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    producer.start();
+    consumer.start();
+    // Batches of one: two messages, delivered in one go.
+    out.process(1, 1);
+    out.process(2, 2);
+    await waitTurns('the first record', () => log.length === 1);
+    await turns(20);
+    assert.deepEqual(log, ['record 1 @1']);
+    assert.deepEqual(failures, []);
+  });
+
+  it('transfers the buffer of every batch it posts instead of copying it', () => {
+    const g = graph();
+    const edge = g.nodes[0]!.outputs[0]!;
+    const { port1, port2 } = new MessageChannel();
+    opened.push(port1, port2);
+    const posted: { message: unknown[]; transfer: readonly unknown[] }[] = [];
+    const post = port1.postMessage.bind(port1);
+    port1.postMessage = (message: unknown[], transfer: readonly ArrayBuffer[]) => {
+      post(message, transfer);
+      posted.push({ message, transfer });
+    };
+    const producer = new ThreadExchange(g, new Map([[2, port1]]), () => {}, 10, 4);
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    out.process({ id: 1 }, 1);
+    out.flush();
+    const numbers = new Float64Array([0, 1, 7]);
+    producer.send(out, { numbers, strings: undefined, barriers: undefined });
+    // Transferred: the sender's views of both buffers are detached (a copy would leave them as they were).
+    assert.equal(posted.length, 2);
+    assert.equal((posted[0]!.message[1] as Uint8Array).byteLength, 0);
+    assert.equal(posted[0]!.transfer.length, 1);
+    assert.equal(numbers.byteLength, 0);
+    assert.equal(posted[1]!.transfer.length, 1);
+  });
+
+  it('withholds only the credits of the channel it is told to', async () => {
+    const { edge, producer, consumer } = pair(1, 1);
+    const first: string[] = [];
+    const second: string[] = [];
+    const fromFirst = recordingChannel(first);
+    const fromSecond = recordingChannel(second);
+    consumer.openInbound(edge, 0, 1, 1, fromFirst);
+    consumer.openInbound(edge, 1, 1, 1, fromSecond);
+    const out0 = producer.openOutbound(edge, 0, 1, 2);
+    const out1 = producer.openOutbound(edge, 1, 1, 2);
+    producer.start();
+    consumer.start();
+    consumer.withhold([fromSecond], true);
+    out0.process(1, 1);
+    out1.process(1, 1);
+    await waitTurns('a record on each channel', () => first.length === 1 && second.length === 1);
+    // Granted, a credit would be back within these turns: only the first channel's comes back.
+    await turns(20);
+    out0.process(2, 2);
+    out1.process(2, 2);
+    assert.equal(out0.waitingBatches, 0);
+    assert.equal(out1.waitingBatches, 1);
+  });
+
   it('fails the job when a batch sent at the end of the turn cannot be encoded', async () => {
     const { edge, producer, failures, close } = pair(10, 4);
     const out = producer.openOutbound(edge, 0, 1, 2);
     out.process({ id: 1, f: () => 1 }, 5);
-    await until(() => failures.length === 1);
+    await waitTurns('the first failure', () => failures.length === 1);
     assert.ok(failures[0] instanceof RecordSerializationError);
     assert.match(String(failures[0]), /record\.f is a function$/);
     close();
@@ -284,6 +432,7 @@ describe('ThreadExchange', () => {
       1,
     );
     const c = new ThreadExchange(g, new Map([[2, bc.port2]]), (e) => failures.push(e), 1, 1);
+    opened.push(a, b, c);
     // Thread c's channel is blocked (aligning): it owes the credit of every batch it takes.
     const log: string[] = [];
     const blocked = { value: true };
@@ -302,16 +451,21 @@ describe('ThreadExchange', () => {
     const fromA = a.openOutbound(first, 0, 0, 2);
     for (const x of [a, b, c]) x.start();
     fromA.process(1, 1);
-    await until(() => log.length === 1);
+    await waitTurns('the first record', () => log.length === 1);
     fromA.process(2, 2);
-    await until(() => toC.congested);
+    await waitTurns("b's channel to c out of credit", () => toC.congested);
+    // b took 2 but holds its credit back while its channel to c waits (granted, it would be back within these
+    // turns): a's third batch waits.
+    await turns(20);
     fromA.process(3, 3);
-    // b took 2 but holds its credit back while its channel to c waits: a's third batch waits too.
-    await until(() => fromA.congested);
     assert.equal(fromA.waitingBatches, 1);
+    assert.equal(fromA.congested, true);
     blocked.value = false;
     (end as unknown as { remote: { released(): void } }).remote.released();
-    await until(() => log.length === 3 && !fromA.congested && !toC.congested);
+    await waitTurns(
+      'the third record and both credits back',
+      () => log.length === 3 && !fromA.congested && !toC.congested,
+    );
     assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'record 3 @3']);
     assert.deepEqual(failures, []);
     for (const x of [a, b, c]) x.close();
@@ -325,10 +479,10 @@ describe('ThreadExchange', () => {
     producer.start();
     consumer.start();
     out.process(1, 1);
-    await until(() => log.length === 1);
+    await waitTurns('the first record', () => log.length === 1);
     out.process(2, 2);
     out.watermark(3);
-    await until(() => log.length === 3);
+    await waitTurns('the second record and the watermark', () => log.length === 3);
     assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'watermark 3']);
     close();
   });

@@ -52,6 +52,7 @@ let codec: typeof Msgpackr | undefined;
  * accelerator (msgpackr-extract) with it, and `import 'weir'` must load no native addon for jobs on one thread.
  */
 function msgpackr(): typeof Msgpackr {
+  // Stryker disable next-line AssignmentOperator: `&&=` differs only before the first load in a process (then it never loads); a process's test runner has loaded msgpackr before any mutant is active, and a later require returns the same module
   codec ??= createRequire(import.meta.url)('msgpackr') as typeof Msgpackr;
   return codec;
 }
@@ -69,6 +70,7 @@ class Peer {
     }));
   }
   get unpackr(): Msgpackr.Unpackr {
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: an Unpackr reads records and extension types whatever its options say; they tell a Packr what to write
     return (this.decoder ??= new (msgpackr().Unpackr)({ useRecords: true, moreTypes: true }));
   }
   /**
@@ -105,11 +107,10 @@ export class ThreadExchange implements OutboundLink {
   private readonly inbound = new Map<number, InboundChannel>();
   private readonly outbound = new Map<number, OutboundChannel>();
   private readonly edgeIndex = new Map<StreamEdge, number>();
+  /** Channels written to in this turn, flushed together at its end. */
   private dirty: OutboundChannel[] = [];
-  private flushScheduled = false;
   private closed = false;
   private readonly flushAll = (): void => {
-    this.flushScheduled = false;
     const dirty = this.dirty;
     this.dirty = [];
     try {
@@ -219,10 +220,8 @@ export class ThreadExchange implements OutboundLink {
   }
 
   markDirty(channel: OutboundChannel): void {
-    this.dirty.push(channel);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    queueMicrotask(this.flushAll);
+    // The first channel written to in a turn schedules the flush of all of them.
+    if (this.dirty.push(channel) === 1) queueMicrotask(this.flushAll);
   }
 
   send(channel: OutboundChannel, batch: OutboundBatch): void {

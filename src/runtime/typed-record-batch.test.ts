@@ -1,14 +1,16 @@
 // Typed record batches over a real MessageChannel: exact values and order, and records that do not fit their type.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { Types, type RecordType } from '../core/record-type.ts';
+import { OutputTag } from '../core/output-tag.ts';
 import { Transformation } from '../graph/transformation.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
 import type { InputChannel } from './input-channel.ts';
 import { RecordSerializationError, ThreadExchange } from './thread-exchange.ts';
 import { RECORD } from './exchange-event-kinds.ts';
 import { describeMismatch, TypedRecordBatch } from './typed-record-batch.ts';
+import { waitTurns } from '../../test/support/wait-for.ts';
 
 const Click = Types.record({ user: 'string', page: 'number', premium: 'boolean', ts: 'number' });
 
@@ -30,6 +32,7 @@ function pair(type: RecordType<any> | undefined, batchSize: number) {
   const failures: unknown[] = [];
   const producer = new ThreadExchange(g, new Map([[2, port1]]), (e) => failures.push(e), batchSize, 4);
   const consumer = new ThreadExchange(g, new Map([[1, port2]]), (e) => failures.push(e), batchSize, 4);
+  opened.push(producer, consumer);
   const received: unknown[] = [];
   const log: string[] = [];
   const channel = {
@@ -52,9 +55,11 @@ function pair(type: RecordType<any> | undefined, batchSize: number) {
   return { out, received, log, failures, close: () => (producer.close(), consumer.close()) };
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
-}
+/** Exchanges a test opened, closed after it even when it fails (an open port keeps the process alive). */
+const opened: { close(): void }[] = [];
+afterEach(() => {
+  for (const x of opened.splice(0)) x.close();
+});
 
 describe('typed record batches', () => {
   it('carry every declared field exactly, with watermarks, idleness, barriers and end of input in order', async () => {
@@ -66,7 +71,7 @@ describe('typed record batches', () => {
     out.barrier({ id: 7, timestamp: 3, kind: 'savepoint' });
     out.processKeyed({ user: 'zoë 🌊', page: -Infinity, premium: false, ts: 0 }, -5);
     out.endOfInput();
-    await until(() => log.length === 7);
+    await waitTurns('the seven events', () => log.length === 7);
     assert.deepEqual(log, [
       'record @10',
       'watermark 9',
@@ -93,7 +98,7 @@ describe('typed record batches', () => {
     const { out, received, close } = pair(Click, 1000);
     for (let i = 0; i < 700; i++) out.process({ user: `u${i}`, page: i, premium: i % 3 === 0, ts: i * 2 }, i);
     out.flush();
-    await until(() => received.length === 700);
+    await waitTurns('700 records', () => received.length === 700);
     assert.deepEqual(received[0], { user: 'u0', page: 0, premium: true, ts: 0 });
     assert.deepEqual(received[699], { user: 'u699', page: 699, premium: true, ts: 1398 });
     assert.equal(
@@ -112,10 +117,10 @@ describe('typed record batches', () => {
     for (let i = 0; i < 160; i++) {
       out.process({ user: `u${i}`, page: i, premium: i % 2 === 0, ts: -i }, i);
       // Let the consumer read what was sent and its grants come back, every second batch.
-      if (i % 8 === 7) await until(() => received.length === i + 1);
+      if (i % 8 === 7) await waitTurns(`record ${i + 1}`, () => received.length === i + 1);
     }
     out.flush();
-    await until(() => received.length === 160);
+    await waitTurns('160 records', () => received.length === 160);
     assert.deepEqual(
       received,
       Array.from({ length: 160 }, (_, i) => ({ user: `u${i}`, page: i, premium: i % 2 === 0, ts: -i })),
@@ -199,7 +204,7 @@ describe('typed record batches', () => {
     );
     out.process({ user: 'c', page: 3, premium: false, ts: 3 }, 3);
     out.flush();
-    await until(() => received.length === 2);
+    await waitTurns('the two records that fit', () => received.length === 2);
     assert.deepEqual(received, [
       { user: 'a', page: 1, premium: true, ts: 1 },
       { user: 'c', page: 3, premium: false, ts: 3 },
@@ -207,11 +212,45 @@ describe('typed record batches', () => {
     close();
   });
 
+  it("leave a side output to msgpackr: the producer's declared type is its main output's", async () => {
+    // clicks (declared Click) → side output 'late' → rebalance → 'late clicks'.
+    const source = new Transformation('source', 'clicks', []);
+    source.outputType = Click;
+    const side = new Transformation('side-output', 'late', [source]);
+    side.sideTag = new OutputTag('late');
+    const rebalanced = new Transformation('partition', 'rebalance', [side]);
+    rebalanced.partitioning = { kind: 'rebalance' };
+    const late = new Transformation('operator', 'late clicks', [rebalanced]);
+    const g = new StreamGraph([new Transformation('sink', 'out', [late])], { defaultParallelism: 2 });
+    const edge = g.nodes[0]!.outputs[0]!;
+    assert.equal(edge.sideTag?.id, 'late');
+    const { port1, port2 } = new MessageChannel();
+    const failures: unknown[] = [];
+    const producer = new ThreadExchange(g, new Map([[2, port1]]), (e) => failures.push(e), 10, 4);
+    const consumer = new ThreadExchange(g, new Map([[1, port2]]), (e) => failures.push(e), 10, 4);
+    opened.push(producer, consumer);
+    const received: unknown[] = [];
+    consumer.openInbound(edge, 0, 1, 1, {
+      blocked: false,
+      process: (value: unknown) => received.push(value),
+      describe: () => 'channel',
+    } as unknown as InputChannel);
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    producer.start();
+    consumer.start();
+    // Not a Click: a side output carries whatever its tag says.
+    out.process({ user: 'ada', lateBy: [3, 4] }, 1);
+    out.flush();
+    await waitTurns('the side-output record', () => received.length === 1);
+    assert.deepEqual(received, [{ user: 'ada', lateBy: [3, 4] }]);
+    assert.deepEqual(failures, []);
+  });
+
   it('leave streams without a declared type to msgpackr, which carries nested values', async () => {
     const { out, received, close } = pair(undefined, 10);
     out.process({ user: 'ada', tags: ['x'], nested: { a: 1 } }, 1);
     out.flush();
-    await until(() => received.length === 1);
+    await waitTurns('the record', () => received.length === 1);
     assert.deepEqual(received, [{ user: 'ada', tags: ['x'], nested: { a: 1 } }]);
     close();
   });

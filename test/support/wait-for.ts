@@ -18,3 +18,16 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * Resolves once `condition` holds, checking after every turn of the event loop; rejects naming `what` when it still
+ * does not hold after `turns` turns. For what comes without any time passing, such as a message between two ports
+ * of this thread (it arrives within a turn or two): a condition still false then means it never comes (a message or
+ * a credit was lost), and the test fails at once instead of hanging until the runner's timeout.
+ */
+export async function waitTurns(what: string, condition: () => boolean, turns = 1_000): Promise<void> {
+  for (let turn = 0; !condition(); turn++) {
+    if (turn === turns) throw new Error(`Still waiting for ${what} after ${turns} turns of the event loop`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
