@@ -1,7 +1,7 @@
 // ThreadExchange over a real MessageChannel (one thread, two exchanges): order, credits, congestion, bad records.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Transformation } from '../graph/transformation.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
 import type { InputChannel } from './input-channel.ts';
@@ -308,6 +308,17 @@ describe('ThreadExchange', () => {
     );
     assert.equal(findUnencodable([1, 2, () => 3], 'record', new Set()), 'record[2] is a function');
     assert.equal(findUnencodable(new Map([[1, { f: () => 0 }]]), 'r', new Set()), 'r.get(1).f is a function');
+    assert.equal(
+      findUnencodable(
+        new Map<number, unknown>([
+          [1, 1],
+          [2, () => 0],
+        ]),
+        'record',
+        new Set(),
+      ),
+      'record.get(2) is a function',
+    );
     assert.equal(findUnencodable({ r: /x/, n: null, u: undefined, s: 'a' }, 'record', new Set()), undefined);
     assert.equal(findUnencodable([new Set([1]), new Map([[1, 2]])], 'record', new Set()), undefined);
   });
@@ -377,6 +388,49 @@ describe('ThreadExchange', () => {
     assert.equal(posted[0]!.transfer.length, 1);
     assert.equal(numbers.byteLength, 0);
     assert.equal(posted[1]!.transfer.length, 1);
+  });
+
+  it('returns owed credits only once the channel is neither blocked nor held, and no empty grant', async () => {
+    const { edge, producer, consumer } = pair(1, 1);
+    const log: string[] = [];
+    const blocked = { value: false };
+    const channel = recordingChannel(log, blocked);
+    consumer.openInbound(edge, 0, 1, 1, channel);
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    const grants: unknown[] = [];
+    const port = (consumer as unknown as { peers: Map<number, { port: MessagePort }> }).peers.get(1)!.port;
+    const post = port.postMessage.bind(port);
+    port.postMessage = (message: unknown, transfer: readonly ArrayBuffer[]) => {
+      grants.push(message);
+      post(message, transfer);
+    };
+    producer.start();
+    consumer.start();
+    // Nothing owed: a release sends nothing.
+    channel.remote!.released();
+    assert.deepEqual(grants, []);
+    blocked.value = true;
+    consumer.withhold([channel], true);
+    out.process(1, 1);
+    await waitTurns('the first record', () => log.length === 1);
+    // Still blocked when the hold ends, then still held when unblocked: the credit stays owed.
+    consumer.withhold([channel], false);
+    consumer.withhold([channel], true);
+    blocked.value = false;
+    channel.remote!.released();
+    await turns(20);
+    assert.deepEqual(grants, []);
+    consumer.withhold([channel], false);
+    await waitTurns('the credit', () => !out.congested && grants.length === 1);
+    assert.deepEqual(grants, [[producer.channelId(edge, 0, 1), 1, 0, []]]);
+    // Once closed, an owed credit is not sent.
+    blocked.value = true;
+    out.process(2, 2);
+    await waitTurns('the second record', () => log.length === 2);
+    consumer.close();
+    blocked.value = false;
+    channel.remote!.released();
+    assert.equal(grants.length, 1);
   });
 
   it('withholds only the credits of the channel it is told to', async () => {
