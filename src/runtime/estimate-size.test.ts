@@ -31,6 +31,11 @@ describe('estimateSize', () => {
     assert.equal(estimateSize({ a: 1, b: 'xy' }), 16 + 16 + 8 + 20);
   });
 
+  it('counts a sparse array by its length, holes as undefined', () => {
+    assert.equal(estimateSize(new Array(3)), 16 + 24 + 24);
+    assert.equal(estimateSize([1, , 'xy']), 16 + 24 + 8 + 8 + 20);
+  });
+
   it('looks three levels deep; deeper values count as one reference', () => {
     assert.equal(estimateSize([[[[1]]]]), 24 + 24 + 24 + 8);
     assert.equal(estimateSize({ a: { b: { c: { d: 'long string' } } } }), 24 + 24 + 24 + 8);

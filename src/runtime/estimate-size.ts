@@ -13,10 +13,6 @@ const MAX_FIELDS = 32;
  */
 export function estimateSize(value: unknown, depth = 0): number {
   switch (typeof value) {
-    case 'number':
-    case 'boolean':
-    case 'undefined':
-      return 8;
     case 'string':
       return 16 + value.length * 2;
     case 'bigint':
@@ -42,6 +38,7 @@ export function estimateSize(value: unknown, depth = 0): number {
       return 16 + 8 * fields + (seen === 0 ? 0 : Math.round((sum * fields) / seen));
     }
     default:
+      // A number, boolean, undefined, symbol or function: one slot.
       return 8;
   }
 }

@@ -2,6 +2,7 @@
 // for, and the stall a blocked channel with no barrier coming causes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import {
   CollectSink,
   ConfigurationError,
@@ -15,6 +16,8 @@ import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import { JobRuntime, type JobRuntimeOptions } from './job-runtime.ts';
 import type { JobSnapshot } from './job-snapshot.ts';
 import type { Subtask } from './subtask.ts';
+import { ThreadExchange } from './thread-exchange.ts';
+import { waitTurns } from '../../test/support/wait-for.ts';
 import { MetricRegistry } from '../metrics/metric-registry.ts';
 
 const barrier = (id: number): CheckpointBarrier => ({ id, timestamp: 0, kind: 'checkpoint' });
@@ -71,6 +74,23 @@ describe('JobRuntime', () => {
         ['Sink', 2, 3, 0, 0],
       ],
     );
+  });
+
+  it("extracts each record's key once, at the hash exchange, and hands it to the keyed operator", async () => {
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const sink = new CollectSink<number>();
+    let calls = 0;
+    env
+      .fromElements(1, 2, 3, 4, 5, 6)
+      .keyBy((x: number) => (calls++, x % 3))
+      .reduce((a: number, b: number) => a + b)
+      .sinkTo(sink);
+    await run(new JobRuntime(env.buildGraph(), { clock: new ManualClock() }));
+    assert.deepEqual(
+      sink.values.sort((a, b) => a - b),
+      [1, 2, 3, 5, 7, 9],
+    );
+    assert.equal(calls, 6);
   });
 
   it('counts the alignments of an operator with several channels and their peak buffers', async () => {
@@ -219,6 +239,22 @@ describe('JobRuntime', () => {
   });
 });
 
+/** The metrics a subtask that is neither a source nor keyed registers (subtask-metrics.ts), in that order. */
+const BUILT_IN = [
+  'numRecordsIn',
+  'numRecordsOut',
+  'numRecordsInPerSecond',
+  'numRecordsOutPerSecond',
+  'currentInputWatermark',
+  'currentOutputWatermark',
+  'watermarkLag',
+  'busyTimeMsPerSecond',
+  'backPressuredTimeMsPerSecond',
+  'idleTimeMsPerSecond',
+  'checkpointAlignmentTime',
+  'checkpointedStateSize',
+];
+
 describe('JobRuntime figures', () => {
   it('reads each subtask figures and its metrics, with their places when asked', async () => {
     const registry = new MetricRegistry();
@@ -236,6 +272,22 @@ describe('JobRuntime figures', () => {
           const sizes = group.histogram('sizes', new DescriptiveStatisticsHistogram(4));
           for (const v of [30, 10, 20]) sizes.update(v);
           group.addGroup('unit', 'celsius').gauge('constant', { getValue: () => 21 });
+          group.addGroup('outer').addGroup('inner').counter('nested');
+          // A user histogram whose statistics hand out their values unsorted (and the array they keep).
+          const kept = [3, 1, 2];
+          group.histogram('unsorted', {
+            update: () => {},
+            getCount: () => 3,
+            getStatistics: () => ({
+              getValues: () => kept,
+              getQuantile: () => 0,
+              size: () => 3,
+              getMean: () => 2,
+              getStdDev: () => 0,
+              getMax: () => 3,
+              getMin: () => 1,
+            }),
+          });
           group.gauge('broken', {
             getValue: () => {
               throw new Error('no value');
@@ -259,11 +311,23 @@ describe('JobRuntime figures', () => {
     assert.equal(figures!.recordsOut, 3);
     assert.equal(figures!.currentInputWatermark, Number.POSITIVE_INFINITY);
     assert.equal(figures!.currentOutputWatermark, Number.POSITIVE_INFINITY);
-    assert.equal(figures!.places, undefined);
+    assert.equal('places' in figures!, false);
     assert.equal(figures!.metrics.seen, 3);
     assert.equal(figures!.metrics['unit.constant'], 21);
     assert.equal(figures!.metrics.numRecordsIn, 3);
     assert.equal('broken' in figures!.metrics, false, 'a gauge that throws is left out');
+    // The subtask's own metrics and its user groups', none of another subtask's.
+    assert.deepEqual(Object.keys(figures!.metrics), [
+      ...BUILT_IN,
+      'seen',
+      'rate',
+      'sizes',
+      'unit.constant',
+      'outer.inner.nested',
+      'unsorted',
+    ]);
+    assert.equal(runtime.subtaskFigures(graph.nodes[2]!)[0]!.recordsIn, 3, "a sink's records in");
+    assert.equal(runtime.subtaskFigures(graph.nodes[2]!)[0]!.metrics.seen, undefined);
     assert.equal(
       runtime.subtaskFigures(source!)[0]!.recordsIn,
       3,
@@ -290,11 +354,28 @@ describe('JobRuntime figures', () => {
       value: 3,
       values: [10, 20, 30],
     });
+    assert.deepEqual(place('nested')!.groups, [['outer'], ['inner']]);
+    assert.deepEqual(place('unsorted')!.values, [1, 2, 3]);
+    assert.deepEqual(
+      places.map((p) => p.name),
+      [...BUILT_IN, 'seen', 'rate', 'sizes', 'constant', 'nested', 'unsorted'],
+    );
     assert.equal(place('rate')!.kind, 'meter');
     assert.equal(place('rate')!.count, 3);
     assert.equal(place('broken'), undefined);
     runtime.releaseMetrics();
     assert.deepEqual(runtime.subtaskFigures(user!)[0]!.metrics, {});
+  });
+
+  it('reads no metrics when metrics are off', async () => {
+    const { runtime } = job([1, 2, 3]);
+    await run(runtime);
+    const [figures] = runtime.subtaskFigures(runtime.graph.nodes[1]!);
+    assert.deepEqual(figures!.metrics, {});
+    assert.deepEqual(
+      [figures!.recordsIn, figures!.recordsOut, figures!.finished, 'places' in figures!],
+      [2, 2, true, false],
+    );
   });
 });
 
@@ -353,5 +434,95 @@ describe('JobRuntime checkpoints', () => {
     assert.deepEqual(declined, [
       "1 9 'Keyed Reduce' (2/2): blocked input channels held over 60 bytes while aligning; the alignment was given up",
     ]);
+  });
+});
+
+describe('JobRuntime with a placement (two hosts on one thread)', () => {
+  /**
+   * The job of {@link job} split as worker mode splits it, subtask i on host i + 1, each host's share in its own
+   * JobRuntime; their exchanges talk over a MessageChannel on this thread, so the runner sees the code they run.
+   */
+  function placed(elements: number[], batchSize = 4, credits = 4) {
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const sink = new CollectSink<number>();
+    env
+      .fromElements(...elements)
+      .map((x: number) => x * 2)
+      .keyBy((x: number) => x % 4)
+      .reduce((a: number, b: number) => a + b)
+      .sinkTo(sink);
+    const graph = env.buildGraph();
+    const { port1, port2 } = new MessageChannel();
+    const failures: unknown[] = [];
+    const host = (id: number, port: MessagePort) => {
+      const exchange = new ThreadExchange(
+        graph,
+        new Map([[3 - id, port]]),
+        (e) => failures.push(e),
+        batchSize,
+        credits,
+      );
+      const runtime = new JobRuntime(graph, {
+        clock: new ManualClock(),
+        placement: { host: id, hostOf: (_node, index) => index + 1, exchange },
+      });
+      return { runtime, exchange };
+    };
+    const one = host(1, port1);
+    const two = host(2, port2);
+    const of = (runtime: JobRuntime, name: string): Subtask[] =>
+      runtime.subtasksOf(graph.nodes.find((n) => n.name === name)!);
+    return { one, two, sink, failures, of, graph };
+  }
+
+  it('runs each host its own subtasks and carries the records between them', async () => {
+    const { one, two, sink, failures, of } = placed([1, 2, 3, 4, 5]);
+    // The source has one subtask: host 1 runs it, host 2 runs only the second subtask of each other operator.
+    assert.deepEqual(
+      [of(one.runtime, 'Elements').length, of(two.runtime, 'Elements').length, of(two.runtime, 'Map').length],
+      [1, 0, 1],
+    );
+    assert.equal(of(two.runtime, 'Map')[0]!.index, 1);
+    for (const h of [one, two]) {
+      await h.runtime.open();
+      h.exchange.start();
+    }
+    const finished = { value: false };
+    const both = Promise.all(
+      [one, two].map((h) => h.runtime.runSources().then(() => h.runtime.whenAllFinished())),
+    ).then(() => (finished.value = true));
+    try {
+      // A lost batch or credit leaves a host waiting: the test fails after a bounded number of turns instead.
+      await waitTurns('both hosts to finish', () => finished.value || failures.length > 0);
+      assert.deepEqual(failures, []);
+      await both;
+    } finally {
+      for (const h of [one, two]) {
+        h.exchange.close();
+        await h.runtime.close();
+      }
+    }
+    // Running sums per key (x * 2 % 4): key 2 gets 2, 6, 10, key 0 gets 4, 8.
+    assert.deepEqual(
+      sink.values.sort((a, b) => a - b),
+      [2, 4, 8, 12, 18],
+    );
+    assert.deepEqual(failures, []);
+    // Records in and out are counted on the host that runs each subtask.
+    const counts = (runtime: JobRuntime) => runtime.metrics().map((m) => [m.name, m.recordsIn, m.recordsOut]);
+    const [a, b] = [counts(one.runtime), counts(two.runtime)];
+    assert.deepEqual(
+      a.map(([name, i, o], n) => [
+        name,
+        (i as number) + (b[n]![1] as number),
+        (o as number) + (b[n]![2] as number),
+      ]),
+      [
+        ['Elements', 0, 5],
+        ['Map', 5, 5],
+        ['Keyed Reduce', 5, 5],
+        ['Sink', 5, 0],
+      ],
+    );
   });
 });

@@ -57,7 +57,7 @@ export interface MetricPlace {
 export function subtaskFigures(
   subtask: Subtask,
   registry: MetricRegistry | undefined,
-  places = false,
+  places: boolean,
 ): SubtaskFigures {
   const metrics: Record<string, number> = {};
   const placed: MetricPlace[] | undefined = places ? [] : undefined;
@@ -110,11 +110,14 @@ function metricPlace(metric: Metric, groups: string[][], name: string, value: nu
   return { groups, name, kind, value };
 }
 
-/** The user groups from `top` down to `group` (each adds `[name]` or `[name, value]` to its scope components). */
+/**
+ * The user groups from `top` down to `group`, which lies within it (each adds `[name]` or `[name, value]` to its
+ * scope components).
+ */
 function groupsBelow(group: MetricGroupImpl, top: MetricGroupImpl): string[][] {
   const groups: string[][] = [];
-  for (let g = group; g !== top && g.parent !== undefined; g = g.parent) {
-    groups.push(g.getScopeComponents().slice(g.parent.getScopeComponents().length));
+  for (let g = group; g !== top; g = g.parent!) {
+    groups.push(g.getScopeComponents().slice(g.parent!.getScopeComponents().length));
   }
   return groups.reverse();
 }

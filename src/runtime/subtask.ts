@@ -195,11 +195,6 @@ export class Subtask {
     return new Promise((resolve) => (this.resumeSource = resolve));
   }
 
-  /** Whether a source driver is waiting for blocked channels downstream to be released. */
-  get isBackpressured(): boolean {
-    return this.resumeSource !== undefined;
-  }
-
   processWatermark(channel: number, watermark: number): void {
     const advanced = this.valve.inputWatermark(channel, watermark);
     if (advanced === undefined) return;
