@@ -8,6 +8,7 @@ import {
   ConfigurationError,
   DescriptiveStatisticsHistogram,
   MeterView,
+  JobExecutionError,
   JobStalledError,
   ManualClock,
   StreamExecutionEnvironment,
@@ -19,6 +20,8 @@ import type { Subtask } from './subtask.ts';
 import { ThreadExchange } from './thread-exchange.ts';
 import { waitTurns } from '../../test/support/wait-for.ts';
 import { MetricRegistry } from '../metrics/metric-registry.ts';
+import { AbstractStreamOperator, type OneInputStreamOperator } from '../operators/stream-operator.ts';
+import { MAX_WATERMARK } from '../core/time-domain.ts';
 
 const barrier = (id: number): CheckpointBarrier => ({ id, timestamp: 0, kind: 'checkpoint' });
 
@@ -255,6 +258,99 @@ const BUILT_IN = [
   'checkpointedStateSize',
 ];
 
+describe('JobRuntime failures', () => {
+  /** Elements (1) → rebalance → 'fails' (2, a custom operator failing in `where`) → Sink (2). */
+  function failing(where: string, options: Partial<JobRuntimeOptions> = {}) {
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const sink = new CollectSink<number>();
+    class Failing extends AbstractStreamOperator<number> implements OneInputStreamOperator<number, number> {
+      private fail(hook: string): void {
+        if (hook === where) throw new Error(`${hook} failed`);
+      }
+      override open(): void {
+        this.fail('open');
+      }
+      processElement(value: number, timestamp: number): void {
+        this.output.collect(value, timestamp);
+      }
+      override processWatermark(watermark: number): void {
+        this.fail(watermark === MAX_WATERMARK ? 'final watermark' : 'watermark');
+        super.processWatermark(watermark);
+      }
+      override endInput(): void | Promise<void> {
+        this.fail('endInput');
+        if (where === 'async endInput') return Promise.reject(new Error('async endInput failed'));
+      }
+      override snapshotOperatorState(): unknown {
+        this.fail('snapshot');
+        return undefined;
+      }
+      override notifyCheckpointComplete(): void {
+        this.fail('commit');
+      }
+      override close(): void {
+        this.fail('close');
+      }
+    }
+    env
+      .fromElements(1, 2, 3)
+      .rebalance()
+      .transform('fails', () => new Failing())
+      .sinkTo(sink);
+    return new JobRuntime(env.buildGraph(), { clock: new ManualClock(), ...options });
+  }
+
+  it('names the subtask and what it was doing when an operator fails outside a record', async () => {
+    const messages: string[] = [];
+    const expectFailure = async (action: Promise<unknown>) => {
+      await assert.rejects(action, (e: unknown) => {
+        messages.push((e as Error).message);
+        return e instanceof JobExecutionError;
+      });
+    };
+    await expectFailure(failing('open').open());
+    let runtime = failing('close');
+    await run(runtime).catch(() => {});
+    await expectFailure(runtime.close());
+    runtime = failing('final watermark');
+    await runtime.open();
+    await expectFailure(runtime.runSources());
+    runtime = failing('endInput');
+    await runtime.open();
+    await expectFailure(runtime.runSources());
+    runtime = failing('async endInput');
+    await runtime.open();
+    await expectFailure(runtime.runSources());
+    runtime = failing('commit');
+    await run(runtime);
+    await expectFailure(runtime.notifyCheckpointComplete(4));
+    runtime = failing('snapshot', { onSubtaskSnapshot: () => {} });
+    await runtime.open();
+    runtime.triggerCheckpoint(barrier(6));
+    await expectFailure(runtime.runSources());
+    assert.deepEqual(messages, [
+      "Operator 'fails' (subtask 1/2) failed while processing open(): open failed",
+      "Operator 'fails' (subtask 1/2) failed while processing close(): close failed",
+      "Operator 'fails' (subtask 1/2) failed while processing the final watermark: final watermark failed",
+      "Operator 'fails' (subtask 1/2) failed while processing the end of input: endInput failed",
+      "Operator 'fails' (subtask 1/2) failed while processing the end of input: async endInput failed",
+      "Operator 'fails' (subtask 1/2) failed while processing the commit of checkpoint 4: commit failed",
+      "Operator 'fails' (subtask 1/2) failed while processing the snapshot for checkpoint 6: snapshot failed",
+    ]);
+  });
+
+  it('rejects runSources with the reason it was cancelled for', async () => {
+    const { runtime, sink } = job([1, 2, 3]);
+    await runtime.open();
+    const reason = new Error('cancelled by the user');
+    runtime.cancel(reason);
+    await assert.rejects(runtime.runSources(), (e: unknown) => e === reason);
+    assert.equal(runtime.hasFailed, true);
+    assert.equal(runtime.failureCause, reason);
+    assert.deepEqual(sink.values, []);
+  });
+});
+
 describe('JobRuntime figures', () => {
   it('reads each subtask figures and its metrics, with their places when asked', async () => {
     const registry = new MetricRegistry();
@@ -380,6 +476,36 @@ describe('JobRuntime figures', () => {
 });
 
 describe('JobRuntime checkpoints', () => {
+  it('stops its sources after their barriers once the savepoint completed, and goes on when it failed', async () => {
+    for (const completed of [true, false]) {
+      const snapshots: string[] = [];
+      const { runtime, sink } = job([1, 2, 3], undefined, undefined, {
+        onSubtaskSnapshot: (subtask, b) => snapshots.push(`${subtask.node.name} ${subtask.index} @${b.id}`),
+      });
+      await runtime.open();
+      runtime.triggerCheckpoint({ id: 5, timestamp: 0, kind: 'savepoint' });
+      let decide: (stop: boolean) => void = () => {};
+      runtime.stopSourcesAfterBarriers(new Promise<boolean>((resolve) => (decide = resolve)));
+      const done = runtime.runSources();
+      // The barrier went in before any record: every subtask was snapshotted, nothing emitted.
+      await waitTurns('the savepoint barrier through every subtask', () => snapshots.length === 7);
+      assert.deepEqual(
+        runtime.describeWaits()[0],
+        "'Elements' (1/1) waits for its next turn on the event loop",
+      );
+      assert.deepEqual(sink.values, []);
+      decide(completed);
+      await done;
+      // Stopped: no records and no end of input. Failed: the job goes on to its end.
+      assert.deepEqual(
+        sink.values.sort((a, b) => a - b),
+        completed ? [] : [2, 4, 8],
+      );
+      assert.equal(runtime.subtasksOf(runtime.graph.nodes[3]!)[0]!.isFinished, !completed);
+      await runtime.close();
+    }
+  });
+
   it('queues barriers at the sources, drops an aborted one, and snapshots finished subtasks once', async () => {
     const snapshots: string[] = [];
     const { runtime, of } = job([1, 2, 3], undefined, undefined, {
