@@ -398,6 +398,8 @@ describe('JobRuntime figures', () => {
       .sinkTo(sink);
     const graph = env.buildGraph();
     const runtime = new JobRuntime(graph, { clock: new ManualClock(), metrics: { registry, jobGroup } });
+    // No watermark yet: no lag either.
+    assert.ok(Number.isNaN(runtime.subtaskFigures(graph.nodes[1]!)[0]!.metrics.watermarkLag));
     await run(runtime);
     const [source, user] = graph.nodes;
     const [figures] = runtime.subtaskFigures(user!);
@@ -411,6 +413,16 @@ describe('JobRuntime figures', () => {
     assert.equal(figures!.metrics.seen, 3);
     assert.equal(figures!.metrics['unit.constant'], 21);
     assert.equal(figures!.metrics.numRecordsIn, 3);
+    // Processing time 0 minus the final watermark; no alignment with one channel, no checkpoint.
+    assert.deepEqual(
+      [
+        figures!.metrics.watermarkLag,
+        figures!.metrics.checkpointAlignmentTime,
+        figures!.metrics.checkpointedStateSize,
+      ],
+      [Number.NEGATIVE_INFINITY, 0, 0],
+    );
+    assert.equal(runtime.subtaskFigures(source!)[0]!.metrics.sourceIdle, 0);
     assert.equal('broken' in figures!.metrics, false, 'a gauge that throws is left out');
     // The subtask's own metrics and its user groups', none of another subtask's.
     assert.deepEqual(Object.keys(figures!.metrics), [
