@@ -22,6 +22,7 @@ import { waitTurns } from '../../test/support/wait-for.ts';
 import { MetricRegistry } from '../metrics/metric-registry.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../operators/stream-operator.ts';
 import { MAX_WATERMARK } from '../core/time-domain.ts';
+import { DEFAULT_PARTIAL_MATCH_QUERY } from '../cep/operator/partial-match-snapshot.ts';
 
 const barrier = (id: number): CheckpointBarrier => ({ id, timestamp: 0, kind: 'checkpoint' });
 
@@ -77,6 +78,8 @@ describe('JobRuntime', () => {
         ['Sink', 2, 3, 0, 0],
       ],
     );
+    // Only CEP operators hold partial matches.
+    assert.deepEqual(await runtime.partialMatches(runtime.graph.nodes[2]!, DEFAULT_PARTIAL_MATCH_QUERY), []);
   });
 
   it("extracts each record's key once, at the hash exchange, and hands it to the keyed operator", async () => {

@@ -41,13 +41,13 @@ export class SubtaskOutput<T> implements Output<T> {
 
   collect(value: T, timestamp: number): void {
     this.recordsOut++;
+    // One main edge (the common case) is one call; the loop over several sends to the same routers.
     const single = this.single;
-    if (single !== undefined) {
-      single.route(value, timestamp);
-      return;
+    if (single !== undefined) single.route(value, timestamp);
+    else {
+      const main = this.main;
+      for (let i = 0; i < main.length; i++) main[i]!.route(value, timestamp);
     }
-    const main = this.main;
-    for (let i = 0; i < main.length; i++) main[i]!.route(value, timestamp);
   }
 
   collectSide<X>(tag: OutputTag<X>, value: X, timestamp: number): void {
