@@ -20,6 +20,7 @@ import type { Subtask } from './subtask.ts';
 import { ThreadExchange } from './thread-exchange.ts';
 import { waitTurns } from '../../test/support/wait-for.ts';
 import { MetricRegistry } from '../metrics/metric-registry.ts';
+import { HeapStateBackend } from '../state/state-backend.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../operators/stream-operator.ts';
 import { MAX_WATERMARK } from '../core/time-domain.ts';
 import { DEFAULT_PARTIAL_MATCH_QUERY } from '../cep/operator/partial-match-snapshot.ts';
@@ -260,6 +261,43 @@ const BUILT_IN = [
   'checkpointAlignmentTime',
   'checkpointedStateSize',
 ];
+
+describe('Subtask', () => {
+  it("gives keyed operators a backend from the job's state backend and timers, and other operators neither", () => {
+    const clock = new ManualClock(42);
+    const created: string[] = [];
+    const clocks: number[] = [];
+    const heap = new HeapStateBackend();
+    const { of } = job([1], undefined, undefined, {
+      clock,
+      checkpointing: true,
+      stateBackend: {
+        name: 'recording',
+        createKeyedStateBackend(context) {
+          created.push(
+            `${context.operatorName} ${context.uid} ${context.subtaskIndex} ${context.maxParallelism} ${context.keyGroupRange.start}-${context.keyGroupRange.end}`,
+          );
+          clocks.push(context.clock());
+          return heap.createKeyedStateBackend(context);
+        },
+      },
+    });
+    assert.deepEqual(created, ['Keyed Reduce sum 0 128 0-63', 'Keyed Reduce sum 1 128 64-127']);
+    assert.deepEqual(clocks, [42, 42]);
+    const [reduce] = of('Keyed Reduce');
+    assert.ok(reduce!.backend !== undefined && reduce!.timers !== undefined);
+    assert.equal(reduce!.context.checkpointingEnabled, true);
+    const [map] = of('Map');
+    assert.deepEqual([map!.backend, map!.timers], [undefined, undefined]);
+    assert.throws(
+      () => map!.context.getInternalTimerService('t', undefined as never, undefined as never),
+      (e: unknown) =>
+        e instanceof Error &&
+        e.message === "Timers can only be used on a keyed stream (after keyBy); operator 'Map' is not keyed",
+    );
+    assert.equal(job([1]).of('Map')[0]!.context.checkpointingEnabled, false);
+  });
+});
 
 describe('JobRuntime failures', () => {
   /** Elements (1) → rebalance → 'fails' (2, a custom operator failing in `where`) → Sink (2). */

@@ -37,7 +37,7 @@ export function takeSubtaskSnapshot(subtask: Subtask, barrier: CheckpointBarrier
   return {
     keyedState,
     timers: subtask.timers?.snapshot(subtask.node.maxParallelism) ?? [],
-    operatorState: operatorState === undefined ? undefined : structuredClone(operatorState),
+    operatorState: structuredClone(operatorState),
     finished: subtask.isFinished,
   };
 }
