@@ -33,7 +33,9 @@ describe('estimateSize', () => {
 
   it('counts a sparse array by its length, holes as undefined', () => {
     assert.equal(estimateSize(new Array(3)), 16 + 24 + 24);
-    assert.equal(estimateSize([1, , 'xy']), 16 + 24 + 8 + 8 + 20);
+    const sparse: unknown[] = [1];
+    sparse[2] = 'xy';
+    assert.equal(estimateSize(sparse), 16 + 24 + 8 + 8 + 20);
   });
 
   it('looks three levels deep; deeper values count as one reference', () => {
