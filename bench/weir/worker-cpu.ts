@@ -84,7 +84,10 @@ for (const workload of workloads) {
       // `one-thread-p2`: weir at parallelism 2 on one thread (the cost of parallelism without crossing threads).
       const parallelism = name.startsWith('one-thread-p2') ? 2 : threads;
       const params = defaultParams(r < 0 ? Math.floor(events / 5) : events, 42, parallelism);
-      const before = threads === 2 && r >= 0 ? await workerFigures(2) : new Map<number, CpuProbeReport>();
+      // Kept workers of every p2 system answer (each system's environment variables may give its own pool): the
+      // two that ran this run are the two whose CPU time grew most.
+      const live = 2 * systems.filter((system) => system.startsWith('p2')).length;
+      const before = threads === 2 && r >= 0 ? await workerFigures(live) : new Map<number, CpuProbeReport>();
       const main0 = threadUsage();
       const mainGc0 = { ...mainGc };
       const process0 = processCpu();
@@ -95,7 +98,7 @@ for (const workload of workloads) {
       const main = (main1.user + main1.system - main0.user - main0.system) / 1000;
       const mainSystem = (main1.system - main0.system) / 1000;
       const all = processCpu() - process0;
-      const after = threads === 2 && r >= 0 ? await workerFigures(2) : new Map<number, CpuProbeReport>();
+      const after = threads === 2 && r >= 0 ? await workerFigures(live) : new Map<number, CpuProbeReport>();
       for (const [k] of variables(name)) delete process.env[k];
       if (r < 0) continue;
       const sum = `${result.count}/${result.checksum}`;
@@ -114,10 +117,14 @@ for (const workload of workloads) {
       };
       let workersCpu = 0;
       let w = 0;
-      for (const id of [...after.keys()].sort((a, b) => a - b)) {
+      const grown = (id: number): number => after.get(id)!.cpuMs - (before.get(id)?.cpuMs ?? Infinity);
+      const ran = [...after.keys()]
+        .filter((id) => before.has(id))
+        .sort((a, b) => grown(b) - grown(a))
+        .slice(0, threads);
+      for (const id of ran.sort((a, b) => a - b)) {
         const a = after.get(id)!;
-        const b = before.get(id);
-        if (b === undefined) continue;
+        const b = before.get(id)!;
         w++;
         const cpu = a.cpuMs - b.cpuMs;
         workersCpu += cpu;

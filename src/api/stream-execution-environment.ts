@@ -114,10 +114,10 @@ export interface EnvironmentOptions {
   reuseWorkers?: boolean;
   /**
    * Worker mode: the heap limits each worker thread starts with (Node's `Worker` `resourceLimits`: the young and old
-   * generations' maximum sizes in MB, the stack size). Default: Node's. A larger young generation
-   * (`maxYoungGenerationSizeMb`) means fewer scavenges where state lives seconds of event time (session windows,
-   * CEP's partial matches); see docs/performance.md, "Where a worker thread's time goes". Kept workers are reused
-   * only by jobs with the same limits.
+   * generations' maximum sizes in MB, the stack size). Default `{ maxYoungGenerationSizeMb: 192 }` (a limit left out
+   * keeps Node's default): a young generation that may grow as on Node 24, which on Node 20 means fewer scavenges
+   * where state lives seconds of event time (session windows, CEP's partial matches); see docs/performance.md,
+   * "Where a worker thread's time goes". Kept workers are reused only by jobs with the same limits.
    */
   workerResourceLimits?: ResourceLimits;
   /**

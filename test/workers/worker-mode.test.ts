@@ -212,7 +212,7 @@ describe('worker mode', { timeout: 600_000 }, () => {
     assert.equal(threads(first).length, 2);
     assert.deepEqual(threads(second), threads(first));
   });
-  it('starts workers with the heap limits asked for (workerResourceLimits), and keeps them apart from other limits', async () => {
+  it('starts workers with the heap limits asked for (workerResourceLimits) or the default, and keeps them apart from other limits', async () => {
     const { runReuseJob } = await import('./reuse-job.ts');
     const runs: string[][] = [];
     try {
@@ -220,9 +220,11 @@ describe('worker mode', { timeout: 600_000 }, () => {
         ['1', '64'],
         ['2', '96'],
         ['3', '64'],
+        ['4', undefined],
       ] as const) {
         process.env.WEIR_REUSE_TEST_RUN = run;
-        process.env.WEIR_REUSE_TEST_YOUNG_MB = young;
+        if (young === undefined) delete process.env.WEIR_REUSE_TEST_YOUNG_MB;
+        else process.env.WEIR_REUSE_TEST_YOUNG_MB = young;
         runs.push(await runReuseJob());
       }
     } finally {
@@ -232,10 +234,12 @@ describe('worker mode', { timeout: 600_000 }, () => {
     }
     const column = (values: string[], at: number) =>
       [...new Set(values.map((v) => v.split(' ')[at]!))].sort();
-    const [first, second, third] = runs as [string[], string[], string[]];
+    const [first, second, third, fourth] = runs as [string[], string[], string[], string[]];
     assert.deepEqual(column(first, 3), ['64']);
     assert.deepEqual(column(second, 3), ['96']);
     assert.deepEqual(column(third, 3), ['64']);
+    // Without limits of its own a job gets the default young generation (DEFAULT_WORKER_RESOURCE_LIMITS).
+    assert.deepEqual(column(fourth, 3), ['192']);
     assert.equal(column(first, 2).length, 2);
     // Run 2's limits differ: it starts its own workers; run 3 takes the ones run 1 kept.
     assert.deepEqual(

@@ -36,9 +36,20 @@ export interface WorkerSettings {
   readonly environmentDefaults: WorkerEnvironmentDefaults;
   /** Keep the workers after a clean close for the process's next job, and take kept ones (worker-pool.ts). */
   readonly reuseWorkers?: boolean;
-  /** The workers' heap limits (Node's `resourceLimits`); undefined: Node's defaults. */
+  /** The workers' heap limits (Node's `resourceLimits`), over {@link DEFAULT_WORKER_RESOURCE_LIMITS}. */
   readonly resourceLimits?: ResourceLimits;
 }
+
+/**
+ * The heap limits a worker starts with unless the job sets others (`workerResourceLimits`; a limit it leaves out
+ * keeps this default). A young generation of up to 192 MB (semi-spaces of 64 MB) is what Node 24's threads may grow
+ * to by default; Node 20 stops at 48 MB (semi-spaces of 16 MB), where session windows and CEP, whose windows and
+ * partial matches live seconds of event time, scavenged and copied their survivors about twice as often: on Node 20
+ * this default cut weir-p2's process CPU by 12-13 % on sessions and 8-24 % on CEP (docs/performance.md, "Where a worker
+ * thread's time goes"). V8 grows the young generation only while many young objects survive, so a job with little
+ * state does not reach it.
+ */
+export const DEFAULT_WORKER_RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 192 };
 
 /** One worker thread of the attempt and what the main thread knows of it. */
 interface WorkerState {
@@ -114,7 +125,8 @@ export class ThreadedJobRuntime implements JobAttempt {
     // A job locator's module is imported once per worker (its jobs run in turn inside it): a kept worker would not
     // run it again.
     this.reuse = settings.reuseWorkers === true && settings.location === undefined;
-    this.poolKey = poolKey(process.argv.slice(2), settings.resourceLimits);
+    const resourceLimits = { ...DEFAULT_WORKER_RESOURCE_LIMITS, ...settings.resourceLimits };
+    this.poolKey = poolKey(process.argv.slice(2), resourceLimits);
     const count = settings.workers;
     const hosts = [MAIN_THREAD];
     for (let h = 1; h <= count; h++) hosts.push(h);
@@ -177,7 +189,7 @@ export class ThreadedJobRuntime implements JobAttempt {
           // The job module sees the process's arguments, as on the main thread.
           argv: process.argv.slice(2),
           name: `weir ${settings.jobName} worker ${host}`,
-          ...(settings.resourceLimits !== undefined ? { resourceLimits: settings.resourceLimits } : {}),
+          resourceLimits,
         });
       const state: WorkerState = {
         host,

@@ -10,8 +10,8 @@ const dropOnExit = new WeakMap<Worker, () => void>();
  * The pool a worker started now belongs to: workers are interchangeable only with the same loaders, argv and heap
  * limits (a worker's limits are fixed when it starts).
  */
-export function poolKey(argv: readonly string[], limits: ResourceLimits | undefined = undefined): string {
-  return JSON.stringify([process.execArgv, argv, limits ?? {}]);
+export function poolKey(argv: readonly string[], limits: ResourceLimits): string {
+  return JSON.stringify([process.execArgv, argv, limits]);
 }
 
 /**
