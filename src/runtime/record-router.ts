@@ -68,12 +68,18 @@ export class ForwardRouter extends RecordRouter {
 
 /** By key group: the key selects a key group, the key group a subtask (`floor(kg * p / maxP)`). */
 export class HashRouter extends RecordRouter {
+  /** The consumer subtask of each key group, computed once: a lookup instead of a division per record. */
+  private readonly targetOfKeyGroup: Uint16Array;
   constructor(
     targets: readonly ChannelWriter[],
     private readonly keySelector: KeySelector<any, unknown>,
     private readonly maxParallelism: number,
   ) {
     super(targets);
+    this.targetOfKeyGroup = new Uint16Array(maxParallelism);
+    for (let keyGroup = 0; keyGroup < maxParallelism; keyGroup++) {
+      this.targetOfKeyGroup[keyGroup] = Math.floor((keyGroup * targets.length) / maxParallelism);
+    }
   }
   route(value: unknown, timestamp: number): void {
     const key = this.keySelector(value);
@@ -84,8 +90,7 @@ export class HashRouter extends RecordRouter {
       return;
     }
     const keyGroup = keyGroupFor(normalizeKey(key), this.maxParallelism);
-    const index = Math.floor((keyGroup * this.targets.length) / this.maxParallelism);
-    this.targets[index]!.processKeyed(value, timestamp, key, this.keySelector);
+    this.targets[this.targetOfKeyGroup[keyGroup]!]!.processKeyed(value, timestamp, key, this.keySelector);
   }
 }
 

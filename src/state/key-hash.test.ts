@@ -96,6 +96,22 @@ describe('key hashing', () => {
     assert.equal(normalizeKey(['a']), '\u0000["a"]');
   });
 
+  it('takes the key group as the unsigned hash modulo max parallelism, powers of two or not', () => {
+    const keys = [0, 1, -1, 7, 2 ** 31, -(2 ** 31), 1.5, 'a', 'key-42', 12345678901234n, true];
+    const unsigned = keys.filter((k) => hashKey(normalizeKey(k)) < 0);
+    // Half the hashes are negative as int32: their unsigned value is above 2^31, where the low bits still agree.
+    assert.ok(unsigned.length > 0 && unsigned.length < keys.length, String(unsigned));
+    for (const maxParallelism of [1, 2, 128, 4096, 32768, 3, 100, 32767]) {
+      for (const key of keys) {
+        const normalized = normalizeKey(key);
+        assert.equal(
+          keyGroupFor(normalized, maxParallelism),
+          (hashKey(normalized) >>> 0) % maxParallelism,
+          `${String(key)} at ${maxParallelism}`,
+        );
+      }
+    }
+  });
   it('spreads keys over key groups', () => {
     const counts = new Array(128).fill(0);
     for (let i = 0; i < 128_000; i++) counts[keyGroupFor(normalizeKey(`k${i}`), 128)]++;
