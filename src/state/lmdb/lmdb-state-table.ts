@@ -42,61 +42,84 @@ export interface LmdbTableHost {
 /** Marks an entry known to be absent in LMDB (or deleted in the cache), so a miss costs one read, not many. */
 const ABSENT: unknown = Symbol('absent');
 
+/** One cached entry: the stored value (ABSENT included), its key group, and whether LMDB lacks its last change. */
+class CachedEntry {
+  constructor(
+    public value: unknown,
+    readonly keyGroup: number,
+    public dirty: boolean,
+  ) {}
+}
+
 /**
- * One namespace's entries as the heap state handles see them: a Map from normalised key to the stored value.
- * A miss reads LMDB once and caches the decoded value. Handles mutate stored objects in place (a list's push, a
- * map's set, an accumulator, a TTL refresh), so every object handed out is marked dirty; primitives cannot change
- * behind our back and are dirty only when set. Dirty entries reach LMDB on `flush`.
+ * One namespace's entries as the heap state handles see them: `get`, `set` and `delete` of a Map from normalised
+ * key to the stored value (the only operations the handles use). A miss reads LMDB once and caches the decoded
+ * value. Handles mutate stored objects in place (a list's push, a map's set, an accumulator, a TTL refresh), so
+ * every object handed out is marked dirty; primitives cannot change behind our back and are dirty only when set.
+ * Dirty entries reach LMDB on `flush`.
+ *
+ * Cost: the dirty flag and the key group live in the cached entry, so a record's read and write of one key cost
+ * one Map lookup (the write finds the entry the read left in `last`) plus one insert on a miss; the write-back
+ * walks the Map instead of looking every dirty key up again.
  */
-export class NamespaceView<V> extends Map<NormalizedKey, V> {
-  /** Keys changed since the last flush, each with its key group (the current key's, computed once per record). */
-  readonly dirty = new Map<NormalizedKey, number>();
+export class NamespaceView<V> {
+  readonly entries = new Map<NormalizedKey, CachedEntry>();
+  /** Entries whose `dirty` is set. */
+  dirtyCount = 0;
   nsBytes: Uint8Array | undefined;
+  /** The entry of the key accessed last (a handle reads, then writes, the current key). */
+  private lastKey: NormalizedKey | undefined = undefined;
+  private last: CachedEntry | undefined = undefined;
 
   constructor(
     private readonly table: LmdbStateTable<V>,
     readonly nsKey: string | number,
-  ) {
-    super();
-  }
+  ) {}
 
-  override get(key: NormalizedKey): V | undefined {
-    let stored = super.get(key);
-    if (stored === undefined) {
-      stored = this.table.load(this, key) as V;
-      super.set(key, stored);
+  get(key: NormalizedKey): V | undefined {
+    let entry = key === this.lastKey ? this.last : this.entries.get(key);
+    if (entry === undefined) {
+      entry = new CachedEntry(this.table.load(this, key), this.table.host.getCurrentKeyGroup(), false);
+      this.entries.set(key, entry);
       this.table.host.cached(1);
     }
+    this.lastKey = key;
+    this.last = entry;
+    const stored = entry.value;
     if (stored === ABSENT) return undefined;
-    if (typeof stored === 'object' && stored !== null) this.markDirty(key);
-    return stored;
+    if (typeof stored === 'object' && stored !== null) this.markDirty(entry);
+    return stored as V;
   }
 
-  override set(key: NormalizedKey, value: V): this {
-    if (!super.has(key)) this.table.host.cached(1);
-    super.set(key, value);
-    this.markDirty(key);
+  set(key: NormalizedKey, value: V): this {
+    this.write(key, value);
     return this;
   }
 
-  override delete(key: NormalizedKey): boolean {
-    if (!super.has(key)) this.table.host.cached(1);
-    super.set(key, ABSENT as V);
-    this.markDirty(key);
+  delete(key: NormalizedKey): boolean {
+    this.write(key, ABSENT);
     return true;
   }
 
-  /** Handles only ever pass the current key, so its key group is the backend's current one. */
-  private markDirty(key: NormalizedKey): void {
-    const host = this.table.host;
-    const keyGroup = host.getCurrentKeyGroup();
-    this.dirty.set(key, keyGroup);
-    host.markGroupDirty(keyGroup);
+  private write(key: NormalizedKey, value: unknown): void {
+    let entry = key === this.lastKey ? this.last : this.entries.get(key);
+    if (entry === undefined) {
+      entry = new CachedEntry(value, this.table.host.getCurrentKeyGroup(), false);
+      this.entries.set(key, entry);
+      this.table.host.cached(1);
+      this.lastKey = key;
+      this.last = entry;
+    } else entry.value = value;
+    this.markDirty(entry);
   }
 
-  /** The cached value of a key, ABSENT included (for flush). */
-  raw(key: NormalizedKey): unknown {
-    return super.get(key);
+  /** Handles only ever pass the current key, so an entry's key group is the one current when it was cached. */
+  private markDirty(entry: CachedEntry): void {
+    if (!entry.dirty) {
+      entry.dirty = true;
+      this.dirtyCount++;
+    }
+    this.table.host.markGroupDirty(entry.keyGroup);
   }
 }
 
@@ -127,22 +150,27 @@ export class LmdbStateTable<V> extends StateTable<V> {
   }
 
   override entriesOf(nsKey: string | number): Map<NormalizedKey, V> {
+    // The handles call only get, set and delete on what this returns (see NamespaceView).
+    return this.view(nsKey) as unknown as Map<NormalizedKey, V>;
+  }
+
+  override entriesForWrite(nsKey: string | number, namespace: unknown): Map<NormalizedKey, V> {
+    const view = this.view(nsKey);
+    view.nsBytes ??= this.state.namespaceSerializer.serializer.serialize(namespace);
+    return view as unknown as Map<NormalizedKey, V>;
+  }
+
+  override remove(nsKey: string | number, key: NormalizedKey): void {
+    this.view(nsKey).delete(key);
+  }
+
+  private view(nsKey: string | number): NamespaceView<V> {
     if (nsKey === this.lastNsKey) return this.lastView!;
     let view = this.views.get(nsKey);
     if (view === undefined) this.views.set(nsKey, (view = new NamespaceView(this, nsKey)));
     this.lastNsKey = nsKey;
     this.lastView = view;
     return view;
-  }
-
-  override entriesForWrite(nsKey: string | number, namespace: unknown): Map<NormalizedKey, V> {
-    const view = this.entriesOf(nsKey) as NamespaceView<V>;
-    view.nsBytes ??= this.state.namespaceSerializer.serializer.serialize(namespace);
-    return view;
-  }
-
-  override remove(nsKey: string | number, key: NormalizedKey): void {
-    this.entriesOf(nsKey).delete(key);
   }
 
   override size(): number {
@@ -178,23 +206,30 @@ export class LmdbStateTable<V> extends StateTable<V> {
    */
   flush(put: (key: Buffer, value: Buffer) => void, remove: (key: Buffer) => void): void {
     let total = 0;
-    for (const view of this.views.values()) total += view.dirty.size;
+    for (const view of this.views.values()) total += view.dirtyCount;
     if (total === 0) return;
     const maxParallelism = this.host.maxParallelism;
     const counts = (this.groupCounts ??= new Uint32Array(maxParallelism + 1));
     counts.fill(0);
-    for (const view of this.views.values()) for (const kg of view.dirty.values()) counts[kg + 1]!++;
+    for (const view of this.views.values()) {
+      if (view.dirtyCount === 0) continue;
+      for (const entry of view.entries.values()) if (entry.dirty) counts[entry.keyGroup + 1]!++;
+    }
     for (let kg = 1; kg <= maxParallelism; kg++) counts[kg]! += counts[kg - 1]!;
     // Stryker disable next-line ArrayDeclaration: the lengths only presize the arrays
     const keys: NormalizedKey[] = new Array(total);
+    // Stryker disable next-line ArrayDeclaration: the lengths only presize the arrays
+    const entries: CachedEntry[] = new Array(total);
+    // Stryker disable next-line ArrayDeclaration: the lengths only presize the arrays
     const views: NamespaceView<V>[] = new Array(total);
-    const groups = new Uint16Array(total);
     for (const view of this.views.values()) {
-      for (const [key, kg] of view.dirty) {
-        const at = counts[kg]!++;
+      if (view.dirtyCount === 0) continue;
+      for (const [key, entry] of view.entries) {
+        if (!entry.dirty) continue;
+        const at = counts[entry.keyGroup]!++;
         keys[at] = key;
+        entries[at] = entry;
         views[at] = view;
-        groups[at] = kg;
       }
     }
     const state = this.state;
@@ -205,11 +240,12 @@ export class LmdbStateTable<V> extends StateTable<V> {
     const valueBuffer = this.valueBuffer;
     for (let i = 0; i < total; i++) {
       const key = keys[i]!;
+      const entry = entries[i]!;
       const view = views[i]!;
       const keyLength = entryKeyLength(view.nsKey, key);
-      writeEntryKey(keyBuffer.reserve(keyLength), groups[i]!, this.stateId, view.nsKey, key);
+      writeEntryKey(keyBuffer.reserve(keyLength), entry.keyGroup, this.stateId, view.nsKey, key);
       const dbKey = keyBuffer.view(keyLength);
-      const stored = view.raw(key);
+      const stored = entry.value;
       if (stored === ABSENT || stored === undefined) {
         remove(dbKey);
         continue;
@@ -235,7 +271,9 @@ export class LmdbStateTable<V> extends StateTable<V> {
       writeEntryValue(valueBuffer.reserve(valueLength), lastAccess, nsBytes, format, bytes);
       put(dbKey, valueBuffer.view(valueLength));
     }
-    for (const view of this.views.values()) view.dirty.clear();
+    // Clean only once every entry is written: a put that throws leaves them all dirty, as the transaction aborts.
+    for (let i = 0; i < total; i++) entries[i]!.dirty = false;
+    for (const view of this.views.values()) view.dirtyCount = 0;
   }
 
   /** Fails before class instances would be written as plain objects (see lostClassOf). */
