@@ -225,7 +225,8 @@ describe('CheckpointCoordinator', () => {
 
     const path = join(storage, 'chk-1');
     const completed = await events.next('completed', 1);
-    assert.ok(completed.type === 'completed' && completed.durationMs >= 0);
+    const took = Date.now() - before;
+    assert.ok(completed.type === 'completed' && completed.durationMs >= 0 && completed.durationMs <= took);
     assert.deepEqual(
       { ...completed, durationMs: 0 },
       {
@@ -755,6 +756,44 @@ describe('CheckpointCoordinator', () => {
     assert.match(await savepoint, /savepoint-1-[0-9a-f]{6}$/);
     assert.deepEqual([...attempt.notified], [1]);
     assert.deepEqual([...attempt.failures], []);
+  });
+
+  it('on one thread, does not bound a commit by the timeout (mocked timeout timer)', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const src = node('src', 1);
+      const { coordinator, attempt, events } = setUp([src], { timeoutMs: 10 });
+      let commit!: () => void;
+      attempt.notify = () => new Promise((done) => (commit = done));
+      const final = coordinator.triggerFinal();
+      ackAll(coordinator, [src], 1);
+      await events.next('completed', 1);
+      assert.deepEqual(attempt.notified, [1]);
+      mock.timers.tick(10);
+      commit();
+      await final;
+      assert.deepEqual([...attempt.failures], []);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('fails the attempt when the sinks cannot commit a periodic checkpoint, and still drains', async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      const src = node('src', 1);
+      const { coordinator, attempt, events } = setUp([src], {}, 10);
+      const commit = new Error('commit failed');
+      attempt.notify = () => Promise.reject(commit);
+      coordinator.start();
+      mock.timers.tick(10);
+      ackAll(coordinator, [src], 1);
+      await events.next('completed', 1);
+      await coordinator.drain();
+      assert.deepEqual(attempt.failures, [commit]);
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   it('clears the timeout of a checkpoint declined, aborted or ended with its attempt (mocked timeout timer)', async () => {
