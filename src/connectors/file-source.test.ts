@@ -1,6 +1,7 @@
 // Tests of FileSource: JSON Lines and CSV decoding, malformed records, parallel splits, gzip, positions, memory.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -417,12 +418,15 @@ describe('FileSource.csv', () => {
 
   it('reads a directory of CSV files at parallelism 1 and 3 alike', async () => {
     const sub = join(dir, 'csvs');
-    mkdirSync(sub);
+    mkdirSync(sub, { recursive: true });
     for (let f = 0; f < 4; f++) {
-      writeFileSync(
-        join(sub, `p${f}.csv`),
-        'n\n' + Array.from({ length: 1_200 }, (_, i) => f * 10_000 + i).join('\n') + '\n',
-      );
+      // In worker mode each worker replays this body up to its job while others already read the files: a file
+      // written in place would be truncated under a reader (one file read empty: 3,600 of 4,800), so each is
+      // written aside under a name of its own (the worker-mode harness gives a replayed mkdtemp the main thread's
+      // directory) and renamed in, which a reader sees whole or not at all.
+      const aside = join(dir, `p${f}-${randomUUID()}.part`);
+      writeFileSync(aside, 'n\n' + Array.from({ length: 1_200 }, (_, i) => f * 10_000 + i).join('\n') + '\n');
+      renameSync(aside, join(sub, `p${f}.csv`));
     }
     const read = async (p: number) =>
       sortNumbers(await readAll(FileSource.csv<number>(sub, { map: (r: { n: string }) => Number(r.n) }), p));
