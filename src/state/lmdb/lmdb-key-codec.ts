@@ -196,8 +196,9 @@ export interface DecodedEntryValue {
 
 /**
  * Decodes an entry value; the parts are views into `buf`. The value ends at `buf.length`, which need not be the end
- * of the memory: lmdb-js's reused read buffer (`getBinaryFast`) sets its `length` to the size read, and Buffer's
- * `subarray` is bounded by `length`.
+ * of the memory: lmdb-js's reused read buffer (`getBinaryFast`) sets its `length` property to the size read. The end
+ * is passed to `subarray` explicitly: Node 22's Buffer `subarray` bounded a view by that property, Node 24's (the
+ * typed array's own) by the memory's end, so an open-ended view carried the bytes of earlier, longer reads.
  */
 export function decodeEntryValue(buf: Uint8Array): DecodedEntryValue {
   const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -206,7 +207,7 @@ export function decodeEntryValue(buf: Uint8Array): DecodedEntryValue {
     lastAccess: b.readDoubleBE(0),
     nsBytes: b.subarray(12, 12 + nsLen),
     format: b[12 + nsLen]!,
-    valueBytes: b.subarray(13 + nsLen),
+    valueBytes: b.subarray(13 + nsLen, b.length),
   };
 }
 
