@@ -4,7 +4,7 @@ import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { NamespaceSerializer } from '../state/namespace.ts';
 import type { ProcessingTimeClock, ScheduledCallback } from '../core/clock.ts';
 import type { InternalTimerService, Triggerable } from './internal-timer-service.ts';
-import { TimerHeap, type HeapTimer } from './timer-heap.ts';
+import { TimerHeap } from './timer-heap.ts';
 import { MIN_WATERMARK } from '../core/time-domain.ts';
 
 /**
@@ -13,8 +13,8 @@ import { MIN_WATERMARK } from '../core/time-domain.ts';
  * earliest is scheduled. On a watermark every event-time timer at or before it fires, each with its own key set.
  */
 export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
-  readonly eventTimers = new TimerHeap<N>();
-  readonly processingTimers = new TimerHeap<N>();
+  readonly eventTimers: TimerHeap<N>;
+  readonly processingTimers: TimerHeap<N>;
   private scheduled: ScheduledCallback | undefined = undefined;
   private scheduledTime = Number.POSITIVE_INFINITY;
   private watermark = MIN_WATERMARK;
@@ -27,7 +27,11 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     private readonly clock: ProcessingTimeClock,
     readonly namespaceSerializer: NamespaceSerializer<N>,
     readonly triggerable: Triggerable<K, N>,
-  ) {}
+  ) {
+    const nsKey = (namespace: N): string | number => namespaceSerializer.key(namespace);
+    this.eventTimers = new TimerHeap<N>(nsKey);
+    this.processingTimers = new TimerHeap<N>(nsKey);
+  }
 
   currentProcessingTime(): number {
     return this.clock.now();
@@ -90,9 +94,9 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
   advanceWatermark(watermark: number): void {
     this.watermark = watermark;
     const heap = this.eventTimers;
-    let timer: HeapTimer<N> | undefined;
-    while ((timer = heap.peek()) !== undefined && timer.timestamp <= watermark) {
-      heap.poll();
+    let next: number | undefined;
+    while ((next = heap.peekTimestamp()) !== undefined && next <= watermark) {
+      const timer = heap.poll()!;
       this.backend.setCurrentNormalizedKey(timer.normalizedKey, timer.key);
       this.triggerable.onEventTime(timer as unknown as { timestamp: number; key: K; namespace: N });
     }
@@ -100,8 +104,8 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
 
   /** Schedules the clock callback for the earliest processing-time timer, if any (after a restore). */
   start(): void {
-    const head = this.processingTimers.peek();
-    if (head !== undefined) this.schedule(head.timestamp);
+    const head = this.processingTimers.peekTimestamp();
+    if (head !== undefined) this.schedule(head);
   }
 
   stop(): void {
@@ -120,13 +124,13 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     this.scheduled = undefined;
     this.scheduledTime = Number.POSITIVE_INFINITY;
     const heap = this.processingTimers;
-    let timer: HeapTimer<N> | undefined;
-    while ((timer = heap.peek()) !== undefined && timer.timestamp <= now) {
-      heap.poll();
+    let next: number | undefined;
+    while ((next = heap.peekTimestamp()) !== undefined && next <= now) {
+      const timer = heap.poll()!;
       this.backend.setCurrentNormalizedKey(timer.normalizedKey, timer.key);
       this.triggerable.onProcessingTime(timer as unknown as { timestamp: number; key: K; namespace: N });
     }
-    if (timer !== undefined && this.scheduled === undefined) this.schedule(timer.timestamp);
+    if (next !== undefined && this.scheduled === undefined) this.schedule(next);
   }
 }
 

@@ -107,12 +107,10 @@ describe('TimerHeap', () => {
         [9, 1],
       ],
     );
-    const removed = heap.values();
     heap.clear();
     assert.equal(heap.size, 0);
     assert.equal(heap.peek(), undefined);
     assert.deepEqual(heap.values(), []);
-    assert.ok(removed.every((t) => t.bucket === undefined));
     assert.equal(heap.add(7, 1, 1, 0, 0), true, 'cleared timers are gone from the key index too');
     assert.equal(heap.poll()!.timestamp, 7);
   });
@@ -132,5 +130,91 @@ describe('TimerHeap', () => {
     ];
     assert.deepEqual(rest, expected);
     assert.equal(heap.size, 0);
+  });
+
+  it('keeps registration order across keys when a key has several namespaces at one timestamp', () => {
+    const heap = new TimerHeap<number>();
+    heap.add(5, 'a', 'a', 1, 1);
+    heap.add(5, 'b', 'b', 1, 1);
+    heap.add(5, 'a', 'a', 2, 2); // the key's second namespace at 5: after b's timer, not beside a's first
+    heap.add(5, 'c', 'c', 1, 1);
+    assert.equal(heap.add(5, 'a', 'a', 2, 2), false, 'a duplicate of the second namespace');
+    assert.deepEqual(
+      heap.values().map((t) => [t.key, t.namespace]),
+      [
+        ['a', 1],
+        ['b', 1],
+        ['a', 2],
+        ['c', 1],
+      ],
+    );
+    assert.equal(heap.remove(5, 'a', 1), true, "the key's first namespace goes");
+    assert.equal(heap.add(5, 'a', 'a', 2, 2), false, 'its second one is still found');
+    assert.equal(heap.add(5, 'a', 'a', 3, 3), true);
+    const order: unknown[] = [];
+    for (let t = heap.poll(); t !== undefined; t = heap.poll()) order.push(`${String(t.key)}${t.namespace}`);
+    assert.deepEqual(order, ['b1', 'a2', 'c1', 'a3']);
+    assert.equal(heap.size, 0);
+  });
+
+  it('hands out the key a timer was registered with, beside its normalized key', () => {
+    const heap = new TimerHeap<number>();
+    const composite = { user: 7, region: 'eu' };
+    heap.add(3, composite, '7|eu', 0, 0);
+    heap.add(3, composite, '7|eu', 1, 1);
+    heap.add(3, 9, 9, 0, 0);
+    assert.equal(heap.add(3, composite, '7|eu', 0, 0), false);
+    const first = heap.poll()!;
+    assert.equal(first.key, composite);
+    assert.equal(first.normalizedKey, '7|eu');
+    assert.deepEqual(
+      heap.values().map((t) => [t.key, t.normalizedKey, t.namespace]),
+      [
+        [composite, '7|eu', 1],
+        [9, 9, 0],
+      ],
+    );
+    assert.equal(heap.remove(3, '7|eu', 1), true);
+    assert.equal(heap.remove(3, '7|eu', 1), false);
+    assert.deepEqual(heap.poll(), { timestamp: 3, key: 9, normalizedKey: 9, namespace: 0, nsKey: 0 });
+  });
+
+  it('compares namespaces by their key, not by identity', () => {
+    const heap = new TimerHeap<{ start: number }>((w) => `w${w.start}`);
+    assert.equal(heap.add(9, 1, 1, { start: 0 }, 'w0'), true);
+    assert.equal(heap.add(9, 1, 1, { start: 0 }, 'w0'), false, 'an equal window is the same timer');
+    assert.equal(heap.add(9, 1, 1, { start: 5 }, 'w5'), true);
+    assert.equal(heap.remove(9, 1, 'w5'), true);
+    assert.equal(heap.remove(9, 1, 'w0'), true);
+    assert.equal(heap.size, 0);
+  });
+
+  it('forgets a peeked timer that is removed, and fires timers added to the bucket it polls', () => {
+    const heap = new TimerHeap<number>();
+    for (const key of [1, 2, 3]) heap.add(4, key, key, 0, 0);
+    assert.equal(heap.peek()!.key, 1);
+    assert.equal(heap.remove(4, 1, 0), true);
+    assert.equal(heap.peek()!.key, 2, 'the removed head is not handed out');
+    assert.equal(heap.poll()!.key, 2);
+    heap.add(4, 1, 1, 0, 0); // registered again while its timestamp is being polled: last in line
+    heap.add(2, 8, 8, 0, 0); // an earlier timestamp goes first
+    assert.deepEqual(
+      [heap.poll()!.key, heap.poll()!.key, heap.poll()!.key, heap.poll()],
+      [8, 3, 1, undefined],
+    );
+    assert.equal(heap.peekTimestamp(), undefined);
+  });
+
+  it('keeps a timer whose namespace is undefined apart from no timer', () => {
+    const heap = new TimerHeap<undefined>(() => 'void');
+    assert.equal(heap.add(1, 'k', 'k', undefined, 'void'), true);
+    assert.equal(heap.add(1, 'k', 'k', undefined, 'void'), false);
+    assert.deepEqual(heap.poll(), {
+      timestamp: 1,
+      key: 'k',
+      normalizedKey: 'k',
+      namespace: undefined,
+      nsKey: 'void',
+    });
   });
 });

@@ -1,30 +1,43 @@
 // TimerHeap: a priority queue of timers with de-duplication and cheap deletion, grouped by timestamp.
 import type { NormalizedKey } from '../state/key-hash.ts';
 
-/** A timer in the queue. `bucket` and `index` locate it, so deletion needs no search. */
+/** A timer as the heap hands it out: polled, peeked or listed (a fresh object each time). */
 export interface HeapTimer<N> {
   readonly timestamp: number;
   readonly key: unknown;
   readonly normalizedKey: NormalizedKey;
   readonly namespace: N;
   readonly nsKey: string | number;
-  /** Insertion order: timers with equal timestamps fire first-registered first, so runs are deterministic. */
-  readonly seq: number;
-  /** The slot in its bucket's list while queued. */
-  index: number;
-  /** The bucket of its timestamp while queued, undefined once polled or removed. */
-  bucket: TimerBucket<N> | undefined;
-  /** The next timer of the same key: each key's timers form a short intrusive list (the de-duplication index). */
-  nextOfKey: HeapTimer<N> | undefined;
 }
 
-/** The timers of one timestamp, in registration order; removed timers leave holes until the list is compacted. */
-export class TimerBucket<N> {
-  timers: (HeapTimer<N> | undefined)[] = [];
-  /** Slots before `head` are holes: the timers there fired. */
-  head = 0;
-  /** Timers still queued. A bucket with none is dropped at once. */
-  live = 0;
+/**
+ * A timer whose key differs from its normalized key (a composite key), or the second and later namespaces of one
+ * key at one timestamp. The common timer, whose key is its normalized key, is no object at all: its bucket maps the
+ * key straight to the namespace.
+ */
+class TimerEntry<N> {
+  constructor(
+    readonly key: unknown,
+    readonly normalizedKey: NormalizedKey,
+    readonly namespace: N,
+  ) {}
+}
+
+/**
+ * The timers of one timestamp, in registration order: a Map (which iterates in insertion order, skips entries
+ * deleted ahead of an iterator and visits entries added behind it) from a normalized key to the namespace of its
+ * timer, or to a {@link TimerEntry} when the key is composite. A key's further namespaces at the same timestamp are
+ * entries of their own, keyed by the entry object, so the Map's order stays the registration order of every timer.
+ */
+class TimerBucket<N> {
+  readonly timers = new Map<NormalizedKey | TimerEntry<N>, N | TimerEntry<N>>();
+  /** The further namespaces of a key at this timestamp (rare: windows of one key that end together). */
+  more: Map<NormalizedKey, TimerEntry<N>[]> | undefined = undefined;
+  /** Reads the Map in order while the bucket is polled; every timer still queued is `head` or behind it. */
+  cursor: MapIterator<[NormalizedKey | TimerEntry<N>, N | TimerEntry<N>]> | undefined = undefined;
+  hasHead = false;
+  headSlot: NormalizedKey | TimerEntry<N> | undefined = undefined;
+  headValue: N | TimerEntry<N> | undefined = undefined;
   heapIndex = 0;
 
   constructor(readonly timestamp: number) {}
@@ -32,28 +45,26 @@ export class TimerBucket<N> {
 
 /**
  * Flink's HeapPriorityQueueSet, with timers grouped by timestamp: a binary min-heap of buckets, one per distinct
- * timestamp, each a FIFO list of its timers, plus a per-key index that rejects duplicates of (timestamp, key,
- * namespace). Event-time timers cluster on few timestamps (every key's window ends at the same millisecond), so
- * most adds land in the bucket used last and a poll takes the next timer of the head bucket without touching the
- * heap. Polling order is (timestamp, registration order), exactly that of a heap ordered by (timestamp, seq).
+ * timestamp, each an insertion-ordered Map of its timers keyed by the timer's key, which is also the index that
+ * rejects duplicates of (timestamp, key, namespace). Event-time timers cluster on few timestamps (every key's
+ * window ends at the same millisecond), so most adds land in the bucket used last and a poll takes the next timer
+ * of the head bucket without touching the heap. Polling order is (timestamp, registration order).
  *
- * A key seldom has more than a few timers, so the per-key list (linked through the timers themselves, so a key
- * costs one Map entry and no array) is scanned linearly: no allocation when a duplicate is registered again,
- * which window triggers do per record.
+ * A queued timer costs one Map entry (tens of bytes; no object per timer unless its key is composite), which
+ * matters because window operators keep one timer per key and window: the timers are most of their memory.
  *
- * Costs: add O(1) into an existing bucket, O(log b) for a new timestamp (b = distinct timestamps queued); poll
- * amortised O(1), plus O(log b) when it empties a bucket; remove O(1) amortised (holes are compacted once they
- * outnumber the live timers); peek O(1) amortised; duplicate check O(timers of that key).
+ * Costs: add, remove and the duplicate check O(1) in an existing bucket, O(log b) for a new timestamp or an
+ * emptied one (b = distinct timestamps queued); poll and peek amortised O(1).
  */
 export class TimerHeap<N> {
   private readonly heap: TimerBucket<N>[] = [];
   private readonly byTimestamp = new Map<number, TimerBucket<N>>();
   /** The bucket the last add went to: consecutive timers of one window share it, so they skip the Map. */
   private lastBucket: TimerBucket<N> | undefined = undefined;
-  /** The first timer of each key that has any; the rest follow through `nextOfKey`. */
-  private readonly byKey = new Map<NormalizedKey, HeapTimer<N>>();
-  private seq = 0;
   private count = 0;
+
+  /** `nsKey` gives a namespace's identity (the namespace serializer's key); the namespace itself by default. */
+  constructor(private readonly nsKey: (namespace: N) => string | number = (n) => n as string | number) {}
 
   get size(): number {
     return this.count;
@@ -63,12 +74,13 @@ export class TimerHeap<N> {
   peek(): HeapTimer<N> | undefined {
     const bucket = this.heap[0];
     if (bucket === undefined) return undefined;
-    const timers = bucket.timers;
-    // A queued bucket holds a live timer, so this stops inside the list.
-    let head = bucket.head;
-    while (timers[head] === undefined) head++;
-    bucket.head = head;
-    return timers[head];
+    this.loadHead(bucket);
+    return this.timerOf(bucket.timestamp, bucket.headSlot!, bucket.headValue!);
+  }
+
+  /** The earliest timer's timestamp, or undefined when there is none. */
+  peekTimestamp(): number | undefined {
+    return this.heap[0]?.timestamp;
   }
 
   /** Adds a timer unless it exists. Returns true when added. */
@@ -79,97 +91,131 @@ export class TimerHeap<N> {
     namespace: N,
     nsKey: string | number,
   ): boolean {
-    // New timers go to the end of the key's list, so the key's oldest timer, usually the next to fire, is first.
-    let last: HeapTimer<N> | undefined;
-    for (let t = this.byKey.get(normalizedKey); t !== undefined; t = t.nextOfKey) {
-      if (t.timestamp === timestamp && t.nsKey === nsKey) return false;
-      last = t;
-    }
     const bucket = this.bucketFor(timestamp);
-    const timer: HeapTimer<N> = {
-      timestamp,
-      key,
-      normalizedKey,
-      namespace,
-      nsKey,
-      seq: this.seq++,
-      index: bucket.timers.length,
-      bucket,
-      nextOfKey: undefined,
-    };
-    bucket.timers.push(timer);
-    bucket.live++;
+    const timers = bucket.timers;
+    const first = timers.get(normalizedKey);
+    if (first !== undefined && this.sameNamespace(first, nsKey)) return false;
+    let list = bucket.more?.get(normalizedKey);
+    if (list !== undefined) for (const entry of list) if (this.nsKey(entry.namespace) === nsKey) return false;
     this.count++;
-    if (last === undefined) this.byKey.set(normalizedKey, timer);
-    else last.nextOfKey = timer;
+    if (first === undefined) {
+      // An undefined namespace gets an entry too, so that a missing slot and a timer stay distinct.
+      const plain = key === normalizedKey && namespace !== undefined;
+      timers.set(normalizedKey, plain ? namespace : new TimerEntry(key, normalizedKey, namespace));
+      return true;
+    }
+    const entry = new TimerEntry(key, normalizedKey, namespace);
+    if (list === undefined) (bucket.more ??= new Map()).set(normalizedKey, (list = []));
+    list.push(entry);
+    timers.set(entry, entry);
     return true;
   }
 
   /** Removes the timer (timestamp, key, namespace) if present. Returns true when removed. */
   remove(timestamp: number, normalizedKey: NormalizedKey, nsKey: string | number): boolean {
-    let previous: HeapTimer<N> | undefined;
-    for (let t = this.byKey.get(normalizedKey); t !== undefined; previous = t, t = t.nextOfKey) {
-      if (t.timestamp === timestamp && t.nsKey === nsKey) {
-        this.unlink(t, previous);
-        const bucket = t.bucket!;
-        bucket.timers[t.index] = undefined;
-        t.bucket = undefined;
-        this.count--;
-        if (--bucket.live === 0) {
-          this.dropBucket(bucket);
-          return true;
-        }
-        // Stryker disable next-line all: when to compact only decides how soon holes are reclaimed; the order and contents are the same
-        if (bucket.timers.length - bucket.head > 2 * bucket.live + 16) this.compact(bucket);
-        return true;
-      }
+    const bucket =
+      this.lastBucket?.timestamp === timestamp ? this.lastBucket : this.byTimestamp.get(timestamp);
+    if (bucket === undefined) return false;
+    const first = bucket.timers.get(normalizedKey);
+    let slot: NormalizedKey | TimerEntry<N> | undefined;
+    if (first !== undefined && this.sameNamespace(first, nsKey)) slot = normalizedKey;
+    else {
+      const list = bucket.more?.get(normalizedKey);
+      const i = list === undefined ? -1 : list.findIndex((e) => this.nsKey(e.namespace) === nsKey);
+      if (i < 0) return false;
+      slot = list![i]!;
+      this.dropMore(bucket, normalizedKey, list!, i);
     }
-    return false;
+    bucket.timers.delete(slot);
+    if (bucket.hasHead && bucket.headSlot === slot) this.clearHead(bucket);
+    this.count--;
+    if (bucket.timers.size === 0) this.dropBucket(bucket);
+    return true;
   }
 
   /** Removes and returns the earliest timer. */
   poll(): HeapTimer<N> | undefined {
-    const top = this.peek();
-    if (top === undefined) return undefined;
-    const bucket = top.bucket!;
-    // Stryker disable next-line UpdateOperator: peek skips the emptied slot from any head at or before it
-    bucket.timers[bucket.head++] = undefined;
-    top.bucket = undefined;
-    this.count--;
-    let previous: HeapTimer<N> | undefined;
-    for (let t = this.byKey.get(top.normalizedKey); t !== top; t = t!.nextOfKey) previous = t;
-    this.unlink(top, previous);
-    if (--bucket.live === 0) {
-      this.dropBucket(bucket);
-      return top;
+    const bucket = this.heap[0];
+    if (bucket === undefined) return undefined;
+    this.loadHead(bucket);
+    const slot = bucket.headSlot!;
+    const timer = this.timerOf(bucket.timestamp, slot, bucket.headValue!);
+    this.clearHead(bucket);
+    bucket.timers.delete(slot);
+    if (typeof slot === 'object') {
+      const list = bucket.more!.get(slot.normalizedKey)!;
+      this.dropMore(bucket, slot.normalizedKey, list, list.indexOf(slot));
     }
-    // Stryker disable next-line all: when to compact only decides how soon holes are reclaimed; the order and contents are the same
-    if (bucket.head > 64 && bucket.head * 2 > bucket.timers.length) this.compact(bucket);
-    return top;
+    this.count--;
+    if (bucket.timers.size === 0) this.dropBucket(bucket);
+    return timer;
   }
 
-  /** All timers, in no particular order (a fresh array). */
+  /** All timers, in firing order (a fresh array). */
   values(): readonly HeapTimer<N>[] {
     const all: HeapTimer<N>[] = [];
-    for (const bucket of this.heap) {
-      // Stryker disable next-line EqualityOperator: the slot past the end is undefined and skipped
-      for (let i = bucket.head; i < bucket.timers.length; i++) {
-        const t = bucket.timers[i];
-        if (t !== undefined) all.push(t);
-      }
-    }
+    const buckets = [...this.heap].sort((a, b) => a.timestamp - b.timestamp);
+    for (const bucket of buckets)
+      for (const [slot, value] of bucket.timers) all.push(this.timerOf(bucket.timestamp, slot, value));
     return all;
   }
 
   clear(): void {
-    for (const bucket of this.heap) {
-      for (const t of bucket.timers) if (t !== undefined) t.bucket = undefined;
-    }
     this.heap.length = 0;
     this.byTimestamp.clear();
     this.lastBucket = undefined;
-    this.byKey.clear();
     this.count = 0;
+  }
+
+  /** Whether the first timer of a key at a timestamp (a namespace, or an entry for a composite key) has `nsKey`. */
+  private sameNamespace(first: N | TimerEntry<N>, nsKey: string | number): boolean {
+    const namespace = first instanceof TimerEntry ? (first.namespace as N) : first;
+    return this.nsKey(namespace) === nsKey;
+  }
+
+  private timerOf(
+    timestamp: number,
+    slot: NormalizedKey | TimerEntry<N>,
+    value: N | TimerEntry<N>,
+  ): HeapTimer<N> {
+    if (value instanceof TimerEntry) {
+      const namespace = value.namespace as N;
+      return {
+        timestamp,
+        key: value.key,
+        normalizedKey: value.normalizedKey,
+        namespace,
+        nsKey: this.nsKey(namespace),
+      };
+    }
+    const key = slot as NormalizedKey;
+    return { timestamp, key, normalizedKey: key, namespace: value, nsKey: this.nsKey(value) };
+  }
+
+  /** Reads the bucket's next queued timer into its head, unless it is there already. */
+  private loadHead(bucket: TimerBucket<N>): void {
+    if (bucket.hasHead) return;
+    // A queued bucket holds a timer, and every timer is behind the cursor, so the cursor reaches one.
+    const next = (bucket.cursor ??= bucket.timers.entries()).next().value!;
+    bucket.headSlot = next[0];
+    bucket.headValue = next[1];
+    bucket.hasHead = true;
+  }
+
+  private clearHead(bucket: TimerBucket<N>): void {
+    bucket.hasHead = false;
+    bucket.headSlot = undefined;
+    bucket.headValue = undefined;
+  }
+
+  private dropMore(
+    bucket: TimerBucket<N>,
+    normalizedKey: NormalizedKey,
+    list: TimerEntry<N>[],
+    i: number,
+  ): void {
+    list.splice(i, 1);
+    if (list.length === 0) bucket.more!.delete(normalizedKey);
   }
 
   private bucketFor(timestamp: number): TimerBucket<N> {
@@ -186,31 +232,6 @@ export class TimerHeap<N> {
     }
     this.lastBucket = bucket;
     return bucket;
-  }
-
-  /** Takes `timer` out of its key's list; `previous` is the timer before it, undefined when it is the first. */
-  private unlink(timer: HeapTimer<N>, previous: HeapTimer<N> | undefined): void {
-    const next = timer.nextOfKey;
-    timer.nextOfKey = undefined;
-    if (previous !== undefined) previous.nextOfKey = next;
-    // Stryker disable next-line ConditionalExpression: a key mapped to undefined reads as a key with no timers
-    else if (next !== undefined) this.byKey.set(timer.normalizedKey, next);
-    else this.byKey.delete(timer.normalizedKey);
-  }
-
-  /** Rewrites a bucket's list without holes, keeping the order. */
-  // Stryker disable next-line BlockStatement: compaction only reclaims holes; every timer keeps a valid index without it
-  private compact(bucket: TimerBucket<N>): void {
-    const timers: HeapTimer<N>[] = [];
-    // Stryker disable next-line EqualityOperator: the slot past the end is undefined and skipped
-    for (let i = bucket.head; i < bucket.timers.length; i++) {
-      const t = bucket.timers[i];
-      if (t === undefined) continue;
-      t.index = timers.length;
-      timers.push(t);
-    }
-    bucket.timers = timers;
-    bucket.head = 0;
   }
 
   private dropBucket(bucket: TimerBucket<N>): void {

@@ -73,7 +73,7 @@ export class TimerServiceManager {
   ): void {
     for (const service of this.services.values()) {
       const heap = domain === 'event' ? service.eventTimers : service.processingTimers;
-      for (const timer of [...heap.values()].sort(byTimeThenSeq)) visit(service, timer);
+      for (const timer of heap.values()) visit(service, timer);
     }
   }
 
@@ -89,10 +89,9 @@ export class TimerServiceManager {
       const ns = service.namespaceSerializer.serializer;
       const store = (domain: 0 | 1) => (timer: HeapTimer<unknown>) =>
         add([name, domain, timer.timestamp, timer.normalizedKey, timer.key, ns.serialize(timer.namespace)]);
-      // Stryker disable next-line MethodExpression: timers of one timestamp share a bucket, listed in registration order already; the order across timestamps is not restored
-      [...service.eventTimers.values()].sort(bySeq).forEach(store(0));
-      // Stryker disable next-line MethodExpression: as above
-      [...service.processingTimers.values()].sort(bySeq).forEach(store(1));
+      // In firing order: a restore adds them back in this order, so timers of one timestamp keep their order.
+      service.eventTimers.values().forEach(store(0));
+      service.processingTimers.values().forEach(store(1));
     }
     this.pending.forEach(add);
     return [...byGroup]
@@ -126,14 +125,4 @@ export class TimerServiceManager {
     }
     this.pending = rest;
   }
-}
-
-// Stryker disable next-line all: see the sort in snapshot()
-function bySeq(a: HeapTimer<unknown>, b: HeapTimer<unknown>): number {
-  // Stryker disable next-line all: see the sort in snapshot()
-  return a.seq - b.seq;
-}
-
-function byTimeThenSeq(a: HeapTimer<unknown>, b: HeapTimer<unknown>): number {
-  return a.timestamp - b.timestamp || a.seq - b.seq;
 }

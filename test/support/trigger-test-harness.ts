@@ -147,9 +147,7 @@ export class TriggerTestHarness<T, W extends Window> {
   }
 
   private list(heap: TimerHeap<W>): string[] {
-    return [...heap.values()]
-      .sort((a, b) => a.timestamp - b.timestamp || a.seq - b.seq)
-      .map((t) => `${name(t.namespace)}@${t.timestamp}`);
+    return heap.values().map((t) => `${name(t.namespace)}@${t.timestamp}`);
   }
 }
 
