@@ -26,7 +26,7 @@ import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
 import { DueBuffer, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
-import { normalizeKey, type NormalizedKey } from '../../state/key-hash.ts';
+import { denormalizeKey, type NormalizedKey } from '../../state/key-hash.ts';
 import {
   snapshotPartialMatches,
   type KeyMatchState,
@@ -88,8 +88,6 @@ interface CepRecord {
    * under the same sequence number (an entry whose pair is gone is stale).
    */
   registrations: readonly number[];
-  /** The last watermark round that woke the key. */
-  wokenRound: number;
 }
 
 /** The registrations of a record that has none (shared: a record's array is replaced, never changed). */
@@ -143,8 +141,6 @@ export class CepOperator<IN, KEY, OUT>
   private readonly records = new Map<NormalizedKey, CepRecord>();
   /** Event time: buffered elements and timeout registrations by time (see {@link DueBuffer}). */
   private readonly due = new DueBuffer();
-  /** Elements in {@link due}. */
-  private bufferedElements = 0;
   private readonly recordPool: CepRecord[] = [];
   /** Event time: the records whose NFA state changed since keyed state last received it (see {@link CepRecord}). */
   private readonly dirtyRecords: CepRecord[] = [];
@@ -154,23 +150,23 @@ export class CepOperator<IN, KEY, OUT>
    * Event time: the keys whose queue keyed state holds (written before a snapshot, or restored), by normalised key;
    * a key's entry is cleared when it is woken, and rewritten before the next snapshot if it still buffers elements.
    */
-  private storedQueues = new Map<NormalizedKey, unknown>();
+  private storedQueues = new Set<NormalizedKey>();
   /** Numbers timeout registrations in event time: an entry in the due buffer names the registration it stands for. */
   private nextSeq = 0;
-  /** Event time: counts watermark rounds; the watermark of the current or last one. */
-  private round = 0;
+  /** Event time: the watermark of the current or last watermark round. */
   private roundWatermark = Number.NEGATIVE_INFINITY;
   // Scratch of one watermark round: its buckets, its keys with elements (groups) and their elements, linked by key.
+  // Every slot of these arrays is written before it is read.
+  // Stryker disable ArrayDeclaration: see above
   private readonly roundBuckets: DueBucket[] = [];
   private readonly groups = new Map<NormalizedKey, number>();
-  private groupKeys: unknown[] = [];
-  private groupNormalizedKeys: NormalizedKey[] = [];
   private groupHeads: number[] = [];
   private groupTails: number[] = [];
   private groupWoken: boolean[] = [];
   private roundElements: unknown[] = [];
   private roundTimestamps: number[] = [];
   private roundNext: number[] = [];
+  // Stryker restore ArrayDeclaration
   /** The key being woken, and its record once it has one: timeouts registered meanwhile belong to it. */
   private wakingKey: unknown = undefined;
   private wakingNormalizedKey: NormalizedKey = 0;
@@ -260,7 +256,7 @@ export class CepOperator<IN, KEY, OUT>
         const now = this.timerService.currentProcessingTime();
         this.advanceTime(nfaState, now);
         this.processEvent(nfaState, value, now);
-        this.updateNFA(nfaState, undefined);
+        this.updateNFA(nfaState);
       } else {
         this.bufferEvent(value, this.timerService.currentProcessingTime());
       }
@@ -283,23 +279,19 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   /**
-   * Event time registers no timers (see {@link processWatermark}); a timer restored from a snapshot taken before
-   * that (one per key) fires after the watermark's round, which fed every element up to the watermark to the NFA: it
-   * advances the key's partial matches to the watermark, unless the round woke the key already.
+   * Event time registers no timers (see {@link processWatermark}). A timer restored from a snapshot taken before
+   * that (one per key, at its earliest queued element or a timeout) fires after the watermark's round and finds its
+   * work done: the restored queue is in the due buffer, and each restored partial match's next timeout registered.
    */
-  onEventTime(_timer: InternalTimer<KEY, VoidNamespace>): void {
-    const normalizedKey = this.backend.currentNormalizedKey();
-    const record = this.records.get(normalizedKey);
-    if (record === undefined || record.wokenRound === this.round) return;
-    this.wake(record.key, normalizedKey, -1, record, this.timerService.currentWatermark());
-  }
+  onEventTime(_timer: InternalTimer<KEY, VoidNamespace>): void {}
 
   onProcessingTime(_timer: InternalTimer<KEY, VoidNamespace>): void {
     const nfaState = this.getNFAState();
     const queue = this.elementQueueState.value();
-    if (queue !== undefined) this.processQueue(nfaState, queue, Number.POSITIVE_INFINITY);
+    // (a queue is kept only with a comparator)
+    if (queue !== undefined) this.processQueue(nfaState, queue, this.comparator!);
     this.advanceTime(nfaState, this.timerService.currentProcessingTime());
-    this.updateNFA(nfaState, undefined);
+    this.updateNFA(nfaState);
   }
 
   /**
@@ -307,14 +299,11 @@ export class CepOperator<IN, KEY, OUT>
    * fire (by time, then by when the element or timeout was registered), then fires timers and forwards the watermark.
    */
   override processWatermark(watermark: number): void {
-    if (!this.isProcessingTime) {
-      this.round++;
-      this.roundWatermark = watermark;
-      if (this.due.firstTime() <= watermark) this.runRound(watermark);
-    }
+    // (in processing time the due buffer stays empty: the round finds nothing)
+    this.roundWatermark = watermark;
+    this.runRound(watermark);
     super.processWatermark(watermark);
-    if (this.numLateRecordsDropped !== this.lateRecordLog.logged)
-      this.lateRecordLog.report(this.numLateRecordsDropped, false);
+    this.lateRecordLog.report(this.numLateRecordsDropped, false);
   }
 
   override close(): void | Promise<void> {
@@ -345,15 +334,11 @@ export class CepOperator<IN, KEY, OUT>
           i++;
           continue;
         }
-        const keySlot = entries[i + 1];
-        const normalizedKey =
-          typeof keySlot === 'object' ? normalizeKey(keySlot) : (keySlot as NormalizedKey);
+        const normalizedKey = entries[i + 1] as NormalizedKey;
         let g = groups.get(normalizedKey);
         if (g === undefined) {
           g = groupCount++;
           groups.set(normalizedKey, g);
-          this.groupKeys[g] = keySlot;
-          this.groupNormalizedKeys[g] = normalizedKey;
           this.groupHeads[g] = elementCount;
           this.groupWoken[g] = false;
         } else {
@@ -366,36 +351,34 @@ export class CepOperator<IN, KEY, OUT>
         elementCount++;
       }
     }
-    this.bufferedElements -= elementCount;
     const backend = this.backend;
     for (let b = 0; b < buckets.length; b++) {
       const bucket = buckets[b]!;
       const entries = bucket.entries;
+      // Stryker disable next-line EqualityOperator: the slot past the last entry is empty: its key has no group, and waking no key finds nothing to do
       for (let i = 0; i < bucket.count; i += 2) {
         const item = entries[i];
         if (item === TIMEOUT_ENTRY) {
           const record = entries[i + 1] as CepRecord;
           i++;
-          if (
-            record.wokenRound === this.round ||
-            !this.isRegistered(record, bucket.timestamp, entries[i + 1] as number)
-          )
-            continue;
-          const g = groupCount === 0 ? undefined : groups.get(record.normalizedKey);
+          // stale: dropped when the key woke (earlier in this round or before), or the record was forgotten
+          if (!this.isRegistered(record, bucket.timestamp, entries[i + 1] as number)) continue;
           backend.setCurrentNormalizedKey(record.normalizedKey, record.key);
-          this.wake(record.key, record.normalizedKey, g ?? -1, record, watermark);
+          this.wake(
+            record.key,
+            record.normalizedKey,
+            groups.get(record.normalizedKey) ?? -1,
+            record,
+            watermark,
+          );
         } else {
-          const keySlot = entries[i + 1];
-          const g = groups.get(
-            typeof keySlot === 'object' ? normalizeKey(keySlot) : (keySlot as NormalizedKey),
-          )!;
+          const normalizedKey = entries[i + 1] as NormalizedKey;
+          const g = groups.get(normalizedKey)!;
+          // woken at an earlier entry of this round (an element, or a timeout of its record)
           if (this.groupWoken[g]) continue;
-          const normalizedKey = this.groupNormalizedKeys[g]!;
-          const record = this.records.get(normalizedKey);
-          // woken by a timeout earlier in the round
-          if (record !== undefined && record.wokenRound === this.round) continue;
-          backend.setCurrentNormalizedKey(normalizedKey, this.groupKeys[g]);
-          this.wake(this.groupKeys[g], normalizedKey, g, record, watermark);
+          const key = denormalizeKey(normalizedKey);
+          backend.setCurrentNormalizedKey(normalizedKey, key);
+          this.wake(key, normalizedKey, g, this.records.get(normalizedKey), watermark);
         }
       }
     }
@@ -404,7 +387,11 @@ export class CepOperator<IN, KEY, OUT>
     this.clearRoundScratch(elementCount, groupCount);
   }
 
-  /** Lets the round's elements go; arrays grown past {@link ROUND_SCRATCH_KEPT} are dropped rather than kept. */
+  /**
+   * Lets the round's elements go; arrays grown past {@link ROUND_SCRATCH_KEPT} are dropped rather than kept. Memory
+   * only: every slot is written before it is read in the next round.
+   */
+  // Stryker disable all: see above
   private clearRoundScratch(elementCount: number, groupCount: number): void {
     if (elementCount > ROUND_SCRATCH_KEPT) {
       this.roundElements = [];
@@ -414,15 +401,12 @@ export class CepOperator<IN, KEY, OUT>
       this.roundElements.fill(undefined, 0, elementCount);
     }
     if (groupCount > ROUND_SCRATCH_KEPT) {
-      this.groupKeys = [];
-      this.groupNormalizedKeys = [];
       this.groupHeads = [];
       this.groupTails = [];
       this.groupWoken = [];
-    } else {
-      this.groupKeys.fill(undefined, 0, groupCount);
     }
   }
+  // Stryker restore all
 
   /**
    * Wakes the current key at the watermark: feeds its buffered elements up to it (group `g` of the round, or none) to
@@ -436,25 +420,28 @@ export class CepOperator<IN, KEY, OUT>
     record: CepRecord | undefined,
     watermark: number,
   ): void {
-    if (g >= 0) this.groupWoken[g] = true;
     // the queue an earlier snapshot wrote for the key goes now (rewritten before the next one if elements remain)
-    if (this.storedQueues.size > 0 && this.storedQueues.delete(normalizedKey)) this.elementQueueState.clear();
-    if (record !== undefined) {
-      record.wokenRound = this.round;
-      // the key's timers up to the watermark fire now (a key fires once: its first one processes everything due)
-      this.dropRegistrations(record, watermark);
-    }
+    if (this.storedQueues.delete(normalizedKey)) this.elementQueueState.clear();
+    // the key's timers up to the watermark fire now (a key fires once: its first one processes everything due)
+    if (record !== undefined) this.dropRegistrations(record, watermark);
     const nfaState = record?.nfaState ?? (this.spareInitialState ??= this.nfa.createInitialNFAState());
     this.wakingKey = key;
     this.wakingNormalizedKey = normalizedKey;
     this.wakingRecord = record;
-    if (g >= 0) this.processGroup(nfaState, this.groupHeads[g]!);
+    // Stryker disable next-line ConditionalExpression: group -1 has no head, and a loop from no head feeds nothing
+    if (g >= 0) {
+      this.groupWoken[g] = true;
+      this.processGroup(nfaState, this.groupHeads[g]!);
+    }
     this.advanceTime(nfaState, watermark);
     record = this.wakingRecord;
     this.wakingRecord = undefined;
     this.wakingKey = undefined;
+    // Stryker disable next-line ConditionalExpression: an unchanged state was kept, and registered, when it last changed
     if (!nfaState.stateChanged) return;
+    // Stryker disable next-line BooleanLiteral: processEvent resets both flags before each event; a flag left set costs one more state write
     nfaState.stateChanged = false;
+    // Stryker disable next-line BooleanLiteral: as above
     nfaState.newStartPartialMatch = false;
     // No partial match left (so no shared-buffer event either): the key keeps nothing, registrations and all.
     if (this.nfa.isIdle(nfaState)) {
@@ -462,13 +449,16 @@ export class CepOperator<IN, KEY, OUT>
       return;
     }
     record ??= this.newRecord(key, normalizedKey);
+    // Stryker disable next-line ConditionalExpression: a record listed twice is written once (the second finds its flag cleared)
     if (!record.dirty) this.markDirty(record);
     // now the key's own; an unchanged initial state was left as it was and serves the next key
     // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
     if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
     // the partial matches' array grew by pushes, which leave spare capacity: it is kept between rounds at its size
+    // Stryker disable next-line MethodExpression: memory only, as above
     nfaState.partialMatches = { items: nfaState.partialMatches.items.slice() };
     record.nfaState = nfaState;
+    // what the registrations made while its elements were fed do not cover: restored partial matches after the first
     const timeout = this.nfa.nextTimeout(nfaState);
     if (timeout !== Number.POSITIVE_INFINITY) this.register(record, timeout);
   }
@@ -487,7 +477,7 @@ export class CepOperator<IN, KEY, OUT>
       const ts = timestamps[i]!;
       this.advanceTime(nfaState, ts);
       const following = next[i]!;
-      // Stryker disable next-line ConditionalExpression: sorting a single element changes nothing
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: sorting a single element changes nothing; element 0 heads the first group, so it follows none
       if (comparator !== undefined && following >= 0 && timestamps[following] === ts) {
         const same: IN[] = [];
         while (i >= 0 && timestamps[i] === ts) {
@@ -513,6 +503,7 @@ export class CepOperator<IN, KEY, OUT>
 
   /** Forgets a record whose partial matches all ended (the key is current); what a snapshot wrote for it goes too. */
   private forget(record: CepRecord): void {
+    // Stryker disable next-line ConditionalExpression: clearing an entry never written changes nothing (the flag saves a delete on a durable backend)
     if (record.stored) {
       this.computationStates.clear();
       record.stored = false;
@@ -527,30 +518,25 @@ export class CepOperator<IN, KEY, OUT>
 
   /**
    * Registers the key at `time`, as `registerEventTimeTimer` would: a registration at a time the key already has is
-   * the same one, and keeps its sequence number; one at or before the watermark of the round under way would fire with
-   * nothing left to do, and is not made. O(registrations of the key), a few.
+   * the same one, and keeps its sequence number. O(registrations of the key), a few.
    */
   private register(record: CepRecord, time: number): void {
-    if (time <= this.roundWatermark) return;
     const regs = record.registrations;
-    const n = regs.length;
     let i = 0;
-    while (i < n && regs[i]! < time) i += 2;
-    if (i < n && regs[i] === time) return;
+    // (past the end, undefined compares false)
+    while (regs[i]! < time) i += 2;
+    if (regs[i] === time) return;
+    // Stryker disable next-line UpdateOperator: sequence numbers only tell registrations apart: counting down does too
     const seq = this.nextSeq++;
-    // a new array of the exact size: registrations change once per partial match, and most keys hold one or two
-    const grown: number[] = new Array<number>(n + 2);
-    for (let k = 0; k < i; k++) grown[k] = regs[k]!;
-    grown[i] = time;
-    grown[i + 1] = seq;
-    for (let k = i; k < n; k++) grown[k + 2] = regs[k]!;
-    record.registrations = grown;
+    // a new array: registrations change once per partial match, and most keys hold one or two
+    record.registrations = regs.toSpliced(i, 0, time, seq);
     this.due.addTimeout(time, record, seq);
   }
 
   /** Whether the record still holds the registration (time, seq) (else its entry in the due buffer is stale). */
   private isRegistered(record: CepRecord, time: number, seq: number): boolean {
     const regs = record.registrations;
+    // Stryker disable next-line EqualityOperator: the slot past the end holds no time
     for (let i = 0; i < regs.length; i += 2) if (regs[i] === time) return regs[i + 1] === seq;
     return false;
   }
@@ -558,11 +544,11 @@ export class CepOperator<IN, KEY, OUT>
   /** Forgets the record's registrations at or before `time`. */
   private dropRegistrations(record: CepRecord, time: number): void {
     const regs = record.registrations;
-    const n = regs.length;
     let d = 0;
-    while (d < n && regs[d]! <= time) d += 2;
-    if (d === 0) return;
-    record.registrations = d === n ? NO_REGISTRATIONS : regs.slice(d);
+    // (past the end, undefined compares false)
+    while (regs[d]! <= time) d += 2;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: slice(0) copies the same registrations
+    if (d > 0) record.registrations = regs.slice(d);
   }
 
   private newRecord(key: unknown, normalizedKey: NormalizedKey): CepRecord {
@@ -576,14 +562,11 @@ export class CepOperator<IN, KEY, OUT>
         dirty: false,
         stored: false,
         registrations: NO_REGISTRATIONS,
-        wokenRound: this.round,
       };
     } else {
-      // a pooled record was forgotten: no NFA state, no registrations
+      // a pooled record was forgotten: no NFA state, no registrations, not stored
       record.key = key;
       record.normalizedKey = normalizedKey;
-      record.stored = false;
-      record.wokenRound = this.round;
     }
     this.records.set(normalizedKey, record);
     return record;
@@ -603,11 +586,10 @@ export class CepOperator<IN, KEY, OUT>
       normalizedKey: NormalizedKey;
       queue: ElementQueue<IN> | undefined;
       nfaState: NFAState | undefined;
+      // Stryker disable next-line ArrayDeclaration: an extra entry holds no queue and no NFA state, so restores nothing
     }[] = [];
-    let visited = false;
     for (const key of [...backend.getKeys(NFA_STATE_NAME), ...backend.getKeys(EVENT_QUEUE_STATE_NAME)]) {
       backend.setCurrentKey(key);
-      visited = true;
       const normalizedKey = backend.currentNormalizedKey();
       if (seen.has(normalizedKey)) continue;
       seen.add(normalizedKey);
@@ -617,11 +599,9 @@ export class CepOperator<IN, KEY, OUT>
         this.computationStates.clear();
         nfaState = undefined;
       }
-      const queue = this.elementQueueState.value();
-      if (queue !== undefined || nfaState !== undefined)
-        restored.push({ key, normalizedKey, queue, nfaState });
+      restored.push({ key, normalizedKey, queue: this.elementQueueState.value(), nfaState });
     }
-    if (visited) backend.clearCurrentKey();
+    backend.clearCurrentKey();
     const earliest = (q: ElementQueue<IN> | undefined) =>
       q === undefined ? Number.POSITIVE_INFINITY : q.timestamps[0]!;
     // Array.prototype.sort is stable: keys with equal earliest elements keep the backend's order
@@ -629,9 +609,9 @@ export class CepOperator<IN, KEY, OUT>
     for (const { key, normalizedKey, queue, nfaState } of restored) {
       if (queue !== undefined) {
         for (let i = 0; i < queue.size; i++) {
-          this.bufferElement(queue.elements[i] as IN, queue.timestamps[i]!, key, normalizedKey);
+          this.due.addElement(queue.timestamps[i]!, queue.elements[i], normalizedKey);
         }
-        this.storedQueues.set(normalizedKey, key);
+        this.storedQueues.add(normalizedKey);
       }
       if (nfaState !== undefined) {
         const record = this.newRecord(key, normalizedKey);
@@ -644,53 +624,32 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   /**
-   * Processing time with a comparator: feeds the queued elements with timestamp <= `upTo` to the NFA, `advanceTime` before each timestamp. An emptied
-   * queue leaves the state before any element is processed. Returns true when the queue was emptied.
+   * Processing time with a comparator: feeds every queued element to the NFA (as Flink's `onProcessingTime`), in
+   * timestamp order, `advanceTime` before each timestamp, the elements of one timestamp sorted by the comparator. The
+   * queue leaves the state first (nothing but this loop touches it until it ends: no element can arrive meanwhile).
    */
-  private processQueue(nfaState: NFAState, queue: ElementQueue<IN>, upTo: number): boolean {
+  private processQueue(nfaState: NFAState, queue: ElementQueue<IN>, comparator: EventComparator<IN>): void {
+    this.elementQueueState.clear();
     const timestamps = queue.timestamps;
     const elements = queue.elements;
     const size = queue.size;
-    let n = 1;
-    while (n < size && timestamps[n]! <= upTo) n++;
-    if (n === size) this.elementQueueState.clear();
-    // Nothing but this loop touches the key's queue until it ends (no element can arrive meanwhile), so the
-    // processed slots are dropped after it.
-    const comparator = this.comparator;
     let i = 0;
-    while (i < n) {
+    while (i < size) {
       const ts = timestamps[i]!;
       let end = i + 1;
-      while (end < n && timestamps[end] === ts) end++;
+      while (end < size && timestamps[end] === ts) end++;
       this.advanceTime(nfaState, ts);
-      // Stryker disable next-line EqualityOperator,ArithmeticOperator: sorting a single element changes nothing
-      if (comparator !== undefined && end - i > 1) {
-        // Array.prototype.sort is stable: ties keep arrival order
-        for (const e of (elements.slice(i, end) as IN[]).sort(comparator)) this.processEvent(nfaState, e, ts);
-      } else {
-        for (let k = i; k < end; k++) this.processEvent(nfaState, elements[k]!, ts);
-      }
+      // Array.prototype.sort is stable: ties keep arrival order
+      for (const e of (elements.slice(i, end) as IN[]).sort(comparator)) this.processEvent(nfaState, e, ts);
       i = end;
     }
-    // shift the rest down, clear the freed element slots
-    // Stryker disable next-line EqualityOperator: one more copy only writes a spare slot past the new size
-    for (let k = n; k < size; k++) {
-      timestamps[k - n] = timestamps[k]!;
-      elements[k - n] = elements[k];
-    }
-    // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: clearing spare slots only lets the collector take the elements; they are never read again
-    for (let k = size - n; k < size; k++) elements[k] = undefined;
-    queue.size = size - n;
-    // (the heap backend holds the queue itself; written back for backends that copy)
-    if (n < size) {
-      this.elementQueueState.update(queue);
-      return false;
-    }
+    // lets the collector take the elements (a pooled queue's slots are written before they are read)
+    elements.fill(undefined, 0, size);
+    queue.size = 0;
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: the pool only saves allocations; any queue it hands out is reset before use
     if (this.queuePool.length < QUEUE_POOL_SIZE && timestamps.length <= POOLED_CAPACITY) {
       this.queuePool.push(queue);
     }
-    return true;
   }
 
   /**
@@ -698,14 +657,7 @@ export class CepOperator<IN, KEY, OUT>
    * entry numbers it as Flink's timer for a newly buffered timestamp would be numbered).
    */
   private bufferEventInEventTime(event: IN, timestamp: number): void {
-    const backend = this.backend;
-    this.bufferElement(event, timestamp, backend.getCurrentKey(), backend.currentNormalizedKey());
-  }
-
-  /** Adds a buffered element; a composite key is kept as the key (normalised again when due), any other as normalised. */
-  private bufferElement(event: IN, timestamp: number, key: unknown, normalizedKey: NormalizedKey): void {
-    this.due.addElement(timestamp, event, typeof key === 'object' ? key : normalizedKey);
-    this.bufferedElements++;
+    this.due.addElement(timestamp, event, this.backend.currentNormalizedKey());
   }
 
   /** A queue of one element, from the pool when it has one. */
@@ -719,8 +671,11 @@ export class CepOperator<IN, KEY, OUT>
     return queue;
   }
 
-  /** Inserts after the last element with a timestamp <= this one (usually at the end); returns the slot. */
-  private insertIntoQueue(queue: ElementQueue<IN>, event: IN, timestamp: number): number {
+  /**
+   * Inserts after the last element with a timestamp <= this one: at the end, unless the clock went back (the system
+   * clock can; a queue restored from a snapshot can hold later times than the clock).
+   */
+  private insertIntoQueue(queue: ElementQueue<IN>, event: IN, timestamp: number): void {
     const timestamps = queue.timestamps;
     const elements = queue.elements;
     const size = queue.size;
@@ -750,24 +705,21 @@ export class CepOperator<IN, KEY, OUT>
     timestamps[at] = timestamp;
     elements[at] = event;
     queue.size = size + 1;
-    return at;
   }
 
   /**
-   * Processing time with a comparator: queues an element under its arrival millisecond, with a timer after each new
-   * millisecond, as Flink.
+   * Processing time with a comparator: queues an element under its arrival millisecond, with a timer just after it,
+   * as Flink (a timer registered again for its time is the same timer).
    */
   private bufferEvent(event: IN, timestamp: number): void {
-    let queue = this.elementQueueState.value();
+    const queue = this.elementQueueState.value();
     if (queue === undefined) {
-      queue = this.newQueue(event, timestamp);
+      this.elementQueueState.update(this.newQueue(event, timestamp));
+    } else {
+      this.insertIntoQueue(queue, event, timestamp);
       this.elementQueueState.update(queue);
-      this.registerTimer(timestamp);
-      return;
     }
-    const at = this.insertIntoQueue(queue, event, timestamp);
-    this.elementQueueState.update(queue);
-    if (at === 0 || queue.timestamps[at - 1] !== timestamp) this.registerTimer(timestamp);
+    this.registerTimer(timestamp);
   }
 
   /** Processing time only: a timer just after `timestamp` (Flink's `registerTimer`). */
@@ -790,10 +742,9 @@ export class CepOperator<IN, KEY, OUT>
           i++;
           continue;
         }
-        const keySlot = bucket.entries[i + 1];
-        const normalizedKey =
-          typeof keySlot === 'object' ? normalizeKey(keySlot) : (keySlot as NormalizedKey);
+        const normalizedKey = bucket.entries[i + 1] as NormalizedKey;
         const known = first.get(normalizedKey);
+        // Stryker disable next-line EqualityOperator: an equal time is already the one known
         if (known === undefined || bucket.timestamp < known) first.set(normalizedKey, bucket.timestamp);
       }
     }
@@ -891,14 +842,14 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   /**
-   * Event time: writes into keyed state, for every key, the elements it buffers (as its queue; a queue written before
-   * for a key that buffers nothing now is cleared) and every NFA state changed since the last call, so a snapshot of
+   * Event time: writes into keyed state, for every key, the elements it buffers (as its queue; a key that buffers
+   * nothing had its queue cleared when it woke) and every NFA state changed since the last call, so a snapshot of
    * keyed state taken next holds every buffered element and partial match. O(buffered elements + records changed);
    * the record path writes no keyed state at all. The current key is put back afterwards.
    */
   override prepareKeyedStateSnapshot(): void {
     this.writeDirtyRecords();
-    if (this.bufferedElements > 0 || this.storedQueues.size > 0) this.writeQueues();
+    this.writeQueues();
   }
 
   /** Writes the NFA state of every record changed since the last call (or clears it: see {@link CepRecord}). */
@@ -926,9 +877,9 @@ export class CepOperator<IN, KEY, OUT>
     }
   }
 
-  /** Writes each key's buffered elements as its queue in keyed state; clears the queues of keys that have none left. */
+  /** Writes each key's buffered elements as its queue in keyed state. */
   private writeQueues(): void {
-    const queues = new Map<NormalizedKey, { key: unknown; queue: ElementQueue<IN> }>();
+    const queues = new Map<NormalizedKey, ElementQueue<IN>>();
     for (const bucket of this.due.buckets()) {
       const entries = bucket.entries;
       for (let i = 0; i < bucket.count; i += 2) {
@@ -936,34 +887,28 @@ export class CepOperator<IN, KEY, OUT>
           i++;
           continue;
         }
-        const keySlot = entries[i + 1];
-        const normalizedKey =
-          typeof keySlot === 'object' ? normalizeKey(keySlot) : (keySlot as NormalizedKey);
-        let held = queues.get(normalizedKey);
-        if (held === undefined) {
-          held = { key: keySlot, queue: { size: 0, timestamps: [], elements: [] } };
-          queues.set(normalizedKey, held);
+        const normalizedKey = entries[i + 1] as NormalizedKey;
+        let queue = queues.get(normalizedKey);
+        if (queue === undefined) {
+          queue = { size: 0, timestamps: [], elements: [] };
+          queues.set(normalizedKey, queue);
         }
-        held.queue.timestamps.push(bucket.timestamp);
-        held.queue.elements.push(entries[i] as IN);
-        held.queue.size++;
+        queue.timestamps.push(bucket.timestamp);
+        queue.elements.push(entries[i] as IN);
+        queue.size++;
       }
     }
+    // A key whose queue keyed state holds still buffers elements: a key's elements leave the buffer only when it wakes,
+    // and waking clears its queue. So every queue written before is rewritten here.
     const backend = this.backend;
     const keyless = this.currentKeyOrNone(backend);
     try {
-      for (const [normalizedKey, key] of this.storedQueues) {
-        if (queues.has(normalizedKey)) continue;
-        backend.setCurrentNormalizedKey(normalizedKey, key);
-        this.elementQueueState.clear();
-      }
-      const stored = new Map<NormalizedKey, unknown>();
-      for (const [normalizedKey, { key, queue }] of queues) {
-        backend.setCurrentNormalizedKey(normalizedKey, key);
+      this.storedQueues.clear();
+      for (const [normalizedKey, queue] of queues) {
+        backend.setCurrentNormalizedKey(normalizedKey, denormalizeKey(normalizedKey));
         this.elementQueueState.update(queue);
-        stored.set(normalizedKey, key);
+        this.storedQueues.add(normalizedKey);
       }
-      this.storedQueues = stored;
     } finally {
       if (keyless.none) backend.clearCurrentKey();
       else backend.setCurrentKey(keyless.key);
@@ -974,12 +919,9 @@ export class CepOperator<IN, KEY, OUT>
     return this.computationStates.value() ?? (this.spareInitialState ??= this.nfa.createInitialNFAState());
   }
 
-  /**
-   * Writes a changed NFA state back, or drops it when no partial match is left. Returns the key's stored state
-   * afterwards: `stored` (what it was) when nothing changed.
-   */
-  private updateNFA(nfaState: NFAState, stored: NFAState | undefined): NFAState | undefined {
-    if (!nfaState.stateChanged) return stored;
+  /** Processing time: writes a changed NFA state back, or drops it when no partial match is left. */
+  private updateNFA(nfaState: NFAState): void {
+    if (!nfaState.stateChanged) return;
     // Stryker disable next-line BooleanLiteral: processEvent resets both flags before each event; a flag left set costs one more state write
     nfaState.stateChanged = false;
     // Stryker disable next-line BooleanLiteral: as above
@@ -988,13 +930,12 @@ export class CepOperator<IN, KEY, OUT>
       // No partial match left (so no shared-buffer event either): the key keeps no NFA state; the next event
       // starts from an initial state as if the key were new (Flink keeps the state until the key's state expires).
       this.computationStates.clear();
-      return undefined;
+      return;
     }
     this.computationStates.update(nfaState);
     // now the key's own; an unchanged initial state was left as it was and serves the next key
     // Stryker disable next-line ConditionalExpression: a new initial state instead of the spare one only costs an allocation
     if (nfaState === this.spareInitialState) this.spareInitialState = undefined;
-    return nfaState;
   }
 
   /**
@@ -1006,7 +947,6 @@ export class CepOperator<IN, KEY, OUT>
    */
   private processEvent(nfaState: NFAState, event: IN, timestamp: number): void {
     const changedBefore = nfaState.stateChanged;
-    const startedBefore = nfaState.newStartPartialMatch;
     nfaState.stateChanged = false;
     nfaState.newStartPartialMatch = false;
     const matches = this.nfa.process(
@@ -1020,11 +960,11 @@ export class CepOperator<IN, KEY, OUT>
     if (nfaState.stateChanged) {
       if (this.isProcessingTime) this.registerTimeoutTimers(nfaState, timestamp);
       else this.registerTimeouts(nfaState, timestamp);
-    } else if (changedBefore) {
-      nfaState.stateChanged = true;
+    } else {
+      // Stryker disable next-line ConditionalExpression: a flag set without a change costs one more state write
+      if (changedBefore) nfaState.stateChanged = true;
     }
-    // Stryker disable next-line ConditionalExpression,BooleanLiteral: the flag is only read right after nfa.process above, and reset before the next event
-    if (startedBefore) nfaState.newStartPartialMatch = true;
+    // (newStartPartialMatch is read only right after nfa.process above, which sets it for this event alone)
     this.processMatchedSequences(matches, timestamp);
   }
 
@@ -1036,11 +976,18 @@ export class CepOperator<IN, KEY, OUT>
     for (const gap of this.gapWindows) this.registerTimer(timestamp + gap);
   }
 
-  /** Event time: the registrations Flink's timers would make (see registerTimeoutTimers), on the key's record. */
+  /**
+   * Event time: the registrations Flink's timers would make (see registerTimeoutTimers), on the key's record. One at
+   * or before the watermark of the round under way is not made: it would fire with nothing left to do, as the key is
+   * advanced to the watermark before the round ends (so a window of 0, at the event's own time, registers nothing).
+   */
   private registerTimeouts(nfaState: NFAState, timestamp: number): void {
-    if (this.nfa.windowTime > 0 && nfaState.newStartPartialMatch)
-      this.register(this.recordOfWakingKey(), timestamp + this.nfa.windowTime);
-    for (const gap of this.gapWindows) this.register(this.recordOfWakingKey(), timestamp + gap);
+    if (nfaState.newStartPartialMatch) this.registerAfterRound(timestamp + this.nfa.windowTime);
+    for (const gap of this.gapWindows) this.registerAfterRound(timestamp + gap);
+  }
+
+  private registerAfterRound(time: number): void {
+    if (time > this.roundWatermark) this.register(this.recordOfWakingKey(), time);
   }
 
   private advanceTime(nfaState: NFAState, timestamp: number): void {
