@@ -544,11 +544,15 @@ describe('JobRuntime checkpoints', () => {
       await waitTurns('the savepoint barrier through every subtask', () => snapshots.length === 7);
       assert.deepEqual(
         runtime.describeWaits()[0],
-        "'Elements' (1/1) waits for its next turn on the event loop",
+        "'Elements' (1/1) waits for the savepoint to complete before it stops",
       );
       assert.deepEqual(sink.values, []);
       decide(completed);
       await done;
+      assert.deepEqual(
+        runtime.describeWaits()[0],
+        completed ? "'Elements' (1/1) stopped before the end of its input" : undefined,
+      );
       // Stopped: no records and no end of input. Failed: the job goes on to its end.
       assert.deepEqual(
         sink.values.sort((a, b) => a - b),
