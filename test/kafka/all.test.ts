@@ -11,3 +11,4 @@ import './task-transaction.test.ts';
 import './source-watermark-move.test.ts';
 import './cluster-mode.test.ts';
 import './kafka-example.test.ts';
+import './cluster-example.test.ts';
