@@ -1,6 +1,11 @@
-// The job of the changelog benchmark: a Kafka topic → keyBy → a running count per key (ValueState) → KafkaSink, in cluster mode.
+// The job of the changelog and cluster benchmarks: a Kafka topic → keyBy → a running count per key (ValueState) → KafkaSink.
 //
 //   node --import tsx bench/kafka/changelog-job.ts <bootstrap> <job id> <input> <output> [changelog topic config JSON]
+//   node --import tsx bench/kafka/changelog-job.ts <bootstrap> local:<checkpoint dir> <input> <output>
+//
+// With a job id it runs in cluster mode (one process of that job). With `local:<dir>` it runs the same graph in one
+// process without the cluster: the keyBy is the in-process exchange, and the sink commits exactly once on
+// checkpoints every 100 ms (the cluster's commit interval) stored in <dir>. Either way it runs until killed.
 import {
   StreamExecutionEnvironment,
   ValueStateDescriptor,
@@ -45,26 +50,33 @@ const [bootstrapServers, jobId, input, output, changelogConfig] = process.argv.s
   string,
   string | undefined,
 ];
+const local = jobId.startsWith('local:');
 const env = StreamExecutionEnvironment.create({
   parallelism: 4,
   metrics: false,
-  cluster: {
-    bootstrapServers,
-    jobId,
-    sessionTimeoutMs: 6_000,
-    heartbeatIntervalMs: 500,
-    commitIntervalMs: 100,
-    ...(changelogConfig === undefined
-      ? {}
-      : { changelogTopicConfig: JSON.parse(changelogConfig) as Record<string, string> }),
-  },
+  ...(local
+    ? {}
+    : {
+        cluster: {
+          bootstrapServers,
+          jobId,
+          sessionTimeoutMs: 6_000,
+          heartbeatIntervalMs: 500,
+          commitIntervalMs: 100,
+          ...(changelogConfig === undefined
+            ? {}
+            : { changelogTopicConfig: JSON.parse(changelogConfig) as Record<string, string> }),
+        },
+      }),
 });
+if (local) env.enableCheckpointing(100, { storage: jobId.slice('local:'.length) });
 env
   .fromSource(
     KafkaSource.builder<Event>()
       .setBootstrapServers(bootstrapServers)
       .setTopics(input)
       .setStartingOffsets(OffsetsInitializer.earliest())
+      .setGroupId(output)
       .setValueOnlyDeserializer(Deserializers.json<Event>())
       .build(),
     undefined,
