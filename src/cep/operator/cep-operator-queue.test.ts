@@ -10,7 +10,7 @@ import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
 import { CepOperator } from './cep-operator.ts';
 import { Pattern } from '../pattern/pattern.ts';
 import type { JobRuntime } from '../../runtime/job-runtime.ts';
-import type { InternalTimerService } from '../../time/internal-timer-service.ts';
+import type { InternalTimerService, Triggerable } from '../../time/internal-timer-service.ts';
 import { VoidNamespace, voidNamespaceSerializer } from '../../state/namespace.ts';
 import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
 import { nfaStateSerializer } from '../nfa/nfa-state-serializer.ts';
@@ -585,13 +585,18 @@ describe('CepOperator restored from a snapshot of the timer version', () => {
       undefined,
     );
 
-  it('a restored timer wakes its key once, and an NFA state without partial matches is dropped', () => {
+  it('a restored timer finds its key done by the round, and an NFA state without partial matches is dropped', () => {
     const before = new KeyedOperatorHarness<Ev, string>(operator, (e) => e.key);
     before.processElement(ev(1, 'x', 'p'), 5);
     before.processElement(ev(2, 'x', 'p'), 6);
-    const cep = before.operator as unknown as { timerService: InternalTimerService<VoidNamespace> };
+    // the timer service under the name that version used
+    const timers: InternalTimerService<VoidNamespace> = before.timers.getInternalTimerService(
+      'watermark-callbacks',
+      voidNamespaceSerializer,
+      before.operator as unknown as Triggerable<string, VoidNamespace>,
+    );
     before.backend.setCurrentKey('p');
-    cep.timerService.registerEventTimeTimer(VoidNamespace, 5);
+    timers.registerEventTimeTimer(VoidNamespace, 5);
     before.backend.setCurrentKey('q');
     const nfaStates = before.backend.getOrCreateKeyedState(
       new ValueStateDescriptor<NFAState>('nfaStateName', { serializer: nfaStateSerializer }),

@@ -143,6 +143,7 @@ export class CepOperator<IN, KEY, OUT>
   private readonly due = new DueBuffer();
   private readonly recordPool: CepRecord[] = [];
   /** Event time: the records whose NFA state changed since keyed state last received it (see {@link CepRecord}). */
+  // Stryker disable next-line ArrayDeclaration: an entry that is no record has no dirty flag, and is skipped
   private readonly dirtyRecords: CepRecord[] = [];
   /** The dirty-record list is compacted when it reaches this length (forgotten records leave it then). */
   private dirtyLimit = 1024;
@@ -328,6 +329,7 @@ export class CepOperator<IN, KEY, OUT>
       const bucket = buckets[b]!;
       const entries = bucket.entries;
       const ts = bucket.timestamp;
+      // Stryker disable next-line EqualityOperator: the slot past the last entry is empty: it makes a group of no key that no entry wakes
       for (let i = 0; i < bucket.count; i += 2) {
         const item = entries[i];
         if (item === TIMEOUT_ENTRY) {
@@ -421,6 +423,7 @@ export class CepOperator<IN, KEY, OUT>
     watermark: number,
   ): void {
     // the queue an earlier snapshot wrote for the key goes now (rewritten before the next one if elements remain)
+    // Stryker disable next-line ConditionalExpression: clearing a queue never written changes nothing, and the set is rebuilt at the next snapshot
     if (this.storedQueues.delete(normalizedKey)) this.elementQueueState.clear();
     // the key's timers up to the watermark fire now (a key fires once: its first one processes everything due)
     if (record !== undefined) this.dropRegistrations(record, watermark);
@@ -506,6 +509,7 @@ export class CepOperator<IN, KEY, OUT>
     // Stryker disable next-line ConditionalExpression: clearing an entry never written changes nothing (the flag saves a delete on a durable backend)
     if (record.stored) {
       this.computationStates.clear();
+      // Stryker disable next-line BooleanLiteral: as above, a clear too many changes nothing
       record.stored = false;
     }
     this.records.delete(record.normalizedKey);
@@ -560,6 +564,7 @@ export class CepOperator<IN, KEY, OUT>
         normalizedKey,
         nfaState: undefined,
         dirty: false,
+        // Stryker disable next-line BooleanLiteral: a clear too many changes nothing (see forget)
         stored: false,
         registrations: NO_REGISTRATIONS,
       };
@@ -581,13 +586,14 @@ export class CepOperator<IN, KEY, OUT>
   private restoreDueKeys(): void {
     const backend = this.backend;
     const seen = new Set<NormalizedKey>();
-    const restored: {
+    type Restored = {
       key: unknown;
       normalizedKey: NormalizedKey;
       queue: ElementQueue<IN> | undefined;
       nfaState: NFAState | undefined;
-      // Stryker disable next-line ArrayDeclaration: an extra entry holds no queue and no NFA state, so restores nothing
-    }[] = [];
+    };
+    // Stryker disable next-line ArrayDeclaration: an extra entry holds no queue and no NFA state, so restores nothing
+    const restored: Restored[] = [];
     for (const key of [...backend.getKeys(NFA_STATE_NAME), ...backend.getKeys(EVENT_QUEUE_STATE_NAME)]) {
       backend.setCurrentKey(key);
       const normalizedKey = backend.currentNormalizedKey();
@@ -769,7 +775,8 @@ export class CepOperator<IN, KEY, OUT>
     try {
       for (const key of [...backend.getKeys(NFA_STATE_NAME)]) {
         backend.setCurrentKey(key);
-        for (const s of this.computationStates.value()?.partialMatches.items ?? []) {
+        // (a key listed under the NFA state's name holds one)
+        for (const s of this.computationStates.value()!.partialMatches.items) {
           if (s.startEventId !== null) counts.partialMatches++;
         }
         counts.events += this.sharedBuffer.numEvents();
@@ -828,6 +835,7 @@ export class CepOperator<IN, KEY, OUT>
     record.dirty = true;
     const dirty = this.dirtyRecords;
     // without snapshots the list would keep every forgotten record: those leave it when it grows this long
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: memory only: the records kept are those a write would write
     if (dirty.length >= this.dirtyLimit) {
       let kept = 0;
       for (let i = 0; i < dirty.length; i++) {
@@ -836,6 +844,7 @@ export class CepOperator<IN, KEY, OUT>
         else r.dirty = false;
       }
       dirty.length = kept;
+      // Stryker disable next-line MethodExpression,ArithmeticOperator: the limit only decides when memory is reclaimed
       this.dirtyLimit = Math.max(1024, 2 * kept);
     }
     dirty.push(record);
@@ -855,6 +864,7 @@ export class CepOperator<IN, KEY, OUT>
   /** Writes the NFA state of every record changed since the last call (or clears it: see {@link CepRecord}). */
   private writeDirtyRecords(): void {
     const dirty = this.dirtyRecords;
+    // Stryker disable next-line ConditionalExpression: a shortcut: an empty list writes nothing
     if (dirty.length === 0) return;
     const backend = this.backend;
     const keyless = this.currentKeyOrNone(backend);
@@ -862,8 +872,10 @@ export class CepOperator<IN, KEY, OUT>
       for (let i = 0; i < dirty.length; i++) {
         const record = dirty[i]!;
         // a record forgotten since (its entry was cleared then) or already written under an earlier place
+        // Stryker disable next-line ConditionalExpression: a record listed twice is written twice alike
         if (!record.dirty) continue;
         record.dirty = false;
+        // Stryker disable next-line ConditionalExpression: writing a forgotten record's missing state clears its entry, as forgetting did
         if (record.key === undefined) continue;
         backend.setCurrentNormalizedKey(record.normalizedKey, record.key);
         this.computationStates.update(record.nfaState);
@@ -921,6 +933,7 @@ export class CepOperator<IN, KEY, OUT>
 
   /** Processing time: writes a changed NFA state back, or drops it when no partial match is left. */
   private updateNFA(nfaState: NFAState): void {
+    // Stryker disable next-line ConditionalExpression: an unchanged state is written as it was, or an idle one cleared again
     if (!nfaState.stateChanged) return;
     // Stryker disable next-line BooleanLiteral: processEvent resets both flags before each event; a flag left set costs one more state write
     nfaState.stateChanged = false;

@@ -74,4 +74,10 @@ describe('DueBuffer', () => {
     for (let i = 0; i < 100; i++) buffer.addElement(4, i, 'p');
     assert.equal(buffer.buckets()[1]!.count, 202);
   });
+
+  it('lists every bucket in time order, whatever the order of its heap', () => {
+    const buffer = new DueBuffer();
+    for (const time of [1, 5, 2, 6, 7, 3]) buffer.addElement(time, time, 'p');
+    assert.deepEqual(show(buffer.buckets()), ['1: p=1', '2: p=2', '3: p=3', '5: p=5', '6: p=6', '7: p=7']);
+  });
 });

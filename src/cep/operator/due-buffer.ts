@@ -19,6 +19,7 @@ export class DueBucket {
 
 /** Slots of the table of buckets by time (a power of two): due times spread over more milliseconds than this share. */
 const SLOTS = 4096;
+// Stryker disable next-line ArithmeticOperator: the mask only spreads times over slots; a bucket whose slot is taken is found in the overflow map
 const SLOT_MASK = SLOTS - 1;
 
 /**
@@ -32,6 +33,7 @@ const SLOT_MASK = SLOTS - 1;
 export class DueBuffer {
   private readonly heap: DueBucket[] = [];
   /** Each live bucket is in the slot of its time, or, when another bucket holds that slot, in `overflow`. */
+  // Stryker disable next-line ArrayDeclaration: an empty array reads undefined in every slot as well (the size only presizes it)
   private readonly slots: (DueBucket | undefined)[] = new Array<DueBucket | undefined>(SLOTS).fill(undefined);
   private readonly overflow = new Map<number, DueBucket>();
   /** The bucket the last entry went to: elements arrive in near timestamp order, so most skip the lookup. */
@@ -86,10 +88,12 @@ export class DueBuffer {
 
   private bucketFor(time: number, slots: number): DueBucket {
     const last = this.lastBucket;
+    // Stryker disable next-line ConditionalExpression: a shortcut: the lookup below finds the same bucket
     if (last !== undefined && last.timestamp === time) return last;
     const slot = time & SLOT_MASK;
     let bucket = this.slots[slot];
     if (bucket === undefined || bucket.timestamp !== time) {
+      // Stryker disable next-line ConditionalExpression: a shortcut: an empty map finds nothing either
       bucket = this.overflow.size === 0 ? undefined : this.overflow.get(time);
       if (bucket === undefined) bucket = this.newBucket(time, slot, slots);
     }
@@ -98,7 +102,9 @@ export class DueBuffer {
   }
 
   private newBucket(time: number, slot: number, slots: number): DueBucket {
+    // Stryker disable next-line ArrayDeclaration: presized only: the first entry's writes grow an empty array alike
     const bucket = new DueBucket(time, new Array<unknown>(slots));
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: either way each bucket is found, in its slot or the map
     if (this.slots[slot] === undefined) this.slots[slot] = bucket;
     else this.overflow.set(time, bucket);
     this.heap.push(bucket);
@@ -108,8 +114,11 @@ export class DueBuffer {
 
   private dropHead(bucket: DueBucket): void {
     const slot = bucket.timestamp & SLOT_MASK;
+    // Memory only: a taken bucket's time is never asked for again (entries come at later times).
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
     if (this.slots[slot] === bucket) this.slots[slot] = undefined;
     else this.overflow.delete(bucket.timestamp);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
     if (this.lastBucket === bucket) this.lastBucket = undefined;
     const heap = this.heap;
     const last = heap.pop()!;
@@ -125,6 +134,7 @@ export class DueBuffer {
     while (index > 0) {
       const parentIndex = (index - 1) >> 1;
       const parent = heap[parentIndex]!;
+      // Stryker disable next-line EqualityOperator: one bucket per time: no two times in the heap are equal
       if (parent.timestamp <= bucket.timestamp) break;
       heap[index] = parent;
       index = parentIndex;
@@ -140,8 +150,10 @@ export class DueBuffer {
       const left = 2 * index + 1;
       if (left >= n) break;
       const right = left + 1;
+      // Stryker disable next-line EqualityOperator: one bucket per time, as above
       const child = right < n && heap[right]!.timestamp < heap[left]!.timestamp ? right : left;
       const c = heap[child]!;
+      // Stryker disable next-line EqualityOperator: as above
       if (bucket.timestamp <= c.timestamp) break;
       heap[index] = c;
       index = child;

@@ -49,12 +49,14 @@ describe('snapshotPartialMatches', () => {
         { key: 'p', partialMatches: [], queuedEvents: 1 },
         { key: 'y', partialMatches: started(late).reverse(), queuedEvents: 1 },
         { key: 'zz', partialMatches: started(early).reverse(), queuedEvents: 0 },
+        { key: 'r', partialMatches: [], queuedEvents: 3 },
+        { key: 'zzz', partialMatches: started(late), queuedEvents: 0 },
       ],
       early.accessor,
       DEFAULT_PARTIAL_MATCH_QUERY,
     );
     assert.equal(snapshot.subtask, 2);
-    assert.equal(snapshot.numKeys, 5);
+    assert.equal(snapshot.numKeys, 7);
     assert.equal(snapshot.truncated, false);
     assert.deepEqual(
       snapshot.keys.map((k) => [
@@ -66,8 +68,10 @@ describe('snapshotPartialMatches', () => {
         ['"zz"', 0, ['b:0@3', 'c@3', 'b:0@7', 'c@7']],
         ['"y"', 1, ['b:0@5', 'c@5']],
         ['"z"', 0, ['b:0@5', 'c@5']],
+        ['"zzz"', 0, ['b:0@5', 'c@5']],
         ['"p"', 1, []],
         ['"q"', 2, []],
+        ['"r"', 3, []],
       ],
     );
     assert.deepEqual(snapshot.keys[0]!.partialMatches[0], {

@@ -82,7 +82,7 @@ export function snapshotPartialMatches<V>(
       key: displayRecord(describeRecord(f.key, Number.POSITIVE_INFINITY), keyDisplay),
       oldest: f.partialMatches.reduce((m, s) => Math.min(m, s.startTimestamp), Number.POSITIVE_INFINITY),
     }))
-    .sort((a, b) => a.oldest - b.oldest || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    .sort((a, b) => a.oldest - b.oldest || compareText(a.key, b.key));
   // Stryker disable next-line ArrayDeclaration: extractFirstPath writes the slots it returns before they are read
   const path: SharedBufferNode<V>[] = [];
   const keys = ordered.slice(0, Math.max(0, query.maxKeys)).map((k): KeyPartialMatches => ({
@@ -90,13 +90,18 @@ export function snapshotPartialMatches<V>(
     queuedEvents: k.found.queuedEvents,
     partialMatches: [...k.found.partialMatches]
       .sort(
-        (a, b) =>
-          a.startTimestamp - b.startTimestamp ||
-          (a.currentStateName < b.currentStateName ? -1 : a.currentStateName > b.currentStateName ? 1 : 0),
+        (a, b) => a.startTimestamp - b.startTimestamp || compareText(a.currentStateName, b.currentStateName),
       )
       .map((s) => describePartialMatch(s, accessor, query, path)),
   }));
   return { subtask, numKeys: found.length, truncated: keys.length < found.length, keys };
+}
+
+/** Orders text by UTF-16 code units, as `<` does. */
+function compareText(a: string, b: string): number {
+  if (a < b) return -1;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: V8's sort reads a comparison only as negative or not, so 1 and 0 order alike
+  return a > b ? 1 : 0;
 }
 
 function describePartialMatch<V>(

@@ -7,13 +7,45 @@ import {
   decodeEntryValue,
   encodeEntryKey,
   encodeEntryValue,
+  entryKeyLength,
   entryValue,
+  entryValueLength,
   keyGroupPrefix,
   VALUE_NUMBER,
   VALUE_SERIALIZED,
   VALUE_STRING,
+  writeEntryKey,
+  writeEntryValue,
 } from './lmdb-key-codec.ts';
 import { decodeRawKeyGroup, encodeRawKeyGroup, isRawKeyGroup } from './lmdb-key-group-format.ts';
+
+describe('LMDB entries written into a reused buffer', () => {
+  it('a key or value written past its end returns its own length, with the bytes of its own encoding', () => {
+    const buf = Buffer.alloc(64, 0xee);
+    const keys: [string | number, NormalizedKey][] = [
+      ['ns', 'wörter'],
+      [1, 'k'],
+      ['ns', 12345678901234567890n],
+      [2, 3.5],
+      ['', true],
+    ];
+    for (const [nsKey, key] of keys) {
+      const n = writeEntryKey(buf, 3, 4, nsKey, key);
+      assert.equal(n, entryKeyLength(nsKey, key));
+      assert.deepEqual([...buf.subarray(0, n)], [...encodeEntryKey(3, 4, nsKey, key)]);
+    }
+    const values: [number, Uint8Array | string | number][] = [
+      [VALUE_STRING, 'wörter'],
+      [VALUE_NUMBER, 2.5],
+      [VALUE_SERIALIZED, Uint8Array.of(1, 2, 3)],
+    ];
+    for (const [format, value] of values) {
+      const n = writeEntryValue(buf, 7, Uint8Array.of(9, 9), format, value);
+      assert.equal(n, entryValueLength(Uint8Array.of(9, 9), format, value));
+      assert.deepEqual([...buf.subarray(0, n)], [...encodeEntryValue(7, Uint8Array.of(9, 9), format, value)]);
+    }
+  });
+});
 
 describe('LMDB entry keys', () => {
   it('round-trip every key type under number and string namespaces', () => {
