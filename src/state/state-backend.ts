@@ -27,6 +27,46 @@ export interface StateBackend {
   createKeyedStateBackend(context: KeyedBackendContext): KeyedStateBackend;
   /** @internal Called before each attempt of a job (a restart gets fresh working storage). */
   newRun?(): void;
+  /** @internal Stores that outlive the process (an on-disk backend): cluster mode keeps each task's there. */
+  readonly localStores?: LocalStores;
+}
+
+/**
+ * A keyed state backend kept on disk between runs of a process. @internal
+ */
+export interface KeptKeyedStateBackend extends KeyedStateBackend {
+  /** Removes every entry of these key groups (replaced whole by a newer value, or dropped by a tombstone). */
+  removeKeyGroups(groups: Iterable<number>): void;
+  /** Whether restored entries wait for their state to be registered, so the disk does not hold them yet. */
+  readonly restorePending: boolean;
+}
+
+/** Where a backend keeps stores that outlive the process. @internal */
+export interface LocalStores {
+  /** The directory every kept store lives under. */
+  readonly root: string;
+  /**
+   * Opens the store in `directory` as it was left (emptied first with `fresh`). `beforeWrite` is called before
+   * each write to the disk (not to a cache in memory).
+   */
+  open(
+    context: KeyedBackendContext,
+    directory: string,
+    options: { readonly fresh: boolean; readonly beforeWrite: () => void },
+  ): KeptKeyedStateBackend;
+  /** Opens a map of bytes kept in `directory` beside the stores (emptied first with `fresh`). */
+  openBytes(
+    directory: string,
+    options: { readonly fresh: boolean; readonly beforeWrite: () => void },
+  ): KeptBytes;
+}
+
+/** Bytes by name, kept on disk between runs of a process. @internal */
+export interface KeptBytes {
+  entries(): Iterable<readonly [string, Uint8Array]>;
+  /** Sets a value, or removes it (`null`). */
+  put(key: string, value: Uint8Array | null): void;
+  close(): void;
 }
 
 /** Keeps state as live objects on the heap (the default; fastest while state fits in memory). */

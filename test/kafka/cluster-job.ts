@@ -19,6 +19,7 @@ import {
   OffsetsInitializer,
 } from '../../src/connectors/kafka/index.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/index.ts';
+import type { LocalStores, StateBackend } from '../../src/state/state-backend.ts';
 
 /** One input record: its key picks the input partition, so each key's records are in order in one partition. */
 export interface ClusterTestEvent {
@@ -130,10 +131,52 @@ export function buildClusterTestJob(env: StreamExecutionEnvironment, job: Cluste
     .sinkTo(sink('window'), 'window-output');
 }
 
+/**
+ * The LMDB backend, with a fault: after SIGUSR2, the process kills itself (SIGKILL) right after its next write to a
+ * task's local store, before anything else runs (the commit whose snapshot the write holds has not returned).
+ */
+function crashingAfterStoreWrite(backend: LmdbStateBackend): StateBackend {
+  let armed = false;
+  process.on('SIGUSR2', () => (armed = true));
+  const crash = (): void => {
+    if (!armed) return;
+    armed = false;
+    setImmediate(() => {
+      process.stdout.write('CRASHING after a store write\n');
+      process.kill(process.pid, 'SIGKILL');
+    });
+  };
+  const stores = backend.localStores;
+  const localStores: LocalStores = {
+    root: stores.root,
+    open: (context, directory, options) =>
+      stores.open(context, directory, {
+        ...options,
+        beforeWrite: () => {
+          options.beforeWrite();
+          crash();
+        },
+      }),
+    openBytes: (directory, options) =>
+      stores.openBytes(directory, {
+        ...options,
+        beforeWrite: () => {
+          options.beforeWrite();
+          crash();
+        },
+      }),
+  };
+  return {
+    name: backend.name,
+    createKeyedStateBackend: (c) => backend.createKeyedStateBackend(c),
+    localStores,
+  };
+}
+
 // As a process of the cluster: node --import tsx cluster-job.ts <bootstrap> <job id> <input> <output> <slow ms>
-// [LMDB directory: keyed state in LMDB there instead of on the heap]
+// [LMDB directory: keyed state in LMDB there instead of on the heap] ['crash-on-store-write': see above]
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
-  const [bootstrapServers, jobId, input, output, slowMs, lmdbPath] = process.argv.slice(2);
+  const [bootstrapServers, jobId, input, output, slowMs, lmdbPath, fault] = process.argv.slice(2);
   const env = StreamExecutionEnvironment.create({
     parallelism: 4,
     metrics: false,
@@ -145,7 +188,10 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
       commitIntervalMs: 100,
     },
   });
-  if (lmdbPath !== undefined) env.setStateBackend(new LmdbStateBackend({ path: lmdbPath }));
+  if (lmdbPath !== undefined) {
+    const lmdb = new LmdbStateBackend({ path: lmdbPath });
+    env.setStateBackend(fault === 'crash-on-store-write' ? crashingAfterStoreWrite(lmdb) : lmdb);
+  }
   buildClusterTestJob(env, {
     bootstrapServers: bootstrapServers!,
     input: input!,

@@ -1,7 +1,7 @@
 // Cluster mode against the real broker: one job as 2 processes sharing its 12 tasks, exactly once, with its keyed state and timers, through a SIGKILL.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,8 @@ const cliJobFile = fileURLToPath(new URL('./cli-cluster-job.ts', import.meta.url
 const cli = fileURLToPath(new URL('../../src/cli/weir-cli.ts', import.meta.url));
 const KEYS = 13;
 const PARTITIONS = 4;
+/** The tasks with keyed state: the running count's (sub-topology 1) and the window's (2). */
+const KEYED_TASKS = ['1_0', '1_1', '1_2', '1_3', '2_0', '2_1', '2_2', '2_3'];
 /** Every wait fails after this long, naming what it waited for. */
 const WAIT_MS = 40_000;
 
@@ -78,6 +80,40 @@ function byKey(lines: readonly string[]): Map<string, string[]> {
     list.push(line);
   }
   return new Map([...keys].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** How each task of a process restored at its (last) start, from its log. */
+function restores(
+  member: Member,
+): Map<string, { from: 'local' | 'full'; messages: number; ms: number; reason: string | undefined }> {
+  const out = new Map<
+    string,
+    { from: 'local' | 'full'; messages: number; ms: number; reason: string | undefined }
+  >();
+  for (const { text } of member.lines) {
+    const m =
+      /task (\d+_\d+) restored (its local store and )?\d+ key group snapshots from (\d+) changelog messages \(\d+ bytes(?:, after its checkpoint|, in full: its checkpoint was not used, ([^)]*))?\) in (\d+) ms/.exec(
+        text,
+      );
+    if (m === null) continue;
+    out.set(m[1]!, {
+      from: m[2] === undefined ? 'full' : 'local',
+      messages: Number(m[3]),
+      reason: m[4],
+      ms: Number(m[5]),
+    });
+  }
+  return out;
+}
+
+/** The changelog messages each task of a process wrote, from its log when it stopped. */
+function written(member: Member): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const { text } of member.lines) {
+    const m = /task (\d+_\d+) changelog: (\d+) messages/.exec(text);
+    if (m !== null) out.set(m[1]!, Number(m[2]));
+  }
+  return out;
 }
 
 /** A process of the cluster, with the lines it logged and when. */
@@ -227,6 +263,7 @@ function start(
   output: string,
   slowMs = 0,
   lmdbPath?: string,
+  fault?: 'crash-on-store-write',
 ): Member {
   const member = new Member(name, [
     jobFile,
@@ -236,6 +273,7 @@ function start(
     output,
     String(slowMs),
     ...(lmdbPath === undefined ? [] : [lmdbPath]),
+    ...(fault === undefined ? [] : [fault]),
   ]);
   members.push(member);
   return member;
@@ -387,7 +425,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     );
   });
 
-  it("keeps each keyed task's state in the environment's backend (LMDB), a store per task, restored there after a move", async () => {
+  it("keeps each keyed task's state in the environment's backend (LMDB), a store per task, restored from the changelog after a move to another process", async () => {
     const input = uniqueTopic('cluster-in');
     const output = uniqueTopic('cluster-out');
     const jobId = uniqueTopic('cluster-lmdb-job');
@@ -400,19 +438,17 @@ describe('cluster mode: one job as several processes on Kafka', () => {
       const a = start('a', jobId, input, output, 0, join(stores, 'a'));
       await a.waitFor('a owning all 12 tasks', () => a.tasks.length === 12);
       await tail.waitForCount(1_000);
-      // One run directory of the process, with one database per keyed operator and task (subtask = partition).
-      const runs = readdirSync(join(stores, 'a'));
-      assert.equal(runs.length, 1);
-      assert.deepEqual(readdirSync(join(stores, 'a', runs[0]!)).sort(), [
-        'count-0',
-        'count-1',
-        'count-2',
-        'count-3',
-        'window-0',
-        'window-1',
-        'window-2',
-        'window-3',
-      ]);
+      // The job's kept stores: a directory per keyed task, with one database per keyed operator, the timers and
+      // input state beside it, and the checkpoint of the changelog offsets they reflect; the process's lock.
+      assert.deepEqual(readdirSync(join(stores, 'a')), ['cluster']);
+      const kept = join(stores, 'a', 'cluster', jobId);
+      assert.deepEqual(readdirSync(kept).sort(), [...KEYED_TASKS, 'LOCK']);
+      for (const task of KEYED_TASKS)
+        assert.deepEqual(readdirSync(join(kept, task)).sort(), [
+          '.checkpoint',
+          'changelog',
+          task.startsWith('1_') ? 'count' : 'window',
+        ]);
       await stopGracefully(a);
       // A second process takes every task over: the counts and window contents come back into its own stores.
       await produce(input, [...events(1_000, 1_000), ...sentinels()]);
@@ -424,6 +460,130 @@ describe('cluster mode: one job as several processes on Kafka', () => {
       const expected = await referenceRun(input);
       assert.equal(seen.length, expected.length, 'no loss, no duplicate');
       assert.deepEqual(byKey(seen), byKey(expected));
+    } finally {
+      rmSync(stores, { recursive: true, force: true });
+    }
+  });
+
+  it('a process restarted on its directory restores each task from its local store and checkpoint, reading only the changelog written since (exactly what the other process wrote); a corrupt or missing checkpoint restores in full', async () => {
+    const input = uniqueTopic('cluster-in');
+    const output = uniqueTopic('cluster-out');
+    const jobId = uniqueTopic('cluster-local-job');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    const tail = await OutputTail.open(output);
+    const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-local-'));
+    try {
+      await produce(input, events(0, 1_000));
+      const a = start('a', jobId, input, output, 0, join(stores, 'a'));
+      await a.waitFor('a owning all 12 tasks', () => a.tasks.length === 12);
+      await tail.waitForCount(1_000);
+      await stopGracefully(a);
+      for (const [task, r] of restores(a))
+        assert.deepEqual(
+          [task, r.from, r.reason],
+          [task, 'full', 'there is none'],
+          'a new store restores in full',
+        );
+
+      // Another process, with stores of its own, runs every task over the next 1,000 records.
+      await produce(input, events(1_000, 1_000));
+      const b = start('b', jobId, input, output, 0, join(stores, 'b'));
+      await tail.waitForCount(2_000);
+      await stopGracefully(b);
+      const wroteByB = written(b);
+      const readByB = restores(b);
+      assert.ok(
+        [...wroteByB.values()].reduce((x, y) => x + y, 0) > 0,
+        `b wrote to the changelogs; log:\n${b.log()}`,
+      );
+
+      // The first comes back on its directory: one checkpoint corrupt, one gone.
+      const kept = join(stores, 'a', 'cluster', jobId);
+      writeFileSync(join(kept, '1_0', '.checkpoint'), '{"version":1,"offs');
+      rmSync(join(kept, '2_1', '.checkpoint'));
+      await produce(input, [...events(2_000, 1_000), ...sentinels()]);
+      const again = start('a-again', jobId, input, output, 0, join(stores, 'a'));
+      await tail.waitForCount(outputCount(3_000));
+      await stopGracefully(again);
+      await tail.close();
+
+      const restored = restores(again);
+      assert.deepEqual([...restored.keys()].sort(), KEYED_TASKS);
+      for (const task of KEYED_TASKS) {
+        const r = restored.get(task)!;
+        if (task === '1_0' || task === '2_1') {
+          assert.deepEqual(
+            [r.from, r.reason],
+            ['full', task === '1_0' ? 'it is not JSON' : 'there is none'],
+            `${task} restores in full`,
+          );
+          // The whole partition: at least what b read in full and what b wrote.
+          assert.ok(
+            r.messages >= readByB.get(task)!.messages + (wroteByB.get(task) ?? 0),
+            `${task}: ${r.messages}`,
+          );
+        } else
+          assert.deepEqual(
+            [task, r.from, r.messages],
+            [task, 'local', wroteByB.get(task) ?? 0],
+            'a local store reads exactly the changelog messages written after its checkpoint',
+          );
+      }
+      const seen = (await readAll(output)).map((r) => r.value);
+      const expected = await referenceRun(input);
+      assert.equal(seen.length, expected.length, 'no loss, no duplicate');
+      assert.deepEqual(byKey(seen), byKey(expected));
+      process.stdout.write(
+        `# local stores: changelog messages read at restore, by task (full restore by b / from the checkpoint by a): ` +
+          KEYED_TASKS.map(
+            (t) =>
+              `${t} ${readByB.get(t)!.messages}/${restored.get(t)!.messages} (${Math.round(readByB.get(t)!.ms)}/${Math.round(restored.get(t)!.ms)} ms)`,
+          ).join(', ') +
+          '\n',
+      );
+    } finally {
+      rmSync(stores, { recursive: true, force: true });
+    }
+  });
+
+  it('a process killed after writing its store and before the commit that covers it does not trust that store: it restores it in full, and the output is exactly once', async () => {
+    const input = uniqueTopic('cluster-in');
+    const output = uniqueTopic('cluster-out');
+    const jobId = uniqueTopic('cluster-crash-job');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    const tail = await OutputTail.open(output);
+    const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-crash-'));
+    try {
+      await produce(input, events(0, 1_000));
+      const a = start('a', jobId, input, output, 1, join(stores, 'a'), 'crash-on-store-write');
+      await a.waitFor('a owning all 12 tasks', () => a.tasks.length === 12);
+      await tail.waitForCount(600);
+      // From now on, the next write to a store kills the process before its commit returns; more input makes one.
+      a.process.kill('SIGUSR2');
+      await produce(input, events(1_000, 1_000));
+      await a.waitFor('a killing itself', () => a.loggedAt(/CRASHING after a store write/) !== undefined);
+      await a.exited;
+
+      await produce(input, [...events(2_000, 1_000), ...sentinels()]);
+      const again = start('a-again', jobId, input, output, 0, join(stores, 'a'));
+      await tail.waitForCount(outputCount(3_000)).catch(async (error: Error) => {
+        const got = new Set(tail.records.map((r) => r.value));
+        const missing = (await referenceRun(input)).filter((line) => !got.has(line));
+        throw new Error(`${error.message}; missing: ${missing.slice(0, 20).join(' ')}\n${again.log()}`);
+      });
+      await stopGracefully(again);
+      await tail.close();
+
+      const seen = (await readAll(output)).map((r) => r.value);
+      const expected = await referenceRun(input);
+      assert.equal(seen.length, expected.length, 'no loss, no duplicate');
+      assert.deepEqual(byKey(seen), byKey(expected));
+      const restored = restores(again);
+      const full = [...restored].filter(([, r]) => r.from === 'full');
+      assert.ok(full.length >= 1, `the store written past its commit restores in full; log:\n${again.log()}`);
+      for (const [task, r] of full) assert.equal(r.reason, 'there is none', task);
     } finally {
       rmSync(stores, { recursive: true, force: true });
     }

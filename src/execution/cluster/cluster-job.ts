@@ -19,6 +19,7 @@ import type { JobExecutionResult } from '../job-execution-result.ts';
 import type { ClusterOptions } from './cluster-options.ts';
 import { ClusterTask } from './cluster-task.ts';
 import { changelogTopicConfig, changelogTopics } from './task-changelog.ts';
+import { JobStoreLock, jobStoreDirectory } from './task-local-store.ts';
 
 const TIMEOUT_MS = 60_000;
 /** Kafka's TOPIC_ALREADY_EXISTS: another process of the job created the topic first. */
@@ -45,6 +46,8 @@ export interface ClusterJobSettings {
 export class ClusterJob {
   private readonly tasks = new Map<number, ClusterTask>();
   private membership: TaskMembership | undefined = undefined;
+  /** This process's hold on the job's kept task stores (with an on-disk state backend). */
+  private storeLock: JobStoreLock | undefined = undefined;
   private failure: unknown = undefined;
   private closing: Promise<void> | undefined = undefined;
   private readonly started = Date.now();
@@ -83,6 +86,11 @@ export class ClusterJob {
     for (const topic of changelogTopics(topology, cluster.jobId))
       await ensureTopic(cluster, 'changelog', topic.name, topic.partitions, changelogConfig);
     const job = new ClusterJob(settings, topology);
+    const stores = settings.stateBackend?.localStores;
+    const localStoreDirectory =
+      stores === undefined ? undefined : jobStoreDirectory(stores.root, cluster.jobId);
+    if (localStoreDirectory !== undefined)
+      job.storeLock = JobStoreLock.acquire(localStoreDirectory, cluster.jobId);
     const context = {
       jobId: cluster.jobId,
       bootstrapServers: cluster.bootstrapServers,
@@ -93,52 +101,60 @@ export class ClusterJob {
       logger: settings.logger,
       emission: settings.emission,
       ...(settings.stateBackend === undefined ? {} : { stateBackend: settings.stateBackend }),
+      ...(localStoreDirectory === undefined ? {} : { localStoreDirectory }),
     };
     settings.logger.info(
       { job: cluster.jobId },
       `joining job '${cluster.jobId}' (${topology.tasks.length} tasks: ${topology.tasks.join(', ')})`,
     );
-    job.membership = await TaskMembership.join({
-      bootstrapServers: cluster.bootstrapServers,
-      jobId: cluster.jobId,
-      taskCount: topology.tasks.length,
-      ...(cluster.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: cluster.sessionTimeoutMs }),
-      ...(cluster.heartbeatIntervalMs === undefined
-        ? {}
-        : { heartbeatIntervalMs: cluster.heartbeatIntervalMs }),
-      ...(cluster.replicationFactor === undefined ? {} : { replicationFactor: cluster.replicationFactor }),
-      ...(cluster.clientId === undefined ? {} : { clientId: cluster.clientId }),
-      ...(cluster.properties === undefined ? {} : { properties: cluster.properties }),
-      listener: {
-        onAssigned: async (indexes) => {
-          // Started together: each opens its clients and fences its previous owner before it reads.
-          await Promise.all(
-            indexes.map(async (index) => {
-              const task = new ClusterTask(topology.tasks[index]!, context, (t, error) => job.fail(t, error));
-              job.tasks.set(index, task);
-              settings.logger.info({ job: cluster.jobId, task: task.id }, `task ${task.id} assigned`);
-              await task.start();
-              settings.logger.info({ job: cluster.jobId, task: task.id }, `task ${task.id} started`);
-            }),
-          );
+    try {
+      job.membership = await TaskMembership.join({
+        bootstrapServers: cluster.bootstrapServers,
+        jobId: cluster.jobId,
+        taskCount: topology.tasks.length,
+        ...(cluster.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: cluster.sessionTimeoutMs }),
+        ...(cluster.heartbeatIntervalMs === undefined
+          ? {}
+          : { heartbeatIntervalMs: cluster.heartbeatIntervalMs }),
+        ...(cluster.replicationFactor === undefined ? {} : { replicationFactor: cluster.replicationFactor }),
+        ...(cluster.clientId === undefined ? {} : { clientId: cluster.clientId }),
+        ...(cluster.properties === undefined ? {} : { properties: cluster.properties }),
+        listener: {
+          onAssigned: async (indexes) => {
+            // Started together: each opens its clients and fences its previous owner before it reads.
+            await Promise.all(
+              indexes.map(async (index) => {
+                const task = new ClusterTask(topology.tasks[index]!, context, (t, error) =>
+                  job.fail(t, error),
+                );
+                job.tasks.set(index, task);
+                settings.logger.info({ job: cluster.jobId, task: task.id }, `task ${task.id} assigned`);
+                await task.start();
+                settings.logger.info({ job: cluster.jobId, task: task.id }, `task ${task.id} started`);
+              }),
+            );
+          },
+          onRevoked: async (indexes, lost) => {
+            await Promise.all(
+              indexes.map(async (index) => {
+                const task = job.tasks.get(index);
+                job.tasks.delete(index);
+                settings.logger.info(
+                  { job: cluster.jobId, task: task?.id },
+                  `task ${task?.id} revoked${lost ? ' (lost)' : ''}`,
+                );
+                await task?.stop(lost);
+                settings.logger.info({ job: cluster.jobId, task: task?.id }, `task ${task?.id} stopped`);
+              }),
+            );
+          },
         },
-        onRevoked: async (indexes, lost) => {
-          await Promise.all(
-            indexes.map(async (index) => {
-              const task = job.tasks.get(index);
-              job.tasks.delete(index);
-              settings.logger.info(
-                { job: cluster.jobId, task: task?.id },
-                `task ${task?.id} revoked${lost ? ' (lost)' : ''}`,
-              );
-              await task?.stop(lost);
-              settings.logger.info({ job: cluster.jobId, task: task?.id }, `task ${task?.id} stopped`);
-            }),
-          );
-        },
-      },
-      onError: (error) => job.fail(undefined, error),
-    });
+        onError: (error) => job.fail(undefined, error),
+      });
+    } catch (error) {
+      job.storeLock?.release();
+      throw error;
+    }
     return job;
   }
 
@@ -157,6 +173,7 @@ export class ClusterJob {
       }
       for (const task of this.tasks.values()) await task.stop(false);
       this.tasks.clear();
+      this.storeLock?.release();
       if (this.failure === undefined) this.settle.resolve();
       else this.settle.reject(this.failure);
     })();

@@ -26,8 +26,13 @@ import {
   ChangelogWriter,
   changelogTopicsOf,
   restoreChangelog,
+  sorted,
+  type ChangelogRestore,
   type ChangelogTopicPlan,
 } from './task-changelog.ts';
+import { TaskLocalStore } from './task-local-store.ts';
+import type { JobSnapshot, OperatorSnapshot } from '../../runtime/job-snapshot.ts';
+import { join } from 'node:path';
 
 /** What every task of a job shares. */
 export interface ClusterTaskContext {
@@ -41,6 +46,22 @@ export interface ClusterTaskContext {
   readonly emission: WatermarkEmission;
   /** The environment's state backend (default: heap). */
   readonly stateBackend?: StateBackend;
+  /**
+   * Where the job's tasks keep their stores between runs of the process (`<root>/cluster/<job id>`), when the
+   * state backend keeps stores on disk (LMDB).
+   */
+  readonly localStoreDirectory?: string;
+}
+
+/** How a task's state came back when it started: what it read and what it found on local disk. */
+export interface TaskRestoreFigures {
+  /** `local`: the stores and checkpoint on disk, and the changelog after it; `full`: the changelog from its start. */
+  readonly from: 'local' | 'full';
+  /** Why a local store was not used (no checkpoint, a corrupt one...), when the backend keeps stores. */
+  readonly checkpointRejected: string | undefined;
+  readonly messages: number;
+  readonly bytes: number;
+  readonly ms: number;
 }
 
 /** The reason a task's run is cancelled when the task stops (not a failure). */
@@ -68,6 +89,12 @@ export class ClusterTask implements TaskInputDriver {
   private readonly changelogTopics: readonly ChangelogTopicPlan[];
   /** Writes the task's state changes into each transaction; created when the task starts. */
   private changelog: ChangelogWriter | undefined = undefined;
+  /** The task's state on local disk, kept between runs (with an on-disk backend). */
+  private local: TaskLocalStore | undefined = undefined;
+  /** The checkpoint written once the last commit's delivery reports came. */
+  private checkpointing: Promise<void> = Promise.resolve();
+  /** How the task's state came back (undefined before it started). */
+  restore: TaskRestoreFigures | undefined = undefined;
 
   constructor(
     /** `<sub-topology>_<partition>`. */
@@ -115,27 +142,52 @@ export class ClusterTask implements TaskInputDriver {
     );
     this.transaction = transaction;
     try {
+      const local = this.openLocalStore();
+      const checkpoint = local?.readCheckpoint();
       const restored = await restoreChangelog(
         this.changelogTopics,
         this.partition,
         context.bootstrapServers,
         context.properties,
         this.transactionalId,
+        checkpoint?.offsets,
       );
-      if (restored.messages > 0)
+      const fromLocal = local !== undefined && restored.fromCheckpoint;
+      const rejected = checkpoint?.rejected ?? restored.checkpointRejected;
+      this.restore = {
+        from: fromLocal ? 'local' : 'full',
+        checkpointRejected: local === undefined ? undefined : rejected,
+        messages: restored.messages,
+        bytes: restored.bytes,
+        ms: restored.ms,
+      };
+      if (restored.messages > 0 || local !== undefined)
         context.logger.info(
           { job: context.jobId, task: this.id },
-          `task ${this.id} restored ${restored.entries} key group snapshots from ${restored.messages} changelog ` +
-            `messages (${restored.bytes} bytes) in ${Math.round(restored.ms)} ms`,
+          `task ${this.id} restored ${fromLocal ? 'its local store and ' : ''}${restored.entries} key group ` +
+            `snapshots from ${restored.messages} changelog messages (${restored.bytes} bytes` +
+            `${fromLocal ? ', after its checkpoint' : local === undefined ? '' : `, in full: its checkpoint was not used, ${rejected}`}) ` +
+            `in ${Math.round(restored.ms)} ms`,
         );
+      local?.open(!fromLocal);
+      const snapshot = local === undefined ? restored.snapshot : this.localSnapshot(local, restored);
+      const inputState =
+        local === undefined
+          ? restored.inputState
+          : local.inputState(this.changelogTopics[0]?.uid, restored.inputState);
       const changelog = new ChangelogWriter(this.changelogTopics, this.partition);
-      changelog.restored(restored.snapshot, restored.inputState);
+      if (local === undefined) changelog.restored(restored.snapshot, restored.inputState);
+      else {
+        changelog.keep = (uid, key, value) => local.keep(uid, key, value);
+        for (const topic of this.changelogTopics)
+          transaction.trackOffsets(topic.name, restored.ends[topic.name]!);
+      }
       this.changelog = changelog;
       const input = this.input();
       this.reader = input;
       const committed = await transaction.committedOffset(input.topic, input.partition);
       await input.open(committed.offset);
-      if (restored.inputState !== undefined) input.restoreInputState(restored.inputState);
+      if (inputState !== undefined) input.restoreInputState(inputState);
       this.lastCommitted = input.position().offset;
       this.lastCommitAt = context.clock.now();
       const graph = buildTaskGraph(context.topology, this.sub, {
@@ -157,11 +209,18 @@ export class ClusterTask implements TaskInputDriver {
       const runtime = new JobRuntime(graph, {
         clock: context.clock,
         logger: context.logger,
-        ...(context.stateBackend === undefined ? {} : { stateBackend: this.backend(context.stateBackend) }),
-        ...(restored.snapshot === undefined ? {} : { restoreFrom: restored.snapshot }),
+        ...(context.stateBackend === undefined
+          ? {}
+          : { stateBackend: this.backend(context.stateBackend, local, restored, fromLocal) }),
+        ...(snapshot === undefined ? {} : { restoreFrom: snapshot }),
       });
       this.runtime = runtime;
       await runtime.open();
+      if (local !== undefined) {
+        // What the changelog holds is what the stores hold now; the checkpoint names the end just read.
+        changelog.prime(runtime, input.inputState());
+        local.checkpoint(restored.ends);
+      }
       // A Kafka source resumes at the watermark and idleness committed with its offset, restated downstream: its
       // previous owner's last records are not read again, and their watermark may not have reached the topics it
       // feeds before the commit that moved the task (a new owner with nothing left to read would emit none).
@@ -171,6 +230,7 @@ export class ClusterTask implements TaskInputDriver {
         );
       this.running = this.run(runtime);
     } catch (error) {
+      this.local?.close();
       await transaction.close();
       throw error;
     }
@@ -204,11 +264,14 @@ export class ClusterTask implements TaskInputDriver {
       const acknowledged = new Promise<void>((acknowledge) => (this.stopRequest = { lost, acknowledge }));
       // A run that ended or failed reads no more: nothing to wait for.
       await Promise.race([acknowledged, running.catch(() => {})]);
+      // A clean stop leaves a checkpoint of its last commit: a later run here reads only what others wrote since.
+      await this.checkpointing.catch(() => {});
       runtime.cancel(new TaskStopped(`Task '${this.id}' stopped`));
       await running.catch(() => {});
       await runtime.close().catch(() => {});
       runtime.disposeBackends();
     }
+    this.local?.close();
     await this.transaction?.close();
     const figures = this.changelog?.figures;
     if (figures !== undefined && figures.messages > 0)
@@ -247,11 +310,26 @@ export class ClusterTask implements TaskInputDriver {
     const cut = input instanceof KafkaPartitionInput ? this.kafkaSource()?.watermarkCut() : undefined;
     const committed = cut === undefined ? position : { ...position, metadata: encodeSourceWatermark(cut) };
     // State changes only through input, or through processing-time timers firing between reads.
-    if (moved || transaction.sentSinceCommit > 0 || changelog.hadProcessingTimers)
+    const local = this.local;
+    let snapshotWrites = -1;
+    if (moved || transaction.sentSinceCommit > 0 || changelog.hadProcessingTimers) {
       changelog.write(this.runtime!, input.inputState(), (record) => transaction.send(record));
-    if (transaction.sentSinceCommit === 0 && !moved) return;
+      if (local !== undefined) snapshotWrites = local.writes;
+    }
+    if (transaction.sentSinceCommit === 0 && !moved) {
+      // Nothing changed since the last commit: the disk, if written, holds the committed state.
+      if (local !== undefined && snapshotWrites === local.writes) local.checkpoint({});
+      return;
+    }
     await transaction.commit([committed]);
     this.lastCommitted = position.offset;
+    // The disk holds this commit's snapshot unless it was written after it (a cache write-back while the commit
+    // waited, or the next commit's snapshot): then a later commit checkpoints. The offsets are exact once the
+    // commit's delivery reports came, which is not awaited here (the task reads on).
+    if (local !== undefined && snapshotWrites >= 0)
+      this.checkpointing = transaction.whenDelivered().then(() => {
+        if (snapshotWrites === local.writes) local.checkpoint(Object.fromEntries(transaction.delivered));
+      });
   }
 
   /**
@@ -259,13 +337,53 @@ export class ClusterTask implements TaskInputDriver {
    * (the task stands for it): two tasks of one sub-topology in one process get two stores (an on-disk backend
    * names its directory by operator and subtask).
    */
-  private backend(backend: StateBackend): StateBackend {
+  private backend(
+    backend: StateBackend,
+    local: TaskLocalStore | undefined,
+    restored: ChangelogRestore,
+    fromLocal: boolean,
+  ): StateBackend {
     const partition = this.partition;
     return {
       name: backend.name,
-      createKeyedStateBackend: (context) =>
-        backend.createKeyedStateBackend({ ...context, subtaskIndex: partition }),
+      createKeyedStateBackend: (context) => {
+        const subtask = { ...context, subtaskIndex: partition };
+        if (local === undefined) return backend.createKeyedStateBackend(subtask);
+        // After a checkpoint, each key group the changelog read holds a newer value of (or a tombstone for)
+        // replaces the one on disk.
+        const read = fromLocal ? restored.read.get(context.uid)?.keyedState.keys() : undefined;
+        return local.keyedBackend(subtask, read ?? []);
+      },
     };
+  }
+
+  /**
+   * A task whose backend keeps stores on disk keeps them in `<root>/cluster/<job id>/<task id>`: on a later
+   * assignment to this process (or a restart of it on the same directory) they restore from their checkpoint.
+   */
+  private openLocalStore(): TaskLocalStore | undefined {
+    const { stateBackend, localStoreDirectory } = this.context;
+    const stores = stateBackend?.localStores;
+    if (stores === undefined || localStoreDirectory === undefined || this.changelogTopics.length === 0)
+      return undefined;
+    this.local = new TaskLocalStore(stores, join(localStoreDirectory, this.id));
+    return this.local;
+  }
+
+  /**
+   * The snapshot a task with a local store restores: the keyed state the changelog read found (the stores hold
+   * the rest), and every timer (the ones kept with the read's over them).
+   */
+  private localSnapshot(local: TaskLocalStore, restored: ChangelogRestore): JobSnapshot | undefined {
+    const operators: Record<string, OperatorSnapshot> = {};
+    for (const topic of this.changelogTopics) {
+      const read = restored.read.get(topic.uid);
+      const keyedState = read === undefined ? [] : sorted(read.keyedState);
+      const timers = local.timers(topic.uid, read);
+      if (keyedState.length > 0 || timers.length > 0)
+        operators[topic.uid] = { parallelism: 1, keyedState, timers, operatorState: [] };
+    }
+    return Object.keys(operators).length === 0 ? undefined : { version: 1, operators };
   }
 
   /** The source operator of a task that reads the job's Kafka topic. */

@@ -10,6 +10,7 @@ import {
   changelogTopicConfig,
   decode,
   emptyContents,
+  sorted,
   type ChangelogTopicPlan,
 } from './task-changelog.ts';
 
@@ -45,7 +46,7 @@ const state = (n: number): Uint8Array =>
 const timers = new Uint8Array(serialize([['window-timers', 0, 9_999, 'k', 'k', new Uint8Array()]]));
 
 describe('changelog messages read back', () => {
-  it('keeps the last value of each key group and kind; a tombstone removes it; the input state is kept as is', () => {
+  it('keeps the last value of each key group and kind; a tombstone is kept as null (it removes what a local store holds); the input state is kept as is', () => {
     const into = emptyContents();
     decode(message(0, [1, 0, 0, 5], state(1)), topic, into);
     decode(message(1, [1, 1, 0, 5], timers), topic, into);
@@ -54,7 +55,12 @@ describe('changelog messages read back', () => {
     decode(message(5, [1, 0, 0, 127], null), topic, into);
     const channels = { producers: [{ producer: '0_0/double', watermarks: [10], status: [1] }] };
     decode(message(6, [1, 2, 0, 0], new Uint8Array(serialize(channels))), topic, into);
-    assert.deepEqual([...into.keyedState.keys()], [5]);
+    assert.deepEqual([...into.keyedState.keys()], [5, 127]);
+    assert.equal(into.keyedState.get(127), null);
+    assert.deepEqual(
+      sorted(into.keyedState).map((g) => g.keyGroup),
+      [5],
+    );
     assert.deepEqual(into.keyedState.get(5), state(2));
     assert.deepEqual(into.timers.get(5), timers);
     assert.deepEqual(into.input, channels);

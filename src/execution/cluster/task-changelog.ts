@@ -18,8 +18,6 @@ import type { KeyGroupSnapshot } from '../../state/keyed-state-backend.ts';
 import { decodeKeyGroup } from '../../state/key-group-format.ts';
 
 const TIMEOUT_MS = 60_000;
-/** librdkafka's logical offset of a partition's first message. */
-const OFFSET_BEGINNING = -2;
 /** A topic name holds only these (as repartition topics). */
 const TOPIC_CHARACTER = /[^A-Za-z0-9._-]/g;
 /** The first byte of every changelog message key: the version of this format. */
@@ -35,7 +33,8 @@ const INPUT = 2;
  * compaction never touches a partition's active segment: small segments, rolled at least every minute, and a low
  * dirty ratio keep what a restore reads close to the state itself (docs/scale-out.md has the measurements). Kafka
  * Streams creates its changelogs compacted with CreateTime timestamps and the broker's segments, as it restores
- * from local stores' checkpointed offsets, which Weir does not have yet.
+ * from local stores' checkpointed offsets; Weir's local stores (with `LmdbStateBackend`) do that too, but a process
+ * without one, or a task new to it, still reads the whole partition.
  */
 export const CHANGELOG_TOPIC_CONFIG: Readonly<Record<string, string>> = {
   'cleanup.policy': 'compact',
@@ -170,6 +169,26 @@ export class ChangelogWriter {
   }
 
   /**
+   * Where the task keeps a copy of the timers and input state it writes (its local store), beside the keyed state
+   * its backend keeps: called with the operator's uid, the message's key and value (null for a tombstone).
+   */
+  keep: ((uid: string, key: Buffer, value: Uint8Array | null) => void) | undefined = undefined;
+
+  /**
+   * Learns what the changelog holds from the task's state as restored (a local store holds more than the snapshot
+   * read back): snapshots it as {@link write} does, sending nothing and counting nothing.
+   */
+  prime(runtime: JobRuntime, inputState: unknown): void {
+    const figures = { ...this.figures };
+    const keep = this.keep;
+    this.keep = undefined;
+    for (const written of this.written.values()) written.clear();
+    this.write(runtime, inputState, () => {});
+    this.keep = keep;
+    Object.assign(this.figures, figures);
+  }
+
+  /**
    * Snapshots the task's keyed operators (between two reads: no record is in flight) and hands the changed key
    * groups to `send`, in the task's open transaction. Returns the number of messages sent.
    */
@@ -178,6 +197,7 @@ export class ChangelogWriter {
     let sent = 0;
     let processingTimers = false;
     const first = this.topics[0];
+    const keep = this.keep;
     if (first !== undefined && inputState !== undefined) {
       const key = messageKey(INPUT, 0);
       const hex = key.toString('hex');
@@ -187,6 +207,7 @@ export class ChangelogWriter {
       if (written.get(hex) !== hash) {
         written.set(hex, hash);
         send(record(first.name, this.partition, key, bytes));
+        keep?.(first.uid, key, bytes);
         this.figures.bytes += key.byteLength + bytes.byteLength;
         sent++;
       }
@@ -208,6 +229,8 @@ export class ChangelogWriter {
           if (written.get(hex) === hash) continue;
           written.set(hex, hash);
           send(record(topic.name, this.partition, key, bytes));
+          // The backend keeps the keyed state itself; the timers are kept beside it.
+          if (kind !== KEYED_STATE) keep?.(topic.uid, key, bytes);
           this.figures.bytes += key.byteLength + bytes.byteLength;
           sent++;
         }
@@ -222,6 +245,7 @@ export class ChangelogWriter {
         written.delete(hex);
         const key = Buffer.from(hex, 'hex');
         send(record(topic.name, this.partition, key, null));
+        if (key[1] !== KEYED_STATE) keep?.(topic.uid, key, null);
         this.figures.bytes += key.byteLength;
         sent++;
       }
@@ -244,10 +268,21 @@ function record(topic: string, partition: number, key: Buffer, value: Uint8Array
 
 /** What reading a task's changelog back found. */
 export interface ChangelogRestore {
-  /** The task's keyed state and timers by operator uid, or undefined when every changelog partition is empty. */
+  /**
+   * The task's keyed state and timers by operator uid, as read (from each partition's start, or after the
+   * checkpoint: then only what changed since), or undefined when nothing was read.
+   */
   readonly snapshot: JobSnapshot | undefined;
-  /** The task's input state committed last (a repartition topic's channel watermarks), if any. */
+  /** Per operator uid, what the read found of each key group's keyed state and timers (null: a tombstone). */
+  readonly read: ReadonlyMap<string, PartitionContents>;
+  /** The task's input state committed last (a repartition topic's channel watermarks), if the read found one. */
   readonly inputState: unknown;
+  /** Per changelog topic, the partition's end when read: the offset a checkpoint of the restored state names. */
+  readonly ends: Readonly<Record<string, number>>;
+  /** Whether the read started at the checkpoint's offsets (else at each partition's start). */
+  readonly fromCheckpoint: boolean;
+  /** Why a checkpoint that was given could not be used (then the read started at each partition's start). */
+  readonly checkpointRejected: string | undefined;
   readonly messages: number;
   readonly bytes: number;
   readonly entries: number;
@@ -255,11 +290,13 @@ export interface ChangelogRestore {
 }
 
 /**
- * Reads the task's partition of each changelog topic from its start to its end with read_committed, keeping the
- * last value of each key group (a tombstone removes it), and returns them as the snapshot the task's runtime
- * restores. Called after the task's transactional id was initialised, which aborted what a previous owner left
- * open: every transaction on the partition is then decided, so its end (the high watermark) is where the
- * committed state ends. A message that cannot be decoded fails with a {@link ChangelogDecodeError}.
+ * Reads the task's partition of each changelog topic with read_committed, from its start (or, with a checkpoint,
+ * from the offset it names for the topic) to its end, keeping the last value of each key group (a tombstone
+ * removes it), and returns them as the snapshot the task's runtime restores. A checkpoint whose offset of some
+ * topic is missing, or lies before the partition's log start or past its end, is rejected, and every partition is
+ * read from its start. Called after the task's transactional id was initialised, which aborted what a previous
+ * owner left open: every transaction on the partition is then decided, so its end (the high watermark) is where
+ * the committed state ends. A message that cannot be decoded fails with a {@link ChangelogDecodeError}.
  */
 export async function restoreChangelog(
   topics: readonly ChangelogTopicPlan[],
@@ -267,10 +304,22 @@ export async function restoreChangelog(
   bootstrapServers: string,
   properties: KafkaProperties,
   groupId: string,
+  checkpoint?: Readonly<Record<string, number>>,
 ): Promise<ChangelogRestore> {
   const started = performance.now();
   if (topics.length === 0)
-    return { snapshot: undefined, inputState: undefined, messages: 0, bytes: 0, entries: 0, ms: 0 };
+    return {
+      snapshot: undefined,
+      read: new Map(),
+      inputState: undefined,
+      ends: {},
+      fromCheckpoint: false,
+      checkpointRejected: undefined,
+      messages: 0,
+      bytes: 0,
+      entries: 0,
+      ms: 0,
+    };
   const { KafkaConsumer } = kafkaClient();
   const consumer = new KafkaConsumer(
     {
@@ -291,19 +340,40 @@ export async function restoreChangelog(
   let bytes = 0;
   let inputState: unknown = undefined;
   const operators: Record<string, OperatorSnapshot> = {};
+  const read = new Map<string, PartitionContents>();
+  const ends: Record<string, number> = {};
+  let checkpointRejected: string | undefined = undefined;
   try {
+    const bounds = new Map<string, { lowOffset: number; highOffset: number }>();
     for (const topic of topics) {
-      const latest = await readPartition(consumer, topic, partition);
+      const where = `${topic.name}-${partition}`;
+      const bound = await call<{ lowOffset: number; highOffset: number }>(
+        `reading the end of changelog ${where}`,
+        (cb) => consumer.queryWatermarkOffsets(topic.name, partition, TIMEOUT_MS, cb),
+      );
+      bounds.set(topic.name, bound);
+      ends[topic.name] = bound.highOffset;
+      if (checkpoint === undefined || checkpointRejected !== undefined) continue;
+      const offset = checkpoint[topic.name];
+      if (offset === undefined) checkpointRejected = `it names no offset of ${where}`;
+      else if (offset < bound.lowOffset)
+        checkpointRejected = `its offset ${offset} of ${where} is before the log start ${bound.lowOffset}`;
+      else if (offset > bound.highOffset)
+        checkpointRejected = `its offset ${offset} of ${where} is past the end ${bound.highOffset}`;
+    }
+    const fromCheckpoint = checkpoint !== undefined && checkpointRejected === undefined;
+    for (const topic of topics) {
+      const { lowOffset, highOffset } = bounds.get(topic.name)!;
+      const from = fromCheckpoint ? checkpoint[topic.name]! : lowOffset;
+      const latest = await readPartition(consumer, topic, partition, from, highOffset);
+      read.set(topic.uid, latest);
       messages += latest.messages;
       bytes += latest.bytes;
       if (latest.input !== undefined) inputState = latest.input;
-      if (latest.keyedState.size === 0 && latest.timers.size === 0) continue;
-      operators[topic.uid] = {
-        parallelism: 1,
-        keyedState: sorted(latest.keyedState),
-        timers: sorted(latest.timers),
-        operatorState: [],
-      };
+      const keyedState = sorted(latest.keyedState);
+      const timers = sorted(latest.timers);
+      if (keyedState.length === 0 && timers.length === 0) continue;
+      operators[topic.uid] = { parallelism: 1, keyedState, timers, operatorState: [] };
     }
   } finally {
     await call('disconnecting the changelog reader', (cb) => consumer.disconnect(cb)).catch(() => {});
@@ -315,7 +385,11 @@ export async function restoreChangelog(
   );
   return {
     snapshot: uids.length === 0 ? undefined : { version: 1, operators },
+    read,
     inputState,
+    ends,
+    fromCheckpoint: checkpoint !== undefined && checkpointRejected === undefined,
+    checkpointRejected,
     messages,
     bytes,
     entries,
@@ -323,14 +397,17 @@ export async function restoreChangelog(
   };
 }
 
-function sorted(groups: Map<number, Uint8Array>): KeyGroupSnapshot[] {
-  return [...groups].sort((a, b) => a[0] - b[0]).map(([keyGroup, bytes]) => ({ keyGroup, bytes }));
+/** The key groups that hold a value (tombstones left out), in order. */
+export function sorted(groups: ReadonlyMap<number, Uint8Array | null>): KeyGroupSnapshot[] {
+  const out: KeyGroupSnapshot[] = [];
+  for (const [keyGroup, bytes] of groups) if (bytes !== null) out.push({ keyGroup, bytes });
+  return out.sort((a, b) => a.keyGroup - b.keyGroup);
 }
 
-/** The last value of each key of one changelog partition, as read so far. */
+/** The last value of each key of one changelog partition, as read so far (null: its last message was a tombstone). */
 export interface PartitionContents {
-  readonly keyedState: Map<number, Uint8Array>;
-  readonly timers: Map<number, Uint8Array>;
+  readonly keyedState: Map<number, Uint8Array | null>;
+  readonly timers: Map<number, Uint8Array | null>;
   input: unknown;
   messages: number;
   bytes: number;
@@ -345,17 +422,15 @@ async function readPartition(
   consumer: ClientConsumer,
   topic: ChangelogTopicPlan,
   partition: number,
+  from: number,
+  highOffset: number,
 ): Promise<PartitionContents> {
   const contents = emptyContents();
   const where = `${topic.name}-${partition}`;
-  const { lowOffset, highOffset } = await call<{ lowOffset: number; highOffset: number }>(
-    `reading the end of changelog ${where}`,
-    (cb) => consumer.queryWatermarkOffsets(topic.name, partition, TIMEOUT_MS, cb),
-  );
-  if (highOffset <= lowOffset) return contents;
+  if (highOffset <= from) return contents;
   consumer.setDefaultConsumeTimeout(100);
   consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
-  consumer.assign([{ topic: topic.name, partition, offset: OFFSET_BEGINNING }]);
+  consumer.assign([{ topic: topic.name, partition, offset: from }]);
   const deadline = Date.now() + TIMEOUT_MS;
   try {
     for (;;) {
@@ -409,7 +484,7 @@ export function decode(m: ClientMessage, topic: ChangelogTopicPlan, into: Partit
   into.bytes += key.byteLength + (m.value?.byteLength ?? 0);
   const groups = kind === KEYED_STATE ? into.keyedState : into.timers;
   if (m.value === null) {
-    groups.delete(keyGroup);
+    groups.set(keyGroup, null);
     return;
   }
   const bytes = new Uint8Array(m.value);

@@ -39,6 +39,15 @@ export class TaskTransaction {
   sentSinceCommit = 0;
   /** Transactions committed. */
   commits = 0;
+  /**
+   * Per topic whose offsets are tracked (the task's changelog topics, one partition each), the offset after the
+   * last message delivered there. A delivery report may come after its transaction's commit returned, so after a
+   * commit this is at most the partition's end, never past a message the commit did not decide.
+   */
+  readonly delivered = new Map<string, number>();
+  /** Messages sent to tracked topics whose delivery report has not come yet, and who waits for them. */
+  private unreported = 0;
+  private reportWaiters: (() => void)[] = [];
 
   private constructor(
     /** The transactional id, also the consumer group of the task's input offsets. */
@@ -79,7 +88,8 @@ export class TaskTransaction {
       {},
     );
     let transaction: TaskTransaction | undefined = undefined;
-    producer.on('delivery-report', (error) => {
+    producer.on('delivery-report', (error, report) => {
+      if (transaction !== undefined) transaction.reported(report, !error);
       if (error && transaction !== undefined)
         transaction.failure ??= new KafkaError(
           `Task '${id}': a message was not delivered: ${error.message}`,
@@ -128,6 +138,31 @@ export class TaskTransaction {
     };
   }
 
+  /** Tracks the offsets delivered to `topic` from `offset` on (see {@link delivered}). */
+  trackOffsets(topic: string, offset: number): void {
+    this.delivered.set(topic, offset);
+  }
+
+  /**
+   * Resolves once every message sent to a tracked topic so far has its delivery report (after a commit they all
+   * come, within librdkafka's next poll): {@link delivered} then holds the end of the committed messages.
+   */
+  whenDelivered(): Promise<void> {
+    if (this.unreported === 0) return Promise.resolve();
+    return new Promise((resolve) => this.reportWaiters.push(resolve));
+  }
+
+  /** A delivery report: a message not delivered (which fails the transaction) counts, with no offset. */
+  private reported(report: TopicPartitionOffset | undefined, delivered: boolean): void {
+    if (report === undefined || !this.delivered.has(report.topic)) return;
+    if (delivered && report.offset >= this.delivered.get(report.topic)!)
+      this.delivered.set(report.topic, report.offset + 1);
+    if (--this.unreported > 0) return;
+    const waiters = this.reportWaiters;
+    this.reportWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
   /**
    * Hands one message to the producer, inside the open transaction, after every message handed earlier. When
    * librdkafka's queue is full it is held (with what follows) until the queue drains: {@link drained}.
@@ -135,6 +170,7 @@ export class TaskTransaction {
   send(record: StoredRecord): void {
     if (this.failure !== undefined) throw this.failure;
     this.sentSinceCommit++;
+    if (this.delivered.size > 0 && this.delivered.has(record.topic)) this.unreported++;
     if (this.draining !== undefined || this.committing) {
       this.held.push(record);
       return;

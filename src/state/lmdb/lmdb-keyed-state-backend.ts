@@ -55,6 +55,13 @@ export interface LmdbKeyedStateBackendOptions {
   readonly operatorName?: string;
   /** Cached entries before a flush-and-evict (default 100,000): the memory bound of the backend. */
   readonly cacheEntries?: number;
+  /**
+   * Keeps the database: opened as it is found (not emptied first) and left on disk by `dispose`. Cluster mode keeps
+   * a task's store between runs of its process, with a checkpoint of the changelog offsets it reflects.
+   */
+  readonly keep?: boolean;
+  /** Called before each write into LMDB (not into the cache): a kept store's checkpoint is void from then on. */
+  readonly beforeWrite?: () => void;
 }
 
 /**
@@ -97,7 +104,7 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
     this.keyGroupRange = options.keyGroupRange;
     this.cacheLimit = options.cacheEntries ?? 100_000;
     this.dirty = new Uint8Array(this.keyGroupRange.size);
-    rmSync(options.path, { recursive: true, force: true });
+    if (options.keep !== true) rmSync(options.path, { recursive: true, force: true });
     this.root = open({ path: options.path, noSync: true, noMemInit: true, compression: false });
     this.db = this.root.openDB({ name: 'state', keyEncoding: 'binary', encoding: 'binary' });
   }
@@ -271,17 +278,50 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
     this.states.clear();
     this.pendingRestore.clear();
     this.root.close();
-    rmSync(this.options.path, { recursive: true, force: true });
+    if (this.options.keep !== true) rmSync(this.options.path, { recursive: true, force: true });
+  }
+
+  /**
+   * Removes every entry of the given key groups from LMDB (and the cache): a kept store replaces a key group whole
+   * when its changelog holds a newer value of it, or a tombstone.
+   */
+  removeKeyGroups(groups: Iterable<number>): void {
+    this.flush(true);
+    const db = this.db;
+    for (const kg of groups) {
+      const keys = [...db.getKeys({ start: keyGroupPrefix(kg), end: keyGroupPrefix(kg + 1) })];
+      if (keys.length === 0) continue;
+      this.options.beforeWrite?.();
+      db.transactionSync(() => {
+        for (const key of keys) db.removeSync(key);
+      });
+    }
+  }
+
+  /** Whether restored entries wait for their state to be registered (they are not in LMDB yet). */
+  get restorePending(): boolean {
+    return this.pendingRestore.size > 0;
   }
 
   /** Writes dirty cached entries in one transaction; with `evict`, also drops the cache (the memory bound). */
   flush(evict: boolean): void {
     const db = this.db;
+    const beforeWrite = this.options.beforeWrite;
     db.transactionSync(() => {
       for (const state of this.states.values()) {
         (state.table as LmdbStateTable<any>).flush(
-          (k, v) => db.putSync(k, v),
-          (k) => db.removeSync(k),
+          beforeWrite === undefined
+            ? (k, v) => db.putSync(k, v)
+            : (k, v) => {
+                beforeWrite();
+                db.putSync(k, v);
+              },
+          beforeWrite === undefined
+            ? (k) => db.removeSync(k)
+            : (k) => {
+                beforeWrite();
+                db.removeSync(k);
+              },
         );
       }
     });
@@ -326,6 +366,7 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
         state!.namespaceSerializer.key(ns),
       );
     const { nsOf, keys, values, valueBytes, valueEnds, lastAccess } = columns;
+    this.options.beforeWrite?.();
     this.db.transactionSync(() => {
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
@@ -389,6 +430,7 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
   private restoreRaw(bytes: Uint8Array): void {
     const { names, entries } = decodeRawKeyGroup(bytes);
     const ids = names.map((name) => this.stateId(name));
+    this.options.beforeWrite?.();
     this.db.transactionSync(() => {
       for (const { key, value } of entries) {
         const copy = Buffer.from(key);

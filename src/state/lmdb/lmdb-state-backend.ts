@@ -1,7 +1,8 @@
 // LmdbStateBackend: the environment-level choice of on-disk keyed state, creating one LMDB database per subtask.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KeyedBackendContext, StateBackend } from '../state-backend.ts';
+import { open } from 'lmdb';
+import type { KeyedBackendContext, LocalStores, StateBackend } from '../state-backend.ts';
 import type { KeyedStateBackend } from '../keyed-state-backend.ts';
 import { LmdbKeyedStateBackend } from './lmdb-keyed-state-backend.ts';
 
@@ -29,6 +30,50 @@ export class LmdbStateBackend implements StateBackend {
   private runDir: string | undefined = undefined;
 
   constructor(private readonly options: LmdbStateBackendOptions) {}
+
+  /**
+   * Databases kept under `path` between runs (cluster mode's task stores), outside the run directories.
+   * @internal
+   */
+  get localStores(): LocalStores {
+    const options = this.options;
+    return {
+      root: options.path,
+      open: (context, directory, { fresh, beforeWrite }) => {
+        if (fresh) rmSync(directory, { recursive: true, force: true });
+        mkdirSync(directory, { recursive: true });
+        return new LmdbKeyedStateBackend({
+          path: directory,
+          maxParallelism: context.maxParallelism,
+          keyGroupRange: context.keyGroupRange,
+          clock: context.clock,
+          operatorName: context.operatorName,
+          keep: true,
+          beforeWrite,
+          ...(options.cacheEntries !== undefined ? { cacheEntries: options.cacheEntries } : {}),
+        });
+      },
+      openBytes: (directory, { fresh, beforeWrite }) => {
+        if (fresh) rmSync(directory, { recursive: true, force: true });
+        mkdirSync(directory, { recursive: true });
+        const root = open({ path: directory, noSync: true, compression: false });
+        const db = root.openDB<Buffer, string>({ name: 'bytes', encoding: 'binary' });
+        return {
+          *entries() {
+            for (const { key, value } of db.getRange({})) yield [key, new Uint8Array(value)] as const;
+          },
+          put(key, value) {
+            beforeWrite();
+            if (value === null) db.removeSync(key);
+            else db.putSync(key, Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+          },
+          close() {
+            root.close();
+          },
+        };
+      },
+    };
+  }
 
   /** @internal */
   createKeyedStateBackend(context: KeyedBackendContext): KeyedStateBackend {
