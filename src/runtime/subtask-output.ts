@@ -29,6 +29,7 @@ export class SubtaskOutput<T> implements Output<T> {
   addMain(router: RecordRouter): void {
     this.main.push(router);
     this.all.push(router);
+    // Stryker disable next-line ConditionalExpression: without the shortcut the loop over main edges sends the same
     this.single = this.main.length === 1 ? router : undefined;
   }
 
@@ -43,6 +44,7 @@ export class SubtaskOutput<T> implements Output<T> {
     this.recordsOut++;
     // One main edge (the common case) is one call; the loop over several sends to the same routers.
     const single = this.single;
+    // Stryker disable next-line ConditionalExpression: the loop over main edges sends to the single one the same
     if (single !== undefined) single.route(value, timestamp);
     else {
       const main = this.main;
