@@ -5,7 +5,12 @@
 //
 // Topic configs: 'weir' creates the changelog topics with Weir's defaults (CHANGELOG_TOPIC_CONFIG), 'broker' with
 // the test broker's log settings (16 MiB segments, 7 days, dirty ratio 0.5: what changelog topics had before Weir
-// set its own); both run for each key count, alternating, on fresh topics.
+// set its own); both run for each key count, alternating, on fresh topics. 'local' is 'weir' with keyed state in
+// LMDB local stores: after the first process stops, a second one with a directory of its own restores in full and
+// works on [changed records] more records (default 10, keys 0..9), stops, and the first comes back on its
+// directory: its restore reads only what the second wrote after the first's checkpoint. Both restores are printed.
+//
+//   ... changelog-cost.ts 100000 2 weir,local 0 [changed records]
 //
 // For each key count K: K × R records (R per key, keys interleaved) are preloaded into a 4-partition topic; one
 // process of bench/kafka/changelog-job.ts (Kafka topic → keyBy → running count in ValueState → KafkaSink, 8 tasks,
@@ -15,7 +20,9 @@
 // many messages and bytes they read and how long the restore took. Figures are summed over the 4 keyed tasks
 // (restore: the slowest task, as they restore in parallel). The machine's load is printed with the results.
 import { spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   call,
@@ -30,14 +37,23 @@ const keyCounts = (process.argv[2] ?? '1000,10000,100000').split(',').map(Number
 const perKey = Number(process.argv[3] ?? 2);
 const configNames = (process.argv[4] ?? 'weir').split(',');
 const restoreDelayMs = Number(process.argv[5] ?? 0);
+const changedRecords = Number(process.argv[6] ?? 10);
 const CONFIGS: Record<string, Record<string, string> | undefined> = {
   weir: undefined,
   broker: { 'segment.bytes': '16777216', 'segment.ms': '604800000', 'min.cleanable.dirty.ratio': '0.5' },
+  local: undefined,
 };
+const stores = mkdtempSync(join(tmpdir(), 'weir-bench-stores-'));
 const PARTITIONS = 4;
 
 /** A process of the job; resolves its log lines once it exited. */
-function member(jobId: string, input: string, output: string, config: Record<string, string> | undefined) {
+function member(
+  jobId: string,
+  input: string,
+  output: string,
+  config: Record<string, string> | undefined,
+  lmdb = '',
+) {
   const child = spawn(
     process.execPath,
     [
@@ -52,7 +68,7 @@ function member(jobId: string, input: string, output: string, config: Record<str
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, UV_THREADPOOL_SIZE: '32', WEIR_LOG_LEVEL: 'info' },
+      env: { ...process.env, UV_THREADPOOL_SIZE: '32', WEIR_LOG_LEVEL: 'info', WEIR_BENCH_LMDB: lmdb },
     },
   );
   const lines: string[] = [];
@@ -117,7 +133,8 @@ for (const keys of keyCounts)
       await produce(input, batch);
     }
     const started = performance.now();
-    const first = member(jobId, input, output, config);
+    const local = configName === 'local';
+    const first = member(jobId, input, output, config, local ? join(stores, jobId, 'a') : '');
     await waitForOutput(output, records);
     const seconds = (performance.now() - started) / 1000;
     first.child.kill('SIGTERM');
@@ -131,27 +148,64 @@ for (const keys of keyCounts)
     ) as [number, number, number, number, number];
 
     if (restoreDelayMs > 0) await new Promise((r) => setTimeout(r, restoreDelayMs));
-    const second = member(jobId, input, output, config);
-    const restoredAt = () =>
-      numbers(
-        second.lines,
-        /task 1_\d restored \d+ key group snapshots from (\d+) changelog messages \((\d+) bytes\) in (\d+) ms/,
+    /** Starts a process, waits until its 4 keyed tasks restored, and returns what each logged: messages, bytes, ms. */
+    const restoring = async (lmdb: string, then?: () => Promise<void>) => {
+      const m = member(jobId, input, output, config, lmdb);
+      const restoredAt = () =>
+        numbers(
+          m.lines,
+          /task 1_\d restored (?:its local store and )?\d+ key group snapshots from (\d+) changelog messages \((\d+) bytes[^)]*\) in (\d+) ms/,
+        );
+      const deadline = performance.now() + 300_000;
+      while (restoredAt().length < 4 && performance.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      await then?.();
+      m.child.kill('SIGTERM');
+      await m.exited;
+      return { restores: restoredAt(), lines: m.lines };
+    };
+    /** Per keyed task, from 'assigned' to 'started' in its log: the changelog read and everything else a start does. */
+    const startMs = (lines: string[]) => {
+      const at = new Map<string, number>();
+      const out: number[] = [];
+      for (const line of lines) {
+        const m = /(\d{4}-\d\d-\d\dT[\d:.]+Z) INFO weir: task (1_\d) (assigned|started)/.exec(line);
+        if (m === null) continue;
+        if (m[3] === 'assigned') at.set(m[2]!, Date.parse(m[1]!));
+        else if (at.has(m[2]!)) out.push(Date.parse(m[1]!) - at.get(m[2]!)!);
+      }
+      return out;
+    };
+    const describe = ({ restores, lines }: { restores: number[][]; lines: string[] }) =>
+      `${sum(restores.map((r) => r[0]!))} messages, ${(sum(restores.map((r) => r[1]!)) / 1024).toFixed(0)} kB, ` +
+      `changelog read: slowest task ${Math.max(...restores.map((r) => r[2]!))} ms (${restores.map((r) => r[2]).join(', ')}), ` +
+      `task start: slowest ${Math.max(...startMs(lines))} ms`;
+    let local2 = '';
+    const second = await restoring(local ? join(stores, jobId, 'b') : '', async () => {
+      if (!local) return;
+      // What changes while the first process is away: a few keys' counts, by another process.
+      await produce(
+        input,
+        Array.from({ length: changedRecords }, (_, i) => {
+          const id = records + i;
+          return { partition: id % PARTITIONS, value: JSON.stringify({ id, key: `k${id % keys}` }) };
+        }),
       );
-    const deadline = performance.now() + 300_000;
-    while (restoredAt().length < 4 && performance.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
-    second.child.kill('SIGTERM');
-    await second.exited;
-    const restores = restoredAt();
+      await waitForOutput(output, records + changedRecords);
+    });
+    if (local) {
+      const back = await restoring(join(stores, jobId, 'a'));
+      local2 = `; the first process back on its local stores after ${changedRecords} changed records: ${describe(back)}`;
+    }
     process.stdout.write(
       `[${configName}${restoreDelayMs > 0 ? `, restore ${restoreDelayMs} ms after` : ''}] ${keys} keys, ${records} records in ${seconds.toFixed(1)} s: changelog ${messages} messages, ` +
         `${(bytes / 1024).toFixed(0)} kB over ${changed} commits with changes (of ${commits}): ` +
         `${(messages / Math.max(changed, 1)).toFixed(1)} messages and ${(bytes / Math.max(changed, 1) / 1024).toFixed(1)} kB ` +
         `per such commit, ${(snapshotMs / Math.max(changed, 1)).toFixed(1)} ms snapshotting per commit; ` +
-        `restore: ${sum(restores.map((r) => r[0]!))} messages, ${(sum(restores.map((r) => r[1]!)) / 1024).toFixed(0)} kB, ` +
-        `slowest task ${Math.max(...restores.map((r) => r[2]!))} ms (${restores.map((r) => r[2]).join(', ')})\n`,
+        `restore${local ? ' in full (new directory)' : ''}: ${describe(second)}${local2}\n`,
     );
   }
+rmSync(stores, { recursive: true, force: true });
 process.stdout.write(
   `load ${loadavg()
     .map((l) => l.toFixed(1))

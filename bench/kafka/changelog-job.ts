@@ -6,6 +6,7 @@
 // With a job id it runs in cluster mode (one process of that job). With `local:<dir>` it runs the same graph in one
 // process without the cluster: the keyBy is the in-process exchange, and the sink commits exactly once on
 // checkpoints every 100 ms (the cluster's commit interval) stored in <dir>. Either way it runs until killed.
+// With WEIR_BENCH_LMDB=<dir> in the environment, keyed state is in LMDB there (cluster mode: local task stores).
 import {
   StreamExecutionEnvironment,
   ValueStateDescriptor,
@@ -22,6 +23,7 @@ import {
   KafkaSource,
   OffsetsInitializer,
 } from '../../src/connectors/kafka/index.ts';
+import { LmdbStateBackend } from '../../src/state/lmdb/index.ts';
 
 interface Event {
   readonly id: number;
@@ -69,6 +71,8 @@ const env = StreamExecutionEnvironment.create({
         },
       }),
 });
+const lmdb = process.env.WEIR_BENCH_LMDB;
+if (lmdb !== undefined && lmdb !== '') env.setStateBackend(new LmdbStateBackend({ path: lmdb }));
 if (local) env.enableCheckpointing(100, { storage: jobId.slice('local:'.length) });
 env
   .fromSource(
