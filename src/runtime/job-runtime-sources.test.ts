@@ -116,6 +116,7 @@ function build(
   scripts: Record<string, { polls: Poll[] | Poll[][]; bounded?: boolean }>,
   shape: 'forward' | 'hash' | 'spread' = 'forward',
   options: Partial<JobRuntimeOptions> = {},
+  strategy: WatermarkStrategy<number> = WatermarkStrategy.forMonotonousTimestamps<number>(),
 ) {
   const env = StreamExecutionEnvironment.create({ parallelism: 1 });
   const log: string[] = [];
@@ -125,7 +126,7 @@ function build(
     return env
       .fromSource(
         scripted(s.bounded === true ? 'bounded' : 'unbounded', perSubtask, polls, name),
-        WatermarkStrategy.forMonotonousTimestamps<number>(),
+        strategy,
         name,
       )
       .uid(name)
@@ -283,6 +284,11 @@ describe('JobRuntime driving unbounded sources', () => {
     const done = runtime.runSources();
     // Checkpoint 4's barrier came on rec 2's channel from 'a' only: that channel is blocked, and holds 'a'.
     of('rec')[1]!.channels[0]!.barrier(barrier(4));
+    assert.equal(
+      runtime.describeWaits()[0],
+      "'a' (1/1) waits for its next turn on the event loop",
+      'not held back before its driver sees the blocked channel',
+    );
     await waitTurns("'a' held back", () => runtime.describeWaits()[0]!.includes('held back'));
     assert.deepEqual(runtime.describeWaits(), [
       "'a' (1/1) is held back by blocked channel(s) channel 1 ('a' 1/1) of 'rec' (2/2) for checkpoint 4",
@@ -298,9 +304,10 @@ describe('JobRuntime driving unbounded sources', () => {
     assert.equal(polls.get('a'), 1, 'held by the sink now');
     of('rec')[1]!.channels[1]!.barrier(barrier(4));
     assert.equal(runtime.describeWaits()[0], "'a' (1/1) waits for its next turn on the event loop");
-    await waitTurns("'a' released", () => polls.get('a') === 3);
-    blocked.settle('more');
+    // 'b' ends before the driver of 'a' resumes: released, 'a' counts as running, and no stall is reported.
+    blocked.settle('end');
     await done;
+    assert.equal(polls.get('a'), 3);
     assert.deepEqual(
       log.filter((line) => !line.includes('wm')),
       ['rec1: 1@10', 'rec1: 3@30', 'rec1: end', 'rec2: end'],
@@ -351,6 +358,7 @@ describe('JobRuntime driving unbounded sources', () => {
     await runtime.open();
     const done = runtime.runSources();
     runtime.setBackpressure(of('rec')[0]!, true);
+    assert.equal(runtime.describeWaits()[0], "'src' (1/1) waits for its next turn on the event loop");
     await waitTurns('the source held', () => runtime.describeWaits()[0]!.includes('capacity'));
     assert.deepEqual(
       runtime.describeWaits()[0],
@@ -688,5 +696,50 @@ describe('JobRuntime driving bounded sources', () => {
       log.filter((line) => !line.includes('wm')),
       ['rec1: 1@10', 'rec1: 3@30', 'rec1: end', 'rec2: end'],
     );
+  });
+});
+
+describe('JobRuntime ending a source', () => {
+  /** A generator whose periodic emit (at the end of input) emits 5, or fails when told to. */
+  const lastEmit = (fails: boolean) =>
+    WatermarkStrategy.forGenerator<number>(() => ({
+      onEvent() {},
+      onPeriodicEmit(output) {
+        if (fails) throw new Error('no last watermark');
+        output.emitWatermark(5);
+      },
+    }));
+
+  it('runs the last periodic emit at the end of input, but not for a source restored as finished', async () => {
+    const fresh = build({ src: { polls: [end], bounded: true } }, 'forward', {}, lastEmit(false));
+    await run(fresh.runtime);
+    assert.deepEqual(fresh.log, ['rec1: wm 5', 'rec1: wm max', 'rec1: end']);
+    const snapshot = {
+      version: 1,
+      operators: {
+        src: { parallelism: 1, keyedState: [], timers: [], operatorState: [undefined], finished: [true] },
+      },
+    } as unknown as JobSnapshot;
+    const restored = build(
+      { src: { polls: [end], bounded: true } },
+      'forward',
+      { restoreFrom: snapshot },
+      lastEmit(false),
+    );
+    await run(restored.runtime);
+    assert.deepEqual(restored.log, ['rec1: wm max', 'rec1: end']);
+  });
+
+  it('fails the job naming the source when its end fails, and says it stopped', async () => {
+    const { runtime, log } = build({ src: { polls: [emit(1), end] } }, 'forward', {}, lastEmit(true));
+    await runtime.open();
+    await assert.rejects(
+      runtime.runSources(),
+      (e: unknown) =>
+        e instanceof JobExecutionError &&
+        e.message === "Operator 'src' (subtask 1/1) failed: no last watermark",
+    );
+    assert.deepEqual(log, ['rec1: 1@10']);
+    assert.equal(runtime.describeWaits()[0], "'src' (1/1) stopped before the end of its input");
   });
 });

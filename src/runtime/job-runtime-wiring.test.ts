@@ -86,6 +86,19 @@ class Probe
   }
 }
 
+/**
+ * Runs `body` with `performance.now()` answering `read()` (the clock of barrier alignment and of the worker-mode turn
+ * budget), then gives the real clock back.
+ */
+async function onMockedClock(read: () => number, body: () => void | Promise<void>): Promise<void> {
+  Object.defineProperty(performance, 'now', { value: read, configurable: true, writable: true });
+  try {
+    await body();
+  } finally {
+    delete (performance as { now?: unknown }).now;
+  }
+}
+
 async function run(runtime: JobRuntime): Promise<void> {
   await runtime.open();
   await runtime.runSources();
@@ -540,10 +553,75 @@ describe('JobRuntime life cycle', () => {
     return { runtime, log };
   }
 
-  it('opens consumers before their producers', async () => {
+  it('opens consumers before their producers, and closes without failure when none fails', async () => {
     const { runtime, log } = simple();
     await runtime.open();
     assert.deepEqual(log, ['b1: open', 'a1: open']);
+    await assert.doesNotReject(runtime.close());
+  });
+
+  it('disposes the keyed state backends of its keyed subtasks', () => {
+    const heap = new HeapStateBackend();
+    const disposed: string[] = [];
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    env
+      .fromElements(1)
+      .keyBy((x: number) => x)
+      .transform('keyed', () => new Probe('keyed', []))
+      .map((x) => x)
+      .sinkTo(new CollectSink());
+    const runtime = new JobRuntime(env.buildGraph(), {
+      clock: new ManualClock(),
+      stateBackend: {
+        name: 'disposing',
+        createKeyedStateBackend(context) {
+          const backend = heap.createKeyedStateBackend(context);
+          backend.dispose = () => void disposed.push(`${context.operatorName} ${context.subtaskIndex + 1}`);
+          return backend;
+        },
+      },
+    });
+    runtime.disposeBackends();
+    assert.deepEqual(disposed, ['keyed 1', 'keyed 2']);
+  });
+
+  it("times a source's batches when metrics are on", async () => {
+    for (const boundedness of ['unbounded', 'bounded'] as const) {
+      let now = 100;
+      await onMockedClock(
+        () => now,
+        async () => {
+          const registry = new MetricRegistry();
+          const jobGroup = registry.createGroup('job', { job_id: 'j', job_name: 'busy' }, ['busy']);
+          const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+          let n = 0;
+          env
+            .fromSource<number>(
+              {
+                boundedness,
+                createReader: () => ({
+                  pollNext(out) {
+                    out.collect(++n);
+                    now += 3;
+                    return n === 2 ? 'end' : 'more';
+                  },
+                }),
+              },
+              undefined,
+              'src',
+            )
+            .sinkTo(new CollectSink());
+          const runtime = new JobRuntime(env.buildGraph(), {
+            clock: new ManualClock(),
+            metrics: { registry, jobGroup },
+          });
+          await run(runtime);
+          // The first batch is sampled: its 3 ms are the source's busy time (the sink took none of it).
+          assert.equal(runtime.subtasksOf(nodeNamed(runtime, 'src'))[0]!.time.sampledBusyMs, 3, boundedness);
+          runtime.releaseMetrics();
+        },
+      );
+    }
   });
 
   it('resolves whenAllFinished once every subtask here has finished, and at once after', async () => {
@@ -551,6 +629,10 @@ describe('JobRuntime life cycle', () => {
     await runtime.open();
     let finished = false;
     void runtime.whenAllFinished().then(() => (finished = true));
+    await waitTurns('a few turns', () => false, 3).catch(() => {});
+    assert.equal(finished, false);
+    // The sink's input ends by hand: one subtask of four has finished.
+    runtime.subtasksOf(nodeNamed(runtime, 'Sink'))[0]!.channels[0]!.endOfInput();
     await waitTurns('a few turns', () => false, 3).catch(() => {});
     assert.equal(finished, false);
     await runtime.runSources();
@@ -724,21 +806,25 @@ describe('JobRuntime figures and waits', () => {
     return { runtime, rec: runtime.subtasksOf(nodeNamed(runtime, 'rec')) };
   }
 
-  it('sums alignments over the subtasks of an operator and keeps the longest', (t) => {
+  it('sums alignments over the subtasks of an operator and keeps the longest', async () => {
     let now = 0;
-    t.mock.method(performance, 'now', () => now);
-    const { runtime, rec } = wide();
-    for (const [subtask, ms] of [
-      [0, 5],
-      [1, 3],
-    ] as const) {
-      rec[subtask]!.channels[0]!.barrier(barrier(1));
-      now += ms;
-      rec[subtask]!.channels[1]!.barrier(barrier(1));
-      rec[subtask]!.channels[2]!.barrier(barrier(1));
-    }
-    const figures = runtime.metrics().find((m) => m.name === 'rec')!;
-    assert.deepEqual([figures.alignments, figures.alignmentMs, figures.maxAlignmentMs], [2, 8, 5]);
+    await onMockedClock(
+      () => now,
+      () => {
+        const { runtime, rec } = wide();
+        for (const [subtask, ms] of [
+          [0, 5],
+          [1, 3],
+        ] as const) {
+          rec[subtask]!.channels[0]!.barrier(barrier(1));
+          now += ms;
+          rec[subtask]!.channels[1]!.barrier(barrier(1));
+          rec[subtask]!.channels[2]!.barrier(barrier(1));
+        }
+        const figures = runtime.metrics().find((m) => m.name === 'rec')!;
+        assert.deepEqual([figures.alignments, figures.alignmentMs, figures.maxAlignmentMs], [2, 8, 5]);
+      },
+    );
   });
 
   it('lists every channel a subtask waits on, and only those not ended', async () => {
@@ -796,45 +882,60 @@ describe('JobRuntime figures and waits', () => {
 });
 
 describe('JobRuntime in worker mode', () => {
-  it('polls its sources for up to SOURCE_TURN_MS of one turn before letting the event loop run', async (t) => {
-    let now = 0;
-    t.mock.method(performance, 'now', () => now);
-    const env = StreamExecutionEnvironment.create({ parallelism: 1 });
-    const polls: number[] = [];
-    let n = 0;
-    env
-      .fromSource<number>(
-        {
-          boundedness: 'unbounded',
-          createReader: () => ({
-            pollNext(out) {
-              n++;
-              polls.push(now);
-              out.collect(n);
-              // Every batch takes 1 ms; the sixth ends the input.
-              now += 1;
-              return n === 6 ? 'end' : 'more';
+  for (const boundedness of ['unbounded', 'bounded'] as const) {
+    it(`polls its ${boundedness} sources for up to SOURCE_TURN_MS of one turn before letting the event loop run`, async () => {
+      let now = 0;
+      await onMockedClock(
+        () => now,
+        async () => {
+          const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+          const polls: number[] = [];
+          let n = 0;
+          let atMicrotask = 0;
+          env
+            .fromSource<number>(
+              {
+                boundedness,
+                createReader: () => ({
+                  pollNext(out) {
+                    n++;
+                    polls.push(now);
+                    out.collect(n);
+                    // As the exchange queues the flush of what a turn wrote to other threads.
+                    if (n === 2) queueMicrotask(() => (atMicrotask = polls.length));
+                    // Every batch takes 1 ms; the sixth ends the input.
+                    now += 1;
+                    return n === 6 ? 'end' : 'more';
+                  },
+                }),
+              },
+              undefined,
+              'src',
+            )
+            .sinkTo(new CollectSink());
+          const runtime = new JobRuntime(env.buildGraph(), {
+            clock: new ManualClock(),
+            placement: {
+              host: 1,
+              hostOf: () => 1,
+              exchange: new RecordingExchange() as unknown as ThreadExchange,
             },
-          }),
+          });
+          await runtime.open();
+          now = 10;
+          const done = runtime.runSources();
+          // The turn began at 0 (before any): the first batch already spent it.
+          assert.deepEqual(polls, [10]);
+          let inTurn: number[] = [];
+          setImmediate(() => (inTurn = [...polls]));
+          await done;
+          // Each later turn starts when the driver resumes and takes batches until 2 ms have passed, without
+          // letting even microtasks run between them: a turn's records leave in one flush.
+          assert.deepEqual(inTurn, [10, 11, 12]);
+          assert.equal(atMicrotask, 3);
+          assert.deepEqual(polls, [10, 11, 12, 13, 14, 15]);
         },
-        undefined,
-        'src',
-      )
-      .sinkTo(new CollectSink());
-    const runtime = new JobRuntime(env.buildGraph(), {
-      clock: new ManualClock(),
-      placement: { host: 1, hostOf: () => 1, exchange: new RecordingExchange() as unknown as ThreadExchange },
+      );
     });
-    await runtime.open();
-    now = 10;
-    const done = runtime.runSources();
-    // The turn began at 0 (before any): the first batch already spent it.
-    assert.deepEqual(polls, [10]);
-    let inTurn: number[] = [];
-    setImmediate(() => (inTurn = [...polls]));
-    await done;
-    // Each later turn starts when the driver resumes and takes batches until 2 ms have passed.
-    assert.deepEqual(inTurn, [10, 11, 12]);
-    assert.deepEqual(polls, [10, 11, 12, 13, 14, 15]);
-  });
+  }
 });

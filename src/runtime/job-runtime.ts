@@ -269,21 +269,7 @@ export class JobRuntime implements JobServices, JobAttempt {
 
   /** Holds back or releases every source subtask upstream of `subtask` (asynchronous operators at capacity). */
   setBackpressure(subtask: Subtask, blocked: boolean): void {
-    let sources = this.upstreamSources.get(subtask.node);
-    // Stryker disable next-line ConditionalExpression: a cache; computed again, the list is the same
-    if (sources === undefined) {
-      sources = [];
-      const seen = new Set<StreamNode>();
-      const visit = (node: StreamNode): void => {
-        // Stryker disable next-line ConditionalExpression: a source reached twice is held and released twice, and its holds balance
-        if (seen.has(node)) return;
-        seen.add(node);
-        if (node.transformation.kind === 'source') sources!.push(...this.subtasksOf(node));
-        for (const edge of node.inputs) visit(edge.source);
-      };
-      visit(subtask.node);
-      this.upstreamSources.set(subtask.node, sources);
-    }
+    const sources = this.upstreamSources.get(subtask.node) ?? this.findUpstreamSources(subtask.node);
     for (const source of sources) {
       if (blocked) source.holdBack();
       else source.releaseHold();
@@ -291,6 +277,18 @@ export class JobRuntime implements JobServices, JobAttempt {
     // In worker mode records also come from other threads: their channels keep their credits while this holds.
     const feeders = this.remoteFeeders.get(subtask);
     if (feeders !== undefined) this.options.placement!.exchange.withhold(feeders, blocked);
+  }
+
+  /** The source subtasks whose records can reach `node` (kept for the next call). */
+  private findUpstreamSources(node: StreamNode): Subtask[] {
+    // A Set's iteration visits what is added while it runs: every node upstream, each once.
+    const upstream = new Set([node]);
+    for (const n of upstream) for (const edge of n.inputs) upstream.add(edge.source);
+    const sources = [...upstream]
+      .filter((n) => n.transformation.kind === 'source')
+      .flatMap((n) => this.subtasksOf(n));
+    this.upstreamSources.set(node, sources);
+    return sources;
   }
 
   trackFinish(finished: Promise<void>): void {
@@ -733,7 +731,6 @@ export class JobRuntime implements JobServices, JobAttempt {
         // A source whose splits have all finished declared itself idle, and idle channels are left out of the
         // downstream minimum: it becomes active again for its final watermark (Flink's WatermarkToDataOutput marks
         // an idle output active before emitting a watermark).
-        // Stryker disable next-line ConditionalExpression: marking an active output active changes no status downstream
         if (subtask.output.idle) subtask.output.emitWatermarkStatus(false);
         subtask.output.emitWatermark(MAX_WATERMARK);
       }
@@ -926,10 +923,10 @@ export class JobRuntime implements JobServices, JobAttempt {
     const remoteOf = new Map<Subtask, Set<InputChannel>>();
     const local = (channel: InputChannel): Subtask | undefined =>
       this.byIndex.get(channel.producer.node)![channel.producer.index];
-    const visit = (subtask: Subtask): Set<Subtask> => {
-      let set = sourcesOf.get(subtask);
-      if (set !== undefined) return set;
-      set = new Set();
+    // Memoised: a subtask's sets are computed once however many consumers reach it.
+    const visit = (subtask: Subtask): Set<Subtask> => sourcesOf.get(subtask) ?? collect(subtask);
+    const collect = (subtask: Subtask): Set<Subtask> => {
+      const set = new Set<Subtask>();
       const remote = new Set<InputChannel>();
       if (subtask.node.transformation.kind === 'source') set.add(subtask);
       for (const channel of subtask.channels) {
