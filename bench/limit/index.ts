@@ -5,6 +5,8 @@ import type { BenchSystem } from '../workloads/system.ts';
 import { batchingTimerLimit } from './batching-timer.ts';
 import { cepLimit } from './cep.ts';
 import { hotItemsLimit } from './hot-items.ts';
+import { q7Limit } from './q7.ts';
+import { q8Limit } from './q8.ts';
 import { rollingCountLimit } from './rolling-count.ts';
 import { sessionWindowLimit } from './session-window.ts';
 import { statelessLimit } from './stateless.ts';
@@ -20,6 +22,8 @@ export const limitSystem: BenchSystem = {
     'session-window': sessionWindowLimit,
     cep: cepLimit,
     'batching-timer': batchingTimerLimit,
+    q7: q7Limit,
+    q8: q8Limit,
   },
   // A Map<number, number> is the least a keyed ValueState<number> can take in JavaScript.
   valueStateHolder: async (keys) => {

@@ -5,6 +5,8 @@ import type { BenchSystem } from '../workloads/system.ts';
 import { batchingTimerWeir } from './batching-timer.ts';
 import { cepWeir } from './cep.ts';
 import { hotItemsWeir } from './hot-items.ts';
+import { q7Weir } from './q7.ts';
+import { q8Weir } from './q8.ts';
 import { rollingCountWeir } from './rolling-count.ts';
 import { statelessWeir } from './stateless.ts';
 import { weirValueStateHolder } from './value-state-holder.ts';
@@ -21,6 +23,8 @@ export const weirSystem: BenchSystem = {
     'session-window': sessionWindowWeir,
     cep: cepWeir,
     'batching-timer': batchingTimerWeir,
+    q7: q7Weir,
+    q8: q8Weir,
   },
   valueStateHolder: weirValueStateHolder,
 };

@@ -8,7 +8,14 @@ import { Types } from '../../src/core/record-type.ts';
 import type { Sink } from '../../src/core/sink.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
 import { ChecksumAccumulator } from '../workloads/checksum.ts';
-import { type Bid, type Event, generateBid, generateEvent } from '../workloads/generator.ts';
+import {
+  type Bid,
+  type Event,
+  generateBid,
+  generateEvent,
+  generateNexmarkEvent,
+  type NexmarkEvent,
+} from '../workloads/generator.ts';
 import type { WorkloadParams } from '../workloads/params.ts';
 
 /**
@@ -18,6 +25,17 @@ import type { WorkloadParams } from '../workloads/params.ts';
 export const EventRecord = Types.record({ id: 'number', key: 'number', value: 'number', ts: 'number' });
 export const BidRecord = Types.record({
   id: 'number',
+  auction: 'number',
+  bidder: 'number',
+  price: 'number',
+  ts: 'number',
+});
+
+export const NexmarkEventRecord = Types.record({
+  kind: 'number',
+  id: 'number',
+  name: 'string',
+  seller: 'number',
   auction: 'number',
   bidder: 'number',
   price: 'number',
@@ -69,6 +87,22 @@ export function bidSource(params: WorkloadParams): GeneratorSource<Bid> {
     (i) => {
       if (i === probe.baselineIndex || i === probe.measureIndex) probe.hit(i);
       return generateBid(config, i);
+    },
+    { batchSize: BATCH },
+  );
+}
+
+/** Nexmark events (persons, auctions and bids) 0 .. params.events - 1 in index order. */
+export function nexmarkSource(params: WorkloadParams): GeneratorSource<NexmarkEvent> {
+  const probe = params.probe;
+  const config = params.nexmark;
+  if (probe === undefined)
+    return GeneratorSource.of(params.events, (i) => generateNexmarkEvent(config, i), { batchSize: BATCH });
+  return GeneratorSource.of(
+    params.events,
+    (i) => {
+      if (i === probe.baselineIndex || i === probe.measureIndex) probe.hit(i);
+      return generateNexmarkEvent(config, i);
     },
     { batchSize: BATCH },
   );

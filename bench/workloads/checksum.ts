@@ -68,3 +68,15 @@ export function hashCepMatch(key: number, probeId: number, largeId: number, drai
 export function hashBatch(uid: number, count: number, firstTs: number): number {
   return finish(mixLong(mixInt(mixInt(RECORD_HASH_SEED, uid), count), firstTs), 4);
 }
+
+/** Workload q7 output: (window end, auction, bidder, price) for each bid with the window's highest price. */
+export function hashHighestBid(windowEnd: number, auction: number, bidder: number, price: number): number {
+  return finish(mixInt(mixInt(mixInt(mixLong(RECORD_HASH_SEED, windowEnd), auction), bidder), price), 5);
+}
+
+/** Workload q8 output: (person id, name, window start); the name is mixed one UTF-16 code unit at a time. */
+export function hashNewPerson(person: number, name: string, windowStart: number): number {
+  let h = mixInt(RECORD_HASH_SEED, person);
+  for (let k = 0; k < name.length; k++) h = mixInt(h, name.charCodeAt(k));
+  return finish(mixLong(h, windowStart), 3 + name.length);
+}

@@ -1,7 +1,7 @@
-// The seven workloads' identities and parameters: the single definition every system (limit, RxJS, Weir,
+// The nine workloads' identities and parameters: the single definition every system (limit, RxJS, Weir,
 // Flink) reads, so a result differs only when an implementation does. bench/flink's Params.java mirrors it.
 
-import type { BidStreamConfig, EventStreamConfig } from './generator.ts';
+import type { BidStreamConfig, EventStreamConfig, NexmarkStreamConfig } from './generator.ts';
 
 /** The workloads, in the order the report lists them. */
 export const WORKLOAD_IDS = [
@@ -12,6 +12,8 @@ export const WORKLOAD_IDS = [
   'session-window',
   'cep',
   'batching-timer',
+  'q7',
+  'q8',
 ] as const;
 
 export type WorkloadId = (typeof WORKLOAD_IDS)[number];
@@ -25,6 +27,8 @@ export const WORKLOAD_TITLES: Record<WorkloadId, string> = {
   'session-window': '5 session windows per bidder (q11)',
   cep: '6 CEP followedBy ×3 within 2 s',
   'batching-timer': '7 process fn + event-time timer',
+  q7: '8 highest bid per 10 s window (q7)',
+  q8: '9 10 s window join persons ⋈ auctions (q8)',
 };
 
 /** Workloads whose implementation keeps per-key state, for which bytes per key are measured. */
@@ -35,6 +39,8 @@ export const STATEFUL_WORKLOADS: ReadonlySet<WorkloadId> = new Set<WorkloadId>([
   'session-window',
   'cep',
   'batching-timer',
+  'q7',
+  'q8',
 ]);
 
 /**
@@ -107,6 +113,10 @@ export interface WorkloadParams {
   readonly session: SessionParams;
   readonly cep: CepParams;
   readonly batching: BatchingParams;
+  /** Workload q8's input: persons, auctions and bids (q7 reads the bid stream of workloads 4 and 5). */
+  readonly nexmark: NexmarkStreamConfig;
+  /** Workloads q7 and q8: tumbling event-time windows, aligned to the epoch. */
+  readonly nexmarkWindow: TumblingParams;
   /** Parallelism of the operators after the source (the source itself is one ordered stream). */
   readonly parallelism: number;
   /** Weir only: keep keyed state in the LMDB backend under this directory instead of the heap (weir-lmdb). */
@@ -165,6 +175,15 @@ export function defaultParams(
     session: { gapMs: 10_000 },
     cep: { probeBelow: 10, largeAtLeast: 500, drainAtLeast: 900, withinMs: 2_000 },
     batching: { size: 8, timeoutMs: 1_000 },
+    nexmark: {
+      seed,
+      activePersons: 1_000,
+      activeAuctions: 1_000,
+      eventsPerSecond: 10_000,
+      outOfOrdernessMs: 200,
+      baseTimestamp: BASE_TIMESTAMP,
+    },
+    nexmarkWindow: { sizeMs: 10_000 },
     parallelism,
   };
 }

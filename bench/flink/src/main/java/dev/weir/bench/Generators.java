@@ -61,4 +61,51 @@ public final class Generators {
       return b;
     }
   }
+
+  /** Nexmark events, persons : auctions : bids = 1 : 3 : 46 per 50 (workload q8). */
+  public static final class NexmarkGenerator implements GeneratorFunction<Long, NexmarkEvent> {
+    private static final long serialVersionUID = 1L;
+    static final int CYCLE = 50;
+    static final int PERSONS = 1;
+    static final int AUCTIONS = 3;
+    static final String[] FIRST_NAMES = {"Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter", "Walter"};
+    static final String[] LAST_NAMES = {"Shultz", "Abrams", "Spencer", "White", "Bartels", "Walton", "Smith", "Jones", "Noris"};
+    private final Params p;
+
+    public NexmarkGenerator(Params p) {
+      this.p = p;
+    }
+
+    @Override
+    public NexmarkEvent map(Long boxed) {
+      int i = (int) (long) boxed;
+      MemoryProbe.maybeHit(i);
+      int seed = p.seed;
+      int cycle = i / CYCLE;
+      int offset = i - cycle * CYCLE;
+      int lastPerson = cycle * PERSONS;
+      NexmarkEvent e = new NexmarkEvent();
+      if (offset < PERSONS) {
+        e.kind = NexmarkEvent.PERSON;
+        e.id = lastPerson;
+        e.name = FIRST_NAMES[Hashing.below(Hashing.draw(seed, i, 21), FIRST_NAMES.length)] + " "
+            + LAST_NAMES[Hashing.below(Hashing.draw(seed, i, 22), LAST_NAMES.length)];
+      } else if (offset < PERSONS + AUCTIONS) {
+        e.kind = NexmarkEvent.AUCTION;
+        e.id = cycle * AUCTIONS + offset - PERSONS;
+        e.name = "";
+        e.seller = Math.max(0, lastPerson - Hashing.below(Hashing.draw(seed, i, 23), p.activePersons));
+      } else {
+        e.kind = NexmarkEvent.BID;
+        e.id = i;
+        e.name = "";
+        int lastAuction = cycle * AUCTIONS + AUCTIONS - 1;
+        e.auction = Math.max(0, lastAuction - Hashing.below(Hashing.draw(seed, i, 24), p.activeAuctions));
+        e.bidder = Math.max(0, lastPerson - Hashing.below(Hashing.draw(seed, i, 25), p.activePersons));
+        e.price = Hashing.below(Hashing.draw(seed, i, 26), 10_000) + 1;
+      }
+      e.ts = eventTime(seed, i, 27, p.nexmarkEventsPerSecond, p.nexmarkOutOfOrdernessMs);
+      return e;
+    }
+  }
 }

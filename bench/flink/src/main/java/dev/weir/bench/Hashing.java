@@ -71,4 +71,15 @@ public final class Hashing {
   public static int batch(int uid, int count, long firstTs) {
     return finish(mixLong(mixInt(mixInt(RECORD_HASH_SEED, uid), count), firstTs), 4);
   }
+
+  public static int highestBid(long windowEnd, int auction, int bidder, int price) {
+    return finish(mixInt(mixInt(mixInt(mixLong(RECORD_HASH_SEED, windowEnd), auction), bidder), price), 5);
+  }
+
+  /** The name is mixed one UTF-16 code unit at a time, as TypeScript's charCodeAt. */
+  public static int newPerson(int person, String name, long windowStart) {
+    int h = mixInt(RECORD_HASH_SEED, person);
+    for (int k = 0; k < name.length(); k++) h = mixInt(h, name.charAt(k));
+    return finish(mixLong(h, windowStart), 3 + name.length());
+  }
 }

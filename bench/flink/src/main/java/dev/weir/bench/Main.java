@@ -32,7 +32,8 @@ public final class Main {
 
   private static final List<Workload> WORKLOADS = List.of(
       new StatelessWorkload(), new RollingCountWorkload(), new TumblingWindowWorkload(), new HotItemsWorkload(),
-      new SessionWindowWorkload(), new CepWorkload(), new BatchingTimerWorkload());
+      new SessionWindowWorkload(), new CepWorkload(), new BatchingTimerWorkload(), new Q7Workload(),
+      new Q8Workload());
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = parse(args);

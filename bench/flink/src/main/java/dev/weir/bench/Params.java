@@ -28,6 +28,13 @@ public final class Params implements Serializable {
   public final int bidsPerSecond = 10_000;
   public final int bidOutOfOrdernessMs = 200;
 
+  // Nexmark stream (workload q8) and the windows of q7 and q8.
+  public final int activePersons = 1_000;
+  public final int activeAuctions = 1_000;
+  public final int nexmarkEventsPerSecond = 10_000;
+  public final int nexmarkOutOfOrdernessMs = 200;
+  public final long nexmarkWindowMs = 10_000;
+
   public final int multiplier = 3;
   public final int offset = 1;
   public final int dropModulus = 4;

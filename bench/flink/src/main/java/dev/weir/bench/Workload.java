@@ -53,6 +53,16 @@ public interface Workload {
     return env.fromSource(source, watermarks, "bids").setParallelism(p.parallelism);
   }
 
+  /** The Nexmark events (persons, auctions, bids), the source at the job's parallelism, like events(). */
+  static DataStream<NexmarkEvent> nexmark(StreamExecutionEnvironment env, Params p) {
+    DataGeneratorSource<NexmarkEvent> source = new DataGeneratorSource<>(
+        new Generators.NexmarkGenerator(p), p.events, TypeInformation.of(NexmarkEvent.class));
+    WatermarkStrategy<NexmarkEvent> watermarks = WatermarkStrategy
+        .<NexmarkEvent>forBoundedOutOfOrderness(Duration.ofMillis(p.nexmarkOutOfOrdernessMs))
+        .withTimestampAssigner((e, previous) -> e.ts);
+    return env.fromSource(source, watermarks, "nexmark").setParallelism(p.parallelism);
+  }
+
   /** Ends a pipeline: checksum the records, then discard them. */
   static <T> void collect(DataStream<T> results, ChecksumCollector.RecordHasher<T> hasher) {
     results.process(new ChecksumCollector<>(hasher)).name("checksum").sinkTo(new DiscardingSink<>()).name("discard");
