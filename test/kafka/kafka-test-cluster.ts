@@ -45,13 +45,19 @@ export function uniqueTopic(name: string): string {
   return `${name}-${randomBytes(4).toString('hex')}`;
 }
 
-/** Creates a topic and waits until its metadata shows every partition. */
-export async function createTopic(topic: string, partitions: number): Promise<void> {
-  const admin = kafkaClient().AdminClient.create({ 'bootstrap.servers': bootstrapServers() });
+/** Creates a topic (one replica, on the test broker, unless told otherwise). */
+export async function createTopic(
+  topic: string,
+  partitions: number,
+  on: { readonly servers?: string; readonly replicationFactor?: number } = {},
+): Promise<void> {
+  const admin = kafkaClient().AdminClient.create({ 'bootstrap.servers': on.servers ?? bootstrapServers() });
   try {
     await call(`creating topic ${topic}`, (cb) =>
-      admin.createTopic({ topic, num_partitions: partitions, replication_factor: 1 }, 30_000, (e) =>
-        cb(e, undefined),
+      admin.createTopic(
+        { topic, num_partitions: partitions, replication_factor: on.replicationFactor ?? 1 },
+        30_000,
+        (e) => cb(e, undefined),
       ),
     );
   } finally {
@@ -80,10 +86,14 @@ export interface TestRecord {
 }
 
 /** Writes records (in order, per partition) and waits until the broker acknowledged all of them. */
-export async function produce(topic: string, records: readonly TestRecord[]): Promise<void> {
+export async function produce(
+  topic: string,
+  records: readonly TestRecord[],
+  servers = bootstrapServers(),
+): Promise<void> {
   const { Producer } = kafkaClient();
   const producer: ClientProducer = new Producer({
-    'bootstrap.servers': bootstrapServers(),
+    'bootstrap.servers': servers,
     'enable.idempotence': true,
     'linger.ms': 5,
     dr_cb: true,
@@ -127,11 +137,15 @@ export interface ReadRecord {
  * Reads every record of a topic up to its current end with `isolation.level=read_committed`, as a downstream
  * consumer of an exactly-once sink would: aborted and open transactions stay invisible.
  */
-export async function readAll(topic: string, isolation = 'read_committed'): Promise<ReadRecord[]> {
+export async function readAll(
+  topic: string,
+  isolation = 'read_committed',
+  servers = bootstrapServers(),
+): Promise<ReadRecord[]> {
   // The end is the high watermark as a read_uncommitted client sees it: reading to there with read_committed
   // waits until every transaction in the topic is decided (its markers written), which a commit returns before.
-  const ends = await highWatermarks(topic);
-  const consumer = await connectConsumer(isolation);
+  const ends = await highWatermarks(topic, servers);
+  const consumer = await connectConsumer(isolation, servers);
   try {
     const partitions = [...ends.keys()];
     consumer.assign(partitions.map((partition) => ({ topic, partition, offset: 0 })));
@@ -166,11 +180,11 @@ export async function readAll(topic: string, isolation = 'read_committed'): Prom
   }
 }
 
-async function connectConsumer(isolation: string): Promise<ClientConsumer> {
+async function connectConsumer(isolation: string, servers: string): Promise<ClientConsumer> {
   const { KafkaConsumer } = kafkaClient();
   const consumer: ClientConsumer = new KafkaConsumer(
     {
-      'bootstrap.servers': bootstrapServers(),
+      'bootstrap.servers': servers,
       'group.id': `reader-${randomBytes(4).toString('hex')}`,
       'enable.auto.commit': false,
       'isolation.level': isolation,
@@ -184,8 +198,11 @@ async function connectConsumer(isolation: string): Promise<ClientConsumer> {
 }
 
 /** The high watermark of every partition of a topic (the offset after its last record or marker). */
-export async function highWatermarks(topic: string): Promise<Map<number, number>> {
-  const consumer = await connectConsumer('read_uncommitted');
+export async function highWatermarks(
+  topic: string,
+  servers = bootstrapServers(),
+): Promise<Map<number, number>> {
+  const consumer = await connectConsumer('read_uncommitted', servers);
   try {
     const metadata = await call<ClientMetadata>('reading metadata', (cb) =>
       consumer.getMetadata({ topic, timeout: 30_000 }, cb),

@@ -198,5 +198,45 @@ export function call<R>(what: string, run: (cb: Callback<R>) => void): Promise<R
   });
 }
 
+/**
+ * Kafka's error codes that mean a coordinator or a partition leader is moving (a broker died or came back), or a
+ * request timed out on the way: the same request succeeds once the cluster has settled. UNKNOWN_TOPIC_OR_PARTITION
+ * (3), LEADER_NOT_AVAILABLE (5), NOT_LEADER_OR_FOLLOWER (6), REQUEST_TIMED_OUT (7), COORDINATOR_LOAD_IN_PROGRESS
+ * (14), COORDINATOR_NOT_AVAILABLE (15), NOT_COORDINATOR (16), NOT_ENOUGH_REPLICAS (19, 20), and librdkafka's own
+ * timed out (-185) and transport failure (-195).
+ */
+const MOVING = new Set([3, 5, 6, 7, 14, 15, 16, 19, 20, -185, -195]);
+
+/** Whether a failed call may simply be made again: librdkafka says so, or a coordinator or leader is moving. */
+export function isRetriable(error: unknown): boolean {
+  const cause = (error as { cause?: Partial<LibrdKafkaError> } | undefined)?.cause ?? error;
+  const { isRetriable, code, isFatal, isTxnRequiresAbort } = (cause ?? {}) as Partial<LibrdKafkaError>;
+  if (isFatal === true || isTxnRequiresAbort === true) return false;
+  return isRetriable === true || (code !== undefined && MOVING.has(code));
+}
+
+/**
+ * {@link call}, made again after `retryMs` while it fails with a {@link isRetriable retriable} error, until
+ * `timeoutMs` have passed since the first try (then the last error is thrown). For the calls a task makes when it
+ * starts or commits: a broker that dies moves the group and transaction coordinators and partition leaders it
+ * held, and until the controller has fenced it (seconds), those calls fail with NOT_COORDINATOR and the like.
+ */
+export async function callRetrying<R>(
+  what: string,
+  run: (cb: Callback<R>) => void,
+  timeoutMs: number,
+  retryMs = 200,
+): Promise<R> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await call(what, run);
+    } catch (error) {
+      if (!isRetriable(error) || Date.now() + retryMs > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  }
+}
+
 /** librdkafka's logical offset for "no committed offset". */
 export const OFFSET_INVALID = -1001;

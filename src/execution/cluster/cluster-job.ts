@@ -8,6 +8,7 @@ import type { WatermarkEmission } from '../../time/watermark-emission.ts';
 import type { StateBackend } from '../../state/state-backend.ts';
 import {
   call,
+  callRetrying,
   kafkaClient,
   KafkaError,
   type ClientMetadata,
@@ -22,6 +23,8 @@ import { changelogTopicConfig, changelogTopics } from './task-changelog.ts';
 import { JobStoreLock, jobStoreDirectory } from './task-local-store.ts';
 
 const TIMEOUT_MS = 60_000;
+/** How long one request to create a topic may wait before it is made again. */
+const CREATE_TRY_MS = 10_000;
 /** Kafka's TOPIC_ALREADY_EXISTS: another process of the job created the topic first. */
 const TOPIC_ALREADY_EXISTS = 36;
 
@@ -216,6 +219,37 @@ export async function executeOnCluster(settings: ClusterJobSettings): Promise<Jo
   }
 }
 
+/**
+ * Asks for a topic (one that exists already counts as created). A try waits {@link CREATE_TRY_MS}: while a broker
+ * is down, a request sent to it ends in a transport failure or a timeout, and the next try goes to one that answers.
+ */
+async function createTopic(
+  cluster: ClusterOptions,
+  topic: string,
+  partitions: number,
+  config: Record<string, string>,
+): Promise<void> {
+  const admin = kafkaClient().AdminClient.create({
+    ...cluster.properties,
+    'bootstrap.servers': cluster.bootstrapServers,
+  });
+  try {
+    await callRetrying(
+      `creating topic '${topic}' of cluster job '${cluster.jobId}'`,
+      (cb) =>
+        admin.createTopic(
+          { topic, num_partitions: partitions, replication_factor: cluster.replicationFactor ?? -1, config },
+          CREATE_TRY_MS,
+          (error: LibrdKafkaError | null | undefined) =>
+            cb(error?.code === TOPIC_ALREADY_EXISTS ? undefined : error, undefined),
+        ),
+      TIMEOUT_MS,
+    );
+  } finally {
+    admin.disconnect();
+  }
+}
+
 /** The partition count of the topic each Kafka source reads; cluster mode reads nothing else. */
 async function sourcePartitions(graph: StreamGraph, cluster: ClusterOptions): Promise<Map<number, number>> {
   const counts = new Map<number, number>();
@@ -308,29 +342,10 @@ async function ensureTopic(
   partitions: number,
   config: Record<string, string> = {},
 ): Promise<void> {
-  const admin = kafkaClient().AdminClient.create({
-    ...cluster.properties,
-    'bootstrap.servers': cluster.bootstrapServers,
-  });
-  try {
-    await new Promise<void>((resolve, reject) =>
-      admin.createTopic(
-        { topic, num_partitions: partitions, replication_factor: cluster.replicationFactor ?? -1, config },
-        TIMEOUT_MS,
-        (error: LibrdKafkaError | null | undefined) => {
-          if (error && error.code !== TOPIC_ALREADY_EXISTS)
-            reject(
-              new KafkaError(`Cluster mode: creating topic '${topic}' failed: ${error.message}`, {
-                cause: error,
-              }),
-            );
-          else resolve();
-        },
-      ),
-    );
-  } finally {
-    admin.disconnect();
-  }
+  // A process that joins a running job finds its topics in the metadata, which any broker serves, and asks the
+  // controller for nothing.
+  if ((await partitionCount(cluster, topic).catch(() => 0)) === 0)
+    await createTopic(cluster, topic, partitions, config);
   for (const deadline = Date.now() + TIMEOUT_MS; ;) {
     const count = await partitionCount(cluster, topic).catch(() => 0);
     if (count === partitions) return;

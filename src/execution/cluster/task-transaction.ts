@@ -2,6 +2,7 @@
 import { WeirError } from '../../core/errors.ts';
 import {
   call,
+  callRetrying,
   kafkaClient,
   KafkaError,
   OFFSET_INVALID,
@@ -106,8 +107,10 @@ export class TaskTransaction {
       await call<ClientMetadata>(`connecting the offset consumer of task '${id}'`, (cb) =>
         offsets.connect({ timeout: TIMEOUT_MS }, cb),
       );
-      await call(`initialising transactional id '${id}' (fences the task's previous owner)`, (cb) =>
-        producer.initTransactions(TIMEOUT_MS, cb),
+      await callRetrying(
+        `initialising transactional id '${id}' (fences the task's previous owner)`,
+        (cb) => producer.initTransactions(TIMEOUT_MS, cb),
+        TIMEOUT_MS,
       );
       await call(`beginning a transaction of task '${id}'`, (cb) => producer.beginTransaction(cb));
     } catch (error) {
@@ -126,9 +129,10 @@ export class TaskTransaction {
     topic: string,
     partition: number,
   ): Promise<{ readonly offset: number | undefined; readonly metadata: string | undefined }> {
-    const committed = await call<TopicPartitionOffset[]>(
+    const committed = await callRetrying<TopicPartitionOffset[]>(
       `reading the committed offset of ${topic}-${partition} for task '${this.id}'`,
       (cb) => this.offsets.committed([{ topic, partition }], TIMEOUT_MS, cb),
+      TIMEOUT_MS,
     );
     const offset = committed[0]?.offset;
     const metadata = committed[0]?.metadata;
@@ -195,11 +199,19 @@ export class TaskTransaction {
     const what = `transaction ${this.commits + 1} of task '${this.id}'`;
     this.committing = true;
     try {
+      // librdkafka lets both calls be made again after a retriable error (a coordinator that moved): the
+      // transaction stays open meanwhile, and an error that needs an abort is not retriable.
       if (offsets.length > 0)
-        await call(`adding the input offsets to ${what}`, (cb) =>
-          this.producer.sendOffsetsToTransaction([...offsets], this.offsets, TIMEOUT_MS, cb),
+        await callRetrying(
+          `adding the input offsets to ${what}`,
+          (cb) => this.producer.sendOffsetsToTransaction([...offsets], this.offsets, TIMEOUT_MS, cb),
+          TIMEOUT_MS,
         );
-      await call(`committing ${what}`, (cb) => this.producer.commitTransaction(TIMEOUT_MS, cb));
+      await callRetrying(
+        `committing ${what}`,
+        (cb) => this.producer.commitTransaction(TIMEOUT_MS, cb),
+        TIMEOUT_MS,
+      );
       if (this.failure !== undefined) throw this.failure;
       this.commits++;
       // What was held during the commit belongs to the next transaction.

@@ -1,0 +1,71 @@
+// callRetrying and isRetriable: which failed Kafka calls are made again (a coordinator or leader that moved) and which fail at once.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { callRetrying, isRetriable, KafkaError, type LibrdKafkaError } from './kafka-client.ts';
+
+function librdkafkaError(code: number, flags: Partial<LibrdKafkaError> = {}): LibrdKafkaError {
+  return Object.assign(new Error(`code ${code}`), { code, ...flags });
+}
+
+/** A client call that fails with each of `errors` in turn, then succeeds with `result`; counts its tries. */
+function failing<R>(errors: LibrdKafkaError[], result: R) {
+  const calls = { tries: 0 };
+  const run = (cb: (error: LibrdKafkaError | undefined, result: R) => void): void => {
+    const error = errors[calls.tries++];
+    cb(error, result);
+  };
+  return { calls, run };
+}
+
+describe('isRetriable', () => {
+  it('retries a coordinator or leader that moved, a timeout, a transport failure, and what librdkafka calls retriable', () => {
+    for (const code of [3, 5, 6, 7, 14, 15, 16, 19, 20, -185, -195])
+      assert.equal(isRetriable(librdkafkaError(code)), true, `code ${code}`);
+    assert.equal(isRetriable(librdkafkaError(48, { isRetriable: true })), true);
+  });
+
+  it('looks through the KafkaError that call() wraps around the client error', () => {
+    const wrapped = new KafkaError('Kafka: x failed', { cause: librdkafkaError(16) });
+    assert.equal(isRetriable(wrapped), true);
+  });
+
+  it('does not retry other errors, fatal ones (a fenced producer), or ones whose transaction must be aborted', () => {
+    assert.equal(isRetriable(librdkafkaError(29)), false);
+    assert.equal(isRetriable(librdkafkaError(-150, { isFatal: true })), false);
+    assert.equal(isRetriable(librdkafkaError(16, { isFatal: true })), false);
+    assert.equal(isRetriable(librdkafkaError(7, { isRetriable: true, isTxnRequiresAbort: true })), false);
+    assert.equal(isRetriable(new Error('not from Kafka')), false);
+  });
+});
+
+describe('callRetrying', () => {
+  it('makes a call that failed with NOT_COORDINATOR again until it succeeds (a broker died)', async () => {
+    const { calls, run } = failing([librdkafkaError(16), librdkafkaError(15)], 'offset 42');
+    assert.equal(await callRetrying('reading the committed offset', run, 10_000, 1), 'offset 42');
+    assert.equal(calls.tries, 3);
+  });
+
+  it('fails at once on an error that is not retriable, naming what was attempted', async () => {
+    const { calls, run } = failing([librdkafkaError(29)], 'unused');
+    await assert.rejects(
+      callRetrying('reading the committed offset', run, 10_000, 1),
+      (error: unknown) =>
+        error instanceof KafkaError &&
+        error.message === 'Kafka: reading the committed offset failed: code 29',
+    );
+    assert.equal(calls.tries, 1);
+  });
+
+  it('gives up after the timeout with the last error', async () => {
+    const { calls, run } = failing(
+      Array.from({ length: 1_000 }, () => librdkafkaError(16)),
+      'unused',
+    );
+    await assert.rejects(
+      callRetrying('committing', run, 30, 5),
+      (error: unknown) =>
+        error instanceof KafkaError && error.message === 'Kafka: committing failed: code 16',
+    );
+    assert.ok(calls.tries >= 2 && calls.tries <= 7, `${calls.tries} tries in 30 ms, 5 ms apart`);
+  });
+});
