@@ -297,6 +297,23 @@ function startWithCli(name: string, jobId: string, input: string, output: string
   return member;
 }
 
+/** Initialises `transactionalId` as a producer of its own: the producer that held it is fenced. */
+async function fence(transactionalId: string): Promise<void> {
+  const { Producer } = kafkaClient();
+  const producer = new Producer({
+    'bootstrap.servers': bootstrapServers(),
+    'transactional.id': transactionalId,
+  });
+  await call<ClientMetadata>('connecting the fencing producer', (cb) =>
+    producer.connect({ timeout: 30_000 }, cb),
+  );
+  try {
+    await call('fencing ' + transactionalId, (cb) => producer.initTransactions(30_000, cb));
+  } finally {
+    await call('disconnecting the fencing producer', (cb) => producer.disconnect(10_000, cb));
+  }
+}
+
 /** SIGTERM: the process hands its tasks back, leaves the group and exits 0. */
 async function stopGracefully(member: Member): Promise<void> {
   member.process.kill('SIGTERM');
@@ -423,6 +440,53 @@ describe('cluster mode: one job as several processes on Kafka', () => {
         `a SIGKILL, to the survivor running all 12 tasks: ${Math.round(takeover)} ms (moved: ${killed.join(' ')})\n` +
         restores.map((r) => `# ${r.replace(/^.*?(task )/, '$1')}\n`).join(''),
     );
+  });
+
+  it('a task whose producer a new owner fences stops without a commit and starts again from its last commit: the process goes on, the output is exactly once', async () => {
+    const input = uniqueTopic('cluster-in');
+    const output = uniqueTopic('cluster-out');
+    const jobId = uniqueTopic('cluster-fence-job');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    const tail = await OutputTail.open(output);
+    await produce(input, events(0, 1_000));
+    const a = start('a', jobId, input, output, 1);
+    await a.waitFor('a owning all 12 tasks', () => a.tasks.length === 12);
+    await tail.waitForCount(300);
+    // What a task's next owner does first: initialise the task's transactional id, which bumps its epoch and
+    // aborts its open transaction. A source task, a count task and a window task are fenced while they work.
+    const fenced = ['0_1', '1_2', '2_3'];
+    for (const task of fenced) await fence(`${jobId}-task-${task}`);
+    await produce(input, [...events(1_000, 1_000), ...sentinels()]);
+    for (const task of fenced)
+      await a.waitFor(
+        `task ${task} started again`,
+        () =>
+          a.lines.some((l) => new RegExp(`task ${task} restarting`).test(l.text)) &&
+          a.lines.filter((l) => new RegExp(`task ${task} started`).test(l.text)).length === 2,
+      );
+    await tail.waitForCount(outputCount(2_000));
+    await stopGracefully(a);
+    await tail.close();
+    for (const task of fenced)
+      assert.match(
+        a.log(),
+        new RegExp(
+          `task ${task} failed \\(.*(fenced|Fatal|Purged|not delivered).*\\); stopping it without a commit`,
+          'i',
+        ),
+      );
+    assert.equal(a.tasks.length, 0);
+    process.stdout.write(
+      a.lines
+        .filter((l) => / failed \(| restarting/.test(l.text))
+        .map((l) => `# ${l.text.replace(/^.*?(task )/, '$1').slice(0, 220)}\n`)
+        .join(''),
+    );
+    const seen = (await readAll(output)).map((r) => r.value);
+    const expected = await referenceRun(input);
+    assert.equal(seen.length, expected.length, 'no loss, no duplicate');
+    assert.deepEqual(byKey(seen), byKey(expected));
   });
 
   it("keeps each keyed task's state in the environment's backend (LMDB), a store per task, restored from the changelog after a move to another process", async () => {

@@ -1,7 +1,14 @@
 // callRetrying and isRetriable: which failed Kafka calls are made again (a coordinator or leader that moved) and which fail at once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callRetrying, isRetriable, KafkaError, type LibrdKafkaError } from './kafka-client.ts';
+import {
+  callRetrying,
+  clientErrorIn,
+  isRetriable,
+  KafkaError,
+  type LibrdKafkaError,
+} from './kafka-client.ts';
+import { WeirError } from '../../core/errors.ts';
 
 function librdkafkaError(code: number, flags: Partial<LibrdKafkaError> = {}): LibrdKafkaError {
   return Object.assign(new Error(`code ${code}`), { code, ...flags });
@@ -35,6 +42,44 @@ describe('isRetriable', () => {
     assert.equal(isRetriable(librdkafkaError(16, { isFatal: true })), false);
     assert.equal(isRetriable(librdkafkaError(7, { isRetriable: true, isTxnRequiresAbort: true })), false);
     assert.equal(isRetriable(new Error('not from Kafka')), false);
+  });
+});
+
+describe('clientErrorIn', () => {
+  /** What the client hands over: librdkafka's code (also as errno) and where it arose. */
+  const purged = Object.assign(new Error('Local: Purged in queue'), {
+    code: -152,
+    errno: -152,
+    origin: 'local',
+  });
+
+  it('finds the client error under the errors that wrap it (an operator around a delivery failure)', () => {
+    const delivery = new KafkaError("Task '0_1': a message was not delivered: Local: Purged in queue", {
+      cause: purged,
+    });
+    const operator = new WeirError("Operator 'sink' failed", { cause: delivery });
+    assert.equal(clientErrorIn(operator), purged);
+    assert.equal(clientErrorIn(purged), purged);
+  });
+
+  it('finds none in a failure the client did not report: user code, a malformed marker, an error without cause', () => {
+    assert.equal(
+      clientErrorIn(new WeirError("Operator 'map' failed", { cause: new TypeError('x is undefined') })),
+      undefined,
+    );
+    assert.equal(clientErrorIn(new KafkaError('Repartition marker at t-0@5 is not JSON')), undefined);
+    assert.equal(
+      clientErrorIn(Object.assign(new Error('coded, no origin'), { code: 3, errno: 3 })),
+      undefined,
+    );
+    assert.equal(clientErrorIn(undefined), undefined);
+    assert.equal(clientErrorIn('a string'), undefined);
+  });
+
+  it('stops on a cycle of causes', () => {
+    const a: Error & { cause?: unknown } = new Error('a');
+    a.cause = new Error('b', { cause: a });
+    assert.equal(clientErrorIn(a), undefined);
   });
 });
 

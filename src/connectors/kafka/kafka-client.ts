@@ -238,5 +238,24 @@ export async function callRetrying<R>(
   }
 }
 
+/**
+ * The error the Kafka client itself reported, found along `error`'s causes (an operator or a transaction wraps
+ * it), or undefined when the failure did not come from the client (user code, a malformed marker, a
+ * configuration): the failures a task survives by starting again on a fresh client.
+ */
+export function clientErrorIn(error: unknown): LibrdKafkaError | undefined {
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 16; depth++) {
+    const candidate = e as Partial<LibrdKafkaError> & { errno?: unknown; origin?: unknown };
+    if (
+      typeof candidate.code === 'number' &&
+      typeof candidate.errno === 'number' &&
+      typeof candidate.origin === 'string'
+    )
+      return candidate as LibrdKafkaError;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /** librdkafka's logical offset for "no committed offset". */
 export const OFFSET_INVALID = -1001;

@@ -178,6 +178,20 @@ export class TaskMembership {
     return [...this.owned].sort((a, b) => a - b);
   }
 
+  /**
+   * Runs `action` in turn with the rebalance events: no `onAssigned` or `onRevoked` runs meanwhile, and `owns`
+   * tells within it whether the group still gives this process a task. For work on a task outside those calls
+   * (a task started again after a failure) that must not cross its revoke.
+   */
+  inTurn(action: () => Promise<void>): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.enqueue(() => action().then(resolve, reject)));
+  }
+
+  /** Whether this process owns `task` (assigned and not revoked since) and is not leaving the group. */
+  owns(task: number): boolean {
+    return !this.leaving && this.owned.has(task);
+  }
+
   /** The first failure reported (a listener call that threw, a group error), if any. */
   get failure(): Error | undefined {
     return this.firstFailure;

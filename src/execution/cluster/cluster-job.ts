@@ -10,6 +10,7 @@ import {
   call,
   callRetrying,
   kafkaClient,
+  clientErrorIn,
   KafkaError,
   type ClientMetadata,
   type LibrdKafkaError,
@@ -18,7 +19,7 @@ import { KafkaSource } from '../../connectors/kafka/kafka-source.ts';
 import { TaskMembership } from '../../connectors/kafka/task-membership.ts';
 import type { JobExecutionResult } from '../job-execution-result.ts';
 import type { ClusterOptions } from './cluster-options.ts';
-import { ClusterTask } from './cluster-task.ts';
+import { ClusterTask, type ClusterTaskContext } from './cluster-task.ts';
 import { changelogTopicConfig, changelogTopics } from './task-changelog.ts';
 import { JobStoreLock, jobStoreDirectory } from './task-local-store.ts';
 
@@ -27,6 +28,14 @@ const TIMEOUT_MS = 60_000;
 const CREATE_TRY_MS = 10_000;
 /** Kafka's TOPIC_ALREADY_EXISTS: another process of the job created the topic first. */
 const TOPIC_ALREADY_EXISTS = 36;
+/**
+ * A task whose Kafka client failed starts again after this long, doubled on each failure that follows without a
+ * commit between, up to {@link RESTART_MAX_DELAY_MS}; the failure after {@link TASK_RESTARTS} such starts fails
+ * the process.
+ */
+const RESTART_DELAY_MS = 500;
+const RESTART_MAX_DELAY_MS = 8_000;
+const TASK_RESTARTS = 8;
 
 /** What running a job in cluster mode needs from its environment. */
 export interface ClusterJobSettings {
@@ -44,7 +53,13 @@ export interface ClusterJobSettings {
  * One process of a job in cluster mode. It cuts the job into sub-topologies and tasks, creates the repartition
  * topics, joins the job's consumer group, and runs the tasks the group assigns it, each as a {@link ClusterTask};
  * a revoked task commits and stops (or, lost, just stops). It runs until {@link close} (SIGTERM and SIGINT close
- * it), which hands every task back to the group; the first task failure closes it too and is its result.
+ * it), which hands every task back to the group.
+ *
+ * A task whose Kafka client fails (its producer fenced by a new owner, a transaction the broker aborted, a
+ * delivery that failed) stops without committing and, while the group still gives it to this process, starts
+ * again from its last commit: its open transaction is aborted, so nothing it wrote since is seen, and exactly
+ * once holds. Any other task failure (user code, bad data), or a client failure that recurs
+ * {@link TASK_RESTARTS} times without a commit between, closes the process and is its result.
  */
 export class ClusterJob {
   private readonly tasks = new Map<number, ClusterTask>();
@@ -53,6 +68,9 @@ export class ClusterJob {
   private storeLock: JobStoreLock | undefined = undefined;
   private failure: unknown = undefined;
   private closing: Promise<void> | undefined = undefined;
+  /** Per task index, the client failures since its last commit (see {@link taskFailed}). */
+  private readonly restarts = new Map<number, number>();
+  private context!: ClusterTaskContext;
   private readonly started = Date.now();
   private settle!: { resolve: () => void; reject: (error: unknown) => void };
   /** Settles when the process has left the group: rejects with the first task failure. */
@@ -94,7 +112,7 @@ export class ClusterJob {
       stores === undefined ? undefined : jobStoreDirectory(stores.root, cluster.jobId);
     if (localStoreDirectory !== undefined)
       job.storeLock = JobStoreLock.acquire(localStoreDirectory, cluster.jobId);
-    const context = {
+    const context: ClusterTaskContext = {
       jobId: cluster.jobId,
       bootstrapServers: cluster.bootstrapServers,
       properties: cluster.properties ?? {},
@@ -106,6 +124,7 @@ export class ClusterJob {
       ...(settings.stateBackend === undefined ? {} : { stateBackend: settings.stateBackend }),
       ...(localStoreDirectory === undefined ? {} : { localStoreDirectory }),
     };
+    job.context = context;
     settings.logger.info(
       { job: cluster.jobId },
       `joining job '${cluster.jobId}' (${topology.tasks.length} tasks: ${topology.tasks.join(', ')})`,
@@ -127,13 +146,9 @@ export class ClusterJob {
             // Started together: each opens its clients and fences its previous owner before it reads.
             await Promise.all(
               indexes.map(async (index) => {
-                const task = new ClusterTask(topology.tasks[index]!, context, (t, error) =>
-                  job.fail(t, error),
-                );
-                job.tasks.set(index, task);
+                const task = job.newTask(index);
                 settings.logger.info({ job: cluster.jobId, task: task.id }, `task ${task.id} assigned`);
-                await task.start();
-                settings.logger.info({ job: cluster.jobId, task: task.id }, `task ${task.id} started`);
+                await job.startTask(index, task);
               }),
             );
           },
@@ -181,6 +196,88 @@ export class ClusterJob {
       else this.settle.reject(this.failure);
     })();
     return this.closing;
+  }
+
+  /** A task for `index`, now this process's. */
+  private newTask(index: number): ClusterTask {
+    const task = new ClusterTask(this.topology.tasks[index]!, this.context, (t, error) =>
+      this.taskFailed(index, t, error),
+    );
+    this.tasks.set(index, task);
+    return task;
+  }
+
+  private async startTask(index: number, task: ClusterTask): Promise<void> {
+    try {
+      await task.start();
+    } catch (error) {
+      this.taskFailed(index, task, error);
+      return;
+    }
+    this.settings.logger.info({ job: this.settings.cluster.jobId, task: task.id }, `task ${task.id} started`);
+  }
+
+  /**
+   * A task failed while starting or running. A failure its Kafka client reported stops the task without a
+   * commit and starts it again (see the class comment); while the process leaves, it only stops it (the next
+   * owner resumes at the last commit). Any other failure fails the process.
+   */
+  private taskFailed(index: number, task: ClusterTask, error: unknown): void {
+    if (this.failure !== undefined) return;
+    const client = clientErrorIn(error);
+    const jobId = this.settings.cluster.jobId;
+    const failures = (task.commits > 0 ? 0 : (this.restarts.get(index) ?? 0)) + 1;
+    if (client === undefined || failures > TASK_RESTARTS) {
+      this.fail(
+        task,
+        client === undefined
+          ? error
+          : new WeirError(
+              `Task '${task.id}' of job '${jobId}' failed ${failures} times in a row without a commit, ` +
+                `the last time: ${(error as Error)?.message ?? String(error)}`,
+              { cause: error },
+            ),
+      );
+      return;
+    }
+    const message = (error as Error)?.message ?? String(error);
+    if (this.closing !== undefined || this.tasks.get(index) !== task) {
+      // Revoked meanwhile (its stop's commit failed: a new owner fenced it), or this process leaves.
+      this.settings.logger.warn(
+        { job: jobId, task: task.id },
+        `task ${task.id} failed as it stopped (${message}); its next owner resumes at its last commit`,
+      );
+      void task.stop(true);
+      return;
+    }
+    this.restarts.set(index, failures);
+    const delayMs = Math.min(RESTART_DELAY_MS * 2 ** (failures - 1), RESTART_MAX_DELAY_MS);
+    this.settings.logger.warn(
+      { job: jobId, task: task.id },
+      `task ${task.id} failed (${message}); stopping it without a commit and starting it again in ${delayMs} ms ` +
+        `if this process still owns it (restart ${failures} of at most ${TASK_RESTARTS} without a commit)`,
+    );
+    void this.restart(index, task, delayMs);
+  }
+
+  /**
+   * Stops a failed task without a commit and, after `delayMs`, starts it again, in turn with the rebalance
+   * events, unless it was revoked meanwhile or the process leaves.
+   */
+  private async restart(index: number, failed: ClusterTask, delayMs: number): Promise<void> {
+    await failed.stop(true);
+    // Unreferenced: a process that leaves meanwhile exits without waiting for it.
+    await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+    const membership = this.membership!;
+    await membership.inTurn(async () => {
+      if (this.closing !== undefined || this.tasks.get(index) !== failed || !membership.owns(index)) return;
+      const task = this.newTask(index);
+      this.settings.logger.info(
+        { job: this.settings.cluster.jobId, task: task.id },
+        `task ${task.id} restarting`,
+      );
+      await this.startTask(index, task);
+    });
   }
 
   private fail(task: ClusterTask | undefined, error: unknown): void {

@@ -93,6 +93,8 @@ export class ClusterTask implements TaskInputDriver {
   private local: TaskLocalStore | undefined = undefined;
   /** The checkpoint written once the last commit's delivery reports came. */
   private checkpointing: Promise<void> = Promise.resolve();
+  /** The first stop's work (a task stops once; later calls wait for it). */
+  private stopping: Promise<void> | undefined = undefined;
   /** How the task's state came back (undefined before it started). */
   restore: TaskRestoreFigures | undefined = undefined;
 
@@ -254,10 +256,16 @@ export class ClusterTask implements TaskInputDriver {
   }
 
   /**
-   * Stops the task: at its next batch boundary it commits (unless `lost`: then the group gave it away already and
-   * nothing may be committed), its run is cancelled, and its clients close.
+   * Stops the task: at its next batch boundary it commits (unless `lost`: then the group gave it away already, or
+   * its transaction failed, and nothing may be committed), its run is cancelled, and its clients close. The
+   * first call decides; a later one waits for it.
    */
-  async stop(lost: boolean): Promise<void> {
+  stop(lost: boolean): Promise<void> {
+    this.stopping ??= this.stopOnce(lost);
+    return this.stopping;
+  }
+
+  private async stopOnce(lost: boolean): Promise<void> {
     const runtime = this.runtime;
     const running = this.running;
     if (runtime !== undefined && running !== undefined) {

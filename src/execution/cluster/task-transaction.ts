@@ -36,6 +36,7 @@ export class TaskTransaction {
    */
   private committing = false;
   private failure: Error | undefined = undefined;
+  private closing: Promise<void> | undefined = undefined;
   /** Messages sent since the last commit (a commit with nothing new read or written is skipped). */
   sentSinceCommit = 0;
   /** Transactions committed. */
@@ -98,6 +99,14 @@ export class TaskTransaction {
             cause: error,
           },
         );
+    });
+    // A fatal error (a newer owner fenced the producer, or the broker aborted a transaction past its timeout)
+    // comes here with librdkafka's reason; the calls that fail after it only say "Fatal error".
+    producer.on('event.error', (error) => {
+      if (error.isFatal === true && transaction !== undefined)
+        transaction.failure ??= new KafkaError(`Task '${id}': its producer failed: ${error.message}`, {
+          cause: error,
+        });
     });
     await call<ClientMetadata>(`connecting the producer of task '${id}' to ${bootstrapServers}`, (cb) =>
       producer.connect({ timeout: TIMEOUT_MS }, cb),
@@ -226,9 +235,13 @@ export class TaskTransaction {
     if (this.held.length > 0) this.drainAfter(Promise.resolve());
   }
 
-  /** Disconnects; an open transaction is left to be aborted by the broker or by the task's next owner. */
-  async close(): Promise<void> {
-    await disconnect(this.producer, this.offsets);
+  /**
+   * Disconnects (once; a later call waits for the first); an open transaction is left to be aborted by the
+   * broker or by the task's next owner.
+   */
+  close(): Promise<void> {
+    this.closing ??= disconnect(this.producer, this.offsets);
+    return this.closing;
   }
 
   private drainAfter(waiting: Promise<void>): void {
