@@ -81,6 +81,8 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
   readonly keyGroupRange: KeyGroupRange;
   private readonly root: RootDatabase;
   private readonly db: Database<Buffer, Buffer>;
+  /** A kept store's state names by id: its entries' keys hold the ids, which must mean the same names next run. */
+  private readonly names: Database<string, number> | undefined;
   private readonly states = new Map<string, AbstractHeapState<any, any>>();
   private readonly stateIds = new Map<string, number>();
   private readonly stateNames: string[] = [];
@@ -107,6 +109,15 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
     if (options.keep !== true) rmSync(options.path, { recursive: true, force: true });
     this.root = open({ path: options.path, noSync: true, noMemInit: true, compression: false });
     this.db = this.root.openDB({ name: 'state', keyEncoding: 'binary', encoding: 'binary' });
+    // Ids are given in the order names are first met, which a later run need not repeat (a restore may name its
+    // states in another order than the operator registers them): a kept store reads back the ids it gave.
+    this.names =
+      options.keep === true ? this.root.openDB({ name: 'state-ids', encoding: 'string' }) : undefined;
+    if (this.names !== undefined)
+      for (const { key, value } of this.names.getRange({})) {
+        this.stateNames[key] = value;
+        this.stateIds.set(value, key);
+      }
   }
 
   /** Sets the current key; between records is where the write-back cache is flushed when it is over its bound. */
@@ -338,6 +349,7 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
       if (id > 0xffff) throw new IllegalStateError('More than 65,536 states in one operator');
       this.stateNames.push(name);
       this.stateIds.set(name, id);
+      this.names?.putSync(id, name);
     }
     return id;
   }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ValueStateDescriptor } from '../../core/state-descriptor.ts';
 import { KeyGroupRange } from '../key-group-range.ts';
+import { keyGroupFor } from '../key-hash.ts';
 import { voidNamespaceSerializer } from '../namespace.ts';
 import { LmdbStateBackend } from './lmdb-state-backend.ts';
 
@@ -59,5 +60,33 @@ describe('LmdbStateBackend', () => {
     assert.deepEqual(kept.sort(), ['1-1', `${process.pid}-999`, 'notes']);
     assert.equal(existsSync(join(path, '4194305-1')), false);
     b.dispose();
+  });
+
+  it("keeps the ids of a kept store's states by name: a reopened store restored in another order reads each state", () => {
+    const stores = new LmdbStateBackend({ path: join(root, 'kept') }).localStores;
+    const directory = join(root, 'kept', 'task');
+    const open = () => stores.open(context('u', 0), directory, { fresh: false, beforeWrite: () => {} });
+    const first = open();
+    const a = first.getOrCreateKeyedState(new ValueStateDescriptor<string>('a'), voidNamespaceSerializer);
+    const b = first.getOrCreateKeyedState(new ValueStateDescriptor<string>('b'), voidNamespaceSerializer);
+    first.setCurrentKey('k1');
+    a.update('a1');
+    b.update('b1');
+    first.setCurrentKey('k2');
+    b.update('b2');
+    assert.notEqual(keyGroupFor('k1', 128), keyGroupFor('k2', 128));
+    // The key group of k2 holds only state 'b': restoring it first names 'b' before 'a'.
+    const k2 = first.snapshot().find((g) => g.keyGroup === keyGroupFor('k2', 128))!;
+    first.dispose();
+    const again = open();
+    again.removeKeyGroups([k2.keyGroup]);
+    again.restore([k2]);
+    const a2 = again.getOrCreateKeyedState(new ValueStateDescriptor<string>('a'), voidNamespaceSerializer);
+    const b2 = again.getOrCreateKeyedState(new ValueStateDescriptor<string>('b'), voidNamespaceSerializer);
+    again.setCurrentKey('k1');
+    assert.deepEqual([a2.value(), b2.value()], ['a1', 'b1']);
+    again.setCurrentKey('k2');
+    assert.deepEqual([a2.value(), b2.value()], [undefined, 'b2']);
+    again.dispose();
   });
 });
