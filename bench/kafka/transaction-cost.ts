@@ -1,7 +1,10 @@
 // What one cluster task's commit costs: wall time, client CPU and broker CPU per transaction, for 1 to N tasks in one process.
 //
 //   WEIR_KAFKA_BOOTSTRAP=<broker> node --import tsx bench/kafka/transaction-cost.ts [tasks,tasks,...]
-//     [partitions per transaction,...] [commits per task] [runs]
+//     [partitions per transaction,...] [commits per task] [runs] [producer properties as JSON]
+//
+// The last argument overrides the task producer's client properties, e.g. '{"retry.backoff.ms":100}' for
+// librdkafka's default backoff instead of the task runtime's 20 ms.
 //
 // Each task is the task runtime's own TaskTransaction (a transactional producer and an offset consumer, as
 // `ClusterTask` opens them) and loops as a busy task does: one small record into each of K partitions of the
@@ -26,6 +29,7 @@ const taskCounts = (process.argv[2] ?? '1,8').split(',').map(Number);
 const partitionCounts = (process.argv[3] ?? '1,16').split(',').map(Number);
 const commitsPerTask = Number(process.argv[4] ?? 100);
 const runs = Number(process.argv[5] ?? 3);
+const properties = JSON.parse(process.argv[6] ?? '{}') as Record<string, string | number | boolean>;
 const WARM_UP = 5;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
@@ -65,7 +69,7 @@ async function measure(tasks: number, partitions: number): Promise<Figures> {
   await createTopic(input, tasks);
   const transactions = await Promise.all(
     Array.from({ length: tasks }, () =>
-      TaskTransaction.open(uniqueTopic('bench-tx'), bootstrapServers(), {}, 60_000),
+      TaskTransaction.open(uniqueTopic('bench-tx'), bootstrapServers(), properties, 60_000),
     ),
   );
   const latencies: number[] = [];

@@ -73,6 +73,11 @@ export class TaskTransaction {
       'client.id': `weir-${id}`,
       'linger.ms': 5,
       'queue.buffering.max.messages': 1_000_000,
+      // A task writes into a partition right after its previous commit, whose markers the coordinator may not
+      // have written yet: it answers CONCURRENT_TRANSACTIONS, and librdkafka tries again after this backoff
+      // (100 ms by default, which then bounds a task's commit rate). Kafka's Java producer retries that case
+      // after 20 ms (its TransactionManager's ADD_PARTITIONS_RETRY_BACKOFF_MS).
+      'retry.backoff.ms': 20,
       ...properties,
       'bootstrap.servers': bootstrapServers,
       'transactional.id': id,
