@@ -1,7 +1,7 @@
 // Cluster mode against the real broker: one job as 2 processes sharing its 12 tasks, exactly once, with its keyed state and timers, through a SIGKILL.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -314,6 +314,15 @@ async function fence(transactionalId: string): Promise<void> {
   }
 }
 
+/** Resolves once `check()` holds, looking every 20 ms; fails after {@link WAIT_MS} naming `what`. */
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = performance.now() + WAIT_MS;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`waited ${WAIT_MS} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** SIGTERM: the process hands its tasks back, leaves the group and exits 0. */
 async function stopGracefully(member: Member): Promise<void> {
   member.process.kill('SIGTERM');
@@ -507,6 +516,11 @@ describe('cluster mode: one job as several processes on Kafka', () => {
       assert.deepEqual(readdirSync(join(stores, 'a')), ['cluster']);
       const kept = join(stores, 'a', 'cluster', jobId);
       assert.deepEqual(readdirSync(kept).sort(), [...KEYED_TASKS, 'LOCK']);
+      // A task writes its checkpoint once the delivery reports of the commit that made the output visible came:
+      // just after the output, not with it.
+      await until('a checkpoint in every keyed task directory', () =>
+        KEYED_TASKS.every((task) => existsSync(join(kept, task, '.checkpoint'))),
+      );
       for (const task of KEYED_TASKS)
         assert.deepEqual(readdirSync(join(kept, task)).sort(), [
           '.checkpoint',
