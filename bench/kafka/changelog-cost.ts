@@ -12,6 +12,15 @@
 //
 //   ... changelog-cost.ts 100000 2 weir,local 0 [changed records]
 //
+// 'failover' and 'standby' measure a failover between two processes with LMDB local stores, without and with a
+// standby replica (standbyReplicas 1): both start together and split the tasks, work through the K × R records,
+// then [changed records] more; 2 s later the one with more keyed tasks is SIGKILLed and the survivor takes them
+// over. With a standby it reads only the changelog committed since its last catch-up; without, the whole
+// partitions. The survivor's restores of the moved tasks are printed (messages, bytes, the slowest changelog read),
+// the time from the kill to their restores (the 6 s session timeout is most of it), and what each standby read.
+//
+//   ... changelog-cost.ts 20000 2 failover,standby,failover,standby 0 10
+//
 // For each key count K: K × R records (R per key, keys interleaved) are preloaded into a 4-partition topic; one
 // process of bench/kafka/changelog-job.ts (Kafka topic → keyBy → running count in ValueState → KafkaSink, 8 tasks,
 // 100 ms commits) works through them and is stopped with SIGTERM once a read_committed reader saw every output
@@ -42,6 +51,8 @@ const CONFIGS: Record<string, Record<string, string> | undefined> = {
   weir: undefined,
   broker: { 'segment.bytes': '16777216', 'segment.ms': '604800000', 'min.cleanable.dirty.ratio': '0.5' },
   local: undefined,
+  failover: undefined,
+  standby: undefined,
 };
 const stores = mkdtempSync(join(tmpdir(), 'weir-bench-stores-'));
 const PARTITIONS = 4;
@@ -53,6 +64,7 @@ function member(
   output: string,
   config: Record<string, string> | undefined,
   lmdb = '',
+  standbys = 0,
 ) {
   const child = spawn(
     process.execPath,
@@ -68,7 +80,13 @@ function member(
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, UV_THREADPOOL_SIZE: '32', WEIR_LOG_LEVEL: 'info', WEIR_BENCH_LMDB: lmdb },
+      env: {
+        ...process.env,
+        UV_THREADPOOL_SIZE: '32',
+        WEIR_LOG_LEVEL: 'info',
+        WEIR_BENCH_LMDB: lmdb,
+        WEIR_BENCH_STANDBYS: String(standbys),
+      },
     },
   );
   const lines: string[] = [];
@@ -131,6 +149,12 @@ for (const keys of keyCounts)
         return { partition: id % PARTITIONS, value: JSON.stringify({ id, key: `k${id % keys}` }) };
       });
       await produce(input, batch);
+    }
+    if (configName === 'failover' || configName === 'standby') {
+      process.stdout.write(
+        `[${configName}] ${keys} keys, ${records} records: ${await failover(jobId, input, output, records, configName === 'standby' ? 1 : 0)}\n`,
+      );
+      continue;
     }
     const started = performance.now();
     const local = configName === 'local';
@@ -205,6 +229,72 @@ for (const keys of keyCounts)
         `restore${local ? ' in full (new directory)' : ''}: ${describe(second)}${local2}\n`,
     );
   }
+/**
+ * Two processes with LMDB stores (and `standbys` standby replicas) run the job; once all `records` and
+ * `changedRecords` more are out, and 2 s later, the first is SIGKILLed: what the survivor's restores of the moved
+ * keyed tasks read.
+ */
+async function failover(
+  jobId: string,
+  input: string,
+  output: string,
+  records: number,
+  standbys: number,
+): Promise<string> {
+  const a = member(jobId, input, output, undefined, join(stores, jobId, 'a'), standbys);
+  const b = member(jobId, input, output, undefined, join(stores, jobId, 'b'), standbys);
+  await waitForOutput(output, records);
+  await produce(
+    input,
+    Array.from({ length: changedRecords }, (_, i) => {
+      const id = records + i;
+      return { partition: id % PARTITIONS, value: JSON.stringify({ id, key: `k${id % keyCount(records)}` }) };
+    }),
+  );
+  await waitForOutput(output, records + changedRecords);
+  await new Promise((r) => setTimeout(r, 2_000));
+  const ownedBy = (lines: string[]) => {
+    const owned = new Set<string>();
+    for (const line of lines) {
+      const m = /task (1_\d) (started|stopped)/.exec(line);
+      if (m !== null && m[2] === 'started') owned.add(m[1]!);
+      else if (m !== null) owned.delete(m[1]!);
+    }
+    return owned;
+  };
+  // The process with more keyed tasks is killed; the other takes them over.
+  const [victim, survivor] = ownedBy(a.lines).size >= ownedBy(b.lines).size ? [a, b] : [b, a];
+  const owned = ownedBy(victim.lines);
+  const before = survivor.lines.length;
+  const killedAt = performance.now();
+  victim.child.kill('SIGKILL');
+  await victim.exited;
+  const restored = () =>
+    numbers(
+      survivor.lines.slice(before),
+      /task 1_\d restored (?:its local store and )?\d+ key group snapshots from (\d+) changelog messages \((\d+) bytes[^)]*\) in (\d+) ms/,
+    );
+  const deadline = performance.now() + 300_000;
+  while (restored().length < owned.size && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  const takeoverMs = performance.now() - killedAt;
+  const standbyLines = survivor.lines.filter((l) => / standby 1_\d stopped \(its task is assigned/.test(l));
+  survivor.child.kill('SIGTERM');
+  await survivor.exited;
+  const r = restored();
+  return (
+    `${owned.size} keyed tasks moved (${[...owned].join(' ')}); survivor's restore: ${sum(r.map((x) => x[0]!))} messages, ` +
+    `${(sum(r.map((x) => x[1]!)) / 1024).toFixed(1)} kB, slowest changelog read ${Math.max(...r.map((x) => x[2]!))} ms ` +
+    `(${r.map((x) => x[2]).join(', ')}); kill to restored: ${(takeoverMs / 1000).toFixed(1)} s` +
+    (standbys > 0 ? `; ${standbyLines.map((l) => l.replace(/^.*standby/, 'standby')).join('; ')}` : '')
+  );
+}
+
+/** The key count of a run of `records` records (R per key). */
+function keyCount(records: number): number {
+  return records / perKey;
+}
+
 rmSync(stores, { recursive: true, force: true });
 process.stdout.write(
   `load ${loadavg()

@@ -6,7 +6,8 @@
 // With a job id it runs in cluster mode (one process of that job). With `local:<dir>` it runs the same graph in one
 // process without the cluster: the keyBy is the in-process exchange, and the sink commits exactly once on
 // checkpoints every 100 ms (the cluster's commit interval) stored in <dir>. Either way it runs until killed.
-// With WEIR_BENCH_LMDB=<dir> in the environment, keyed state is in LMDB there (cluster mode: local task stores).
+// With WEIR_BENCH_LMDB=<dir> in the environment, keyed state is in LMDB there (cluster mode: local task stores);
+// WEIR_BENCH_STANDBYS=<n> sets the cluster's standbyReplicas.
 import {
   StreamExecutionEnvironment,
   ValueStateDescriptor,
@@ -65,6 +66,7 @@ const env = StreamExecutionEnvironment.create({
           sessionTimeoutMs: 6_000,
           heartbeatIntervalMs: 500,
           commitIntervalMs: 100,
+          standbyReplicas: Number(process.env.WEIR_BENCH_STANDBYS ?? 0),
           ...(changelogConfig === undefined
             ? {}
             : { changelogTopicConfig: JSON.parse(changelogConfig) as Record<string, string> }),

@@ -174,7 +174,8 @@ function crashingAfterStoreWrite(backend: LmdbStateBackend): StateBackend {
 }
 
 // As a process of the cluster: node --import tsx cluster-job.ts <bootstrap> <job id> <input> <output> <slow ms>
-// [LMDB directory: keyed state in LMDB there instead of on the heap] ['crash-on-store-write': see above]
+// [LMDB directory: keyed state in LMDB there instead of on the heap] ['crash-on-store-write': see above, or
+// 'standbys=<n>': standbyReplicas n]
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const [bootstrapServers, jobId, input, output, slowMs, lmdbPath, fault] = process.argv.slice(2);
   const env = StreamExecutionEnvironment.create({
@@ -186,6 +187,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
       sessionTimeoutMs: 6_000,
       heartbeatIntervalMs: 500,
       commitIntervalMs: 100,
+      standbyReplicas: fault?.startsWith('standbys=') === true ? Number(fault.slice('standbys='.length)) : 0,
     },
   });
   if (lmdbPath !== undefined) {

@@ -263,7 +263,7 @@ function start(
   output: string,
   slowMs = 0,
   lmdbPath?: string,
-  fault?: 'crash-on-store-write',
+  fault?: 'crash-on-store-write' | `standbys=${number}`,
 ): Member {
   const member = new Member(name, [
     jobFile,
@@ -619,6 +619,85 @@ describe('cluster mode: one job as several processes on Kafka', () => {
               `${t} ${readByB.get(t)!.messages}/${restored.get(t)!.messages} (${Math.round(readByB.get(t)!.ms)}/${Math.round(restored.get(t)!.ms)} ms)`,
           ).join(', ') +
           '\n',
+      );
+    } finally {
+      rmSync(stores, { recursive: true, force: true });
+    }
+  });
+
+  it("with standbyReplicas 1, the survivor of a SIGKILL takes the killed process's keyed tasks over from its standbys, reading only the changelog committed since their last catch-up: far fewer messages than the standbys read in all, and the output is exactly the single-process run's", async () => {
+    const input = uniqueTopic('cluster-in');
+    const output = uniqueTopic('cluster-out');
+    const jobId = uniqueTopic('cluster-standby-job');
+    await createTopic(input, PARTITIONS);
+    await createTopic(output, PARTITIONS);
+    const tail = await OutputTail.open(output);
+    const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-standby-'));
+    try {
+      await produce(input, events(0, 1_000));
+      const a = start('a', jobId, input, output, 1, join(stores, 'a'), 'standbys=1');
+      await a.waitFor('a owning all 12 tasks', () => a.tasks.length === 12);
+      await tail.waitForCount(1_000);
+      const b = start('b', jobId, input, output, 1, join(stores, 'b'), 'standbys=1');
+      await b.waitFor('b owning 6 tasks', () => b.tasks.length === 6 && a.tasks.length === 6);
+      const keyedOf = (m: Member) => m.tasks.filter((t) => KEYED_TASKS.includes(t));
+      const caughtUp = (holder: Member, owner: Member) => () =>
+        keyedOf(owner).every((t) => holder.loggedAt(new RegExp(`standby ${t} caught up`)) !== undefined);
+      // Each keeps a standby of every keyed task of the other (2 processes, 1 replica), caught up once.
+      await b.waitFor("b's standbys of a's keyed tasks", caughtUp(b, a));
+      await a.waitFor("a's standbys of b's keyed tasks", caughtUp(a, b));
+
+      await produce(input, [...events(1_000, 3_000), ...sentinels()]);
+      await tail.waitForCount(1_600);
+      const killed = keyedOf(a);
+      assert.ok(killed.length > 0, `a runs keyed tasks: ${a.tasks.join(' ')}`);
+      const killAt = performance.now();
+      a.process.kill('SIGKILL');
+      await a.exited;
+      await b.waitFor('b owning all 12 tasks', () => b.tasks.length === 12);
+      const takeover = performance.now() - killAt;
+      await tail.waitForCount(outputCount(4_000)).catch(async (error: Error) => {
+        const got = new Set(tail.records.map((r) => r.value));
+        const missing = (await referenceRun(input)).filter((line) => !got.has(line));
+        throw new Error(
+          `${error.message}; missing: ${missing.slice(0, 20).join(' ')}\n` +
+            members.map((m) => `${m.name}:\n${m.log()}`).join('\n'),
+        );
+      });
+      await stopGracefully(b);
+      await tail.close();
+
+      const seen = (await readAll(output)).map((r) => r.value);
+      const expected = await referenceRun(input);
+      assert.equal(seen.length, expected.length, 'no loss, no duplicate');
+      assert.deepEqual(byKey(seen), byKey(expected));
+
+      // What b's standby of each killed task read over its life, from its line when the task took its store.
+      const standbyRead = new Map<string, number>();
+      for (const { text } of b.lines) {
+        const m =
+          /standby (\d+_\d+) stopped \(its task is assigned to this process\) after \d+ catch-ups reading (\d+) changelog messages/.exec(
+            text,
+          );
+        if (m !== null) standbyRead.set(m[1]!, Number(m[2]));
+      }
+      const restored = restores(b);
+      const figures: string[] = [];
+      for (const task of killed) {
+        const r = restored.get(task)!;
+        const all = standbyRead.get(task);
+        assert.ok(all !== undefined && all > 0, `${task}: its standby read the changelog; log:\n${b.log()}`);
+        assert.deepEqual(
+          [task, r.from],
+          [task, 'local'],
+          'the task starts on the standby store and its checkpoint',
+        );
+        assert.ok(r.messages * 10 <= all, `${task}: the tail (${r.messages}) is far less than all (${all})`);
+        figures.push(`${task} ${r.messages} of ${all} (${r.ms} ms)`);
+      }
+      process.stdout.write(
+        `# standby replicas: a SIGKILL, to the survivor running all 12 tasks: ${Math.round(takeover)} ms; ` +
+          `changelog messages read at takeover, of those the standby read in all: ${figures.join(', ')}\n`,
       );
     } finally {
       rmSync(stores, { recursive: true, force: true });

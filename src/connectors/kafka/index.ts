@@ -33,7 +33,12 @@ export { keyGroupsOfPartition, partitionForKey, partitionForKeyGroup } from './r
 export type { RepartitionMarker } from './repartition-marker.ts';
 
 // Scale-out: the job's consumer group assigns its tasks to processes
-export { TaskMembership, type TaskListener, type TaskMembershipOptions } from './task-membership.ts';
+export {
+  TaskMembership,
+  type TaskGroupView,
+  type TaskListener,
+  type TaskMembershipOptions,
+} from './task-membership.ts';
 
 // Client
 export { KafkaError, type KafkaProperties } from './kafka-client.ts';

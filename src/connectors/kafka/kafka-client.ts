@@ -154,7 +154,25 @@ export interface ClientAdmin {
     cb: (error: LibrdKafkaError | null | undefined) => void,
   ): void;
   deleteTopic(topic: string, timeout: number, cb: (error: LibrdKafkaError | null | undefined) => void): void;
+  describeGroups(
+    groupIds: string[],
+    options: { timeout?: number },
+    cb: (error: LibrdKafkaError | null | undefined, result: { groups: ClientGroupDescription[] }) => void,
+  ): void;
   disconnect(): void;
+}
+
+/** A consumer group as DescribeGroups shows it (classic protocol: the assignment decoded from the consumer protocol). */
+export interface ClientGroupDescription {
+  readonly groupId: string;
+  readonly error?: LibrdKafkaError;
+  /** librdkafka's ConsumerGroupStates: 3 is Stable (no rebalance under way). */
+  readonly state: number;
+  readonly members: readonly {
+    readonly memberId: string;
+    readonly clientId: string;
+    readonly assignment: { readonly topicPartitions: readonly TopicPartition[] } | null;
+  }[];
 }
 
 /** Client properties: librdkafka's configuration names (`bootstrap.servers`, `security.protocol`, ...). */

@@ -1,9 +1,12 @@
 // TaskMembership: a process's seat in its job's consumer group, which tells it the tasks it owns as they move.
+import { randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../../core/errors.ts';
 import {
   ASSIGN_PARTITIONS,
   call,
   kafkaClient,
+  type ClientAdmin,
+  type ClientGroupDescription,
   KafkaError,
   REVOKE_PARTITIONS,
   type ClientConsumer,
@@ -67,7 +70,10 @@ export interface TaskMembershipOptions {
   readonly heartbeatIntervalMs?: number;
   /** Replicas of the task topic when it is created (default -1: the broker's default). */
   readonly replicationFactor?: number;
-  /** Names this process in the group (`client.id`), e.g. its host name; shown by Kafka's group tools. */
+  /**
+   * Names this process in the group (`client.id`), e.g. its host name; shown by Kafka's group tools, followed by
+   * `-` and 8 hexadecimal digits unique to the membership (so {@link TaskMembership.describe} finds this process).
+   */
   readonly clientId?: string;
   /** Any other librdkafka consumer property (TLS, SASL). The group settings above cannot be overridden. */
   readonly properties?: KafkaProperties;
@@ -77,6 +83,19 @@ export interface TaskMembershipOptions {
    */
   readonly onError?: (error: Error) => void;
 }
+
+/** The job's group as DescribeGroups showed it: who owns which tasks. */
+export interface TaskGroupView {
+  /** Whether the group was Stable: no rebalance under way, so every member's tasks are its last assignment. */
+  readonly stable: boolean;
+  /** This process's member id, when the description holds it (once it joined). */
+  readonly self: string | undefined;
+  /** Every member: its id and the tasks it was assigned, ascending. */
+  readonly members: readonly { readonly memberId: string; readonly tasks: readonly number[] }[];
+}
+
+/** librdkafka's ConsumerGroupStates.STABLE. */
+const GROUP_STABLE = 3;
 
 /**
  * One process's membership in the consumer group of its job, as Kafka Streams has it: every process of job `J`
@@ -108,7 +127,11 @@ export class TaskMembership {
   readonly topic: string;
   /** The consumer group, the job's id. */
   readonly groupId: string;
+  /** The `client.id` of this membership: the configured name and a suffix unique to it. */
+  readonly clientId: string;
   private readonly consumer: ClientConsumer;
+  /** Describes the group (created at the first {@link describe}). */
+  private admin: ClientAdmin | undefined = undefined;
   private readonly owned = new Set<number>();
   /** Rebalance events, handled one after the other (a listener call may be asynchronous). */
   private queue: Promise<void> = Promise.resolve();
@@ -123,6 +146,7 @@ export class TaskMembership {
   private constructor(private readonly options: TaskMembershipOptions) {
     this.groupId = options.jobId;
     this.topic = `${options.jobId}-tasks`;
+    this.clientId = `${options.clientId ?? `weir-${options.jobId}`}-${randomBytes(4).toString('hex')}`;
     const { KafkaConsumer } = kafkaClient();
     this.consumer = new KafkaConsumer(
       {
@@ -136,7 +160,7 @@ export class TaskMembership {
         'enable.auto.commit': false,
         'enable.auto.offset.store': false,
         'enable.partition.eof': false,
-        ...(options.clientId !== undefined ? { 'client.id': options.clientId } : {}),
+        'client.id': this.clientId,
         rebalance_cb: (error, assignment) => this.onRebalance(error, assignment),
       },
       {},
@@ -192,6 +216,40 @@ export class TaskMembership {
     return !this.leaving && this.owned.has(task);
   }
 
+  /**
+   * Describes the job's group (DescribeGroups, which any client may send): each member's id and the tasks it was
+   * assigned, and this process's member id (the member with this membership's `client.id`). librdkafka's consumer
+   * tells a member only its own assignment; this is how a process learns the others'.
+   */
+  async describe(): Promise<TaskGroupView> {
+    this.admin ??= kafkaClient().AdminClient.create({
+      ...this.options.properties,
+      'bootstrap.servers': this.options.bootstrapServers,
+    });
+    const admin = this.admin;
+    const result = await call<{ groups: ClientGroupDescription[] }>(
+      `describing task group '${this.groupId}'`,
+      (cb) => admin.describeGroups([this.groupId], { timeout: TIMEOUT_MS }, cb),
+    );
+    const group = result.groups.find((g) => g.groupId === this.groupId);
+    if (group === undefined || group.error !== undefined)
+      throw new KafkaError(
+        `Task group '${this.groupId}' could not be described: ${group?.error?.message ?? 'it is missing'}`,
+      );
+    const members = group.members.map((m) => ({
+      memberId: m.memberId,
+      tasks: (m.assignment?.topicPartitions ?? [])
+        .filter((p) => p.topic === this.topic)
+        .map((p) => p.partition)
+        .sort((a, b) => a - b),
+    }));
+    return {
+      stable: group.state === GROUP_STABLE,
+      self: group.members.find((m) => m.clientId === this.clientId)?.memberId,
+      members,
+    };
+  }
+
   /** The first failure reported (a listener call that threw, a group error), if any. */
   get failure(): Error | undefined {
     return this.firstFailure;
@@ -227,6 +285,7 @@ export class TaskMembership {
       this.owned.clear();
       await this.notify(() => this.options.listener.onRevoked(tasks, false), 'onRevoked', tasks);
     }
+    this.admin?.disconnect();
     await call('disconnecting the consumer', (cb) => this.consumer.disconnect(cb));
     if (this.options.onError === undefined && this.firstFailure !== undefined) throw this.firstFailure;
   }

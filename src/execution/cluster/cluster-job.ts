@@ -20,6 +20,7 @@ import { TaskMembership } from '../../connectors/kafka/task-membership.ts';
 import type { JobExecutionResult } from '../job-execution-result.ts';
 import type { ClusterOptions } from './cluster-options.ts';
 import { ClusterTask, type ClusterTaskContext } from './cluster-task.ts';
+import { StandbyReplicas } from './standby-replicas.ts';
 import { changelogTopicConfig, changelogTopics } from './task-changelog.ts';
 import { JobStoreLock, jobStoreDirectory } from './task-local-store.ts';
 
@@ -64,6 +65,8 @@ export interface ClusterJobSettings {
 export class ClusterJob {
   private readonly tasks = new Map<number, ClusterTask>();
   private membership: TaskMembership | undefined = undefined;
+  /** The standby replicas this process keeps (with `standbyReplicas` > 0). */
+  private standbys: StandbyReplicas | undefined = undefined;
   /** This process's hold on the job's kept task stores (with an on-disk state backend). */
   private storeLock: JobStoreLock | undefined = undefined;
   private failure: unknown = undefined;
@@ -93,6 +96,7 @@ export class ClusterJob {
   /** Validates the job for cluster mode, creates its topics and joins its group. */
   static async start(settings: ClusterJobSettings): Promise<ClusterJob> {
     const { graph, cluster } = settings;
+    checkStandbyReplicas(cluster, settings.stateBackend);
     const partitions = await sourcePartitions(graph, cluster);
     const topology = cutIntoSubTopologies(graph, {
       jobId: cluster.jobId,
@@ -143,6 +147,9 @@ export class ClusterJob {
         ...(cluster.properties === undefined ? {} : { properties: cluster.properties }),
         listener: {
           onAssigned: async (indexes) => {
+            // A standby of a task is stopped before the task starts: one writer per store.
+            await job.standbys?.release(indexes);
+            job.standbys?.poke();
             // Started together: each opens its clients and fences its previous owner before it reads.
             await Promise.all(
               indexes.map(async (index) => {
@@ -165,6 +172,7 @@ export class ClusterJob {
                 settings.logger.info({ job: cluster.jobId, task: task?.id }, `task ${task?.id} stopped`);
               }),
             );
+            job.standbys?.poke();
           },
         },
         onError: (error) => job.fail(undefined, error),
@@ -173,7 +181,17 @@ export class ClusterJob {
       job.storeLock?.release();
       throw error;
     }
+    const replicas = cluster.standbyReplicas ?? 0;
+    if (replicas > 0 && stores !== undefined) {
+      job.standbys = new StandbyReplicas(replicas, context, stores, job.membership);
+      job.standbys.start();
+    }
     return job;
+  }
+
+  /** The ids of the tasks this process keeps standby replicas of now. */
+  get standbyTasks(): string[] {
+    return (this.standbys?.tasks ?? []).map((i) => this.topology.tasks[i]!);
   }
 
   /** The ids of the tasks this process runs now. */
@@ -184,6 +202,11 @@ export class ClusterJob {
   /** Hands every task back to the group (each commits and stops) and leaves it; `result` then settles. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      try {
+        await this.standbys?.close();
+      } catch (error) {
+        this.failure ??= error;
+      }
       try {
         await this.membership?.close();
       } catch (error) {
@@ -370,6 +393,20 @@ async function sourcePartitions(graph: StreamGraph, cluster: ClusterOptions): Pr
     counts.set(node.id, await partitionCount(cluster, topics[0]!));
   }
   return counts;
+}
+
+/** `standbyReplicas` is a count, and a standby is a local store: the backend must keep stores on disk. */
+function checkStandbyReplicas(cluster: ClusterOptions, backend: StateBackend | undefined): void {
+  const replicas = cluster.standbyReplicas ?? 0;
+  if (!Number.isInteger(replicas) || replicas < 0)
+    throw new ConfigurationError(
+      `Cluster mode: standbyReplicas must be a non-negative integer, not ${String(replicas)}`,
+    );
+  if (replicas > 0 && backend?.localStores === undefined)
+    throw new ConfigurationError(
+      `Cluster mode: standbyReplicas ${replicas} needs a state backend that keeps stores on disk ` +
+        `(LmdbStateBackend); the state backend is ${backend?.name ?? 'heap'}`,
+    );
 }
 
 /** What this version of the task runtime runs: one input per sub-topology, keyBy edges between them. */

@@ -24,7 +24,16 @@ export interface ClusterOptions {
    * docs/scale-out.md says why). Applied when a topic is created; a topic that exists keeps its configuration.
    */
   readonly changelogTopicConfig?: Readonly<Record<string, string>>;
-  /** Names this process in the group (`client.id`). */
+  /**
+   * Standby replicas of each task with keyed state (default 0), as Kafka Streams' `num.standby.replicas`: besides
+   * the tasks it owns, each process keeps warm copies of the tasks owned by the `n` processes before it in the
+   * group (by member id), in the local stores where it would run them, read from their changelogs every 10 commit
+   * intervals. A task that fails over to a process with its standby reads only the changelog committed since the
+   * last catch-up (docs/scale-out.md, "Standby replicas"). Needs a state backend that keeps stores on disk
+   * (`LmdbStateBackend`); at most the number of other processes are used.
+   */
+  readonly standbyReplicas?: number;
+  /** Names this process in the group (`client.id`, with a suffix unique to the process). */
   readonly clientId?: string;
   /** Any other librdkafka property of the job's clients (TLS, SASL). */
   readonly properties?: Readonly<Record<string, string | number | boolean>>;

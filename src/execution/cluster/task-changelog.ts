@@ -320,30 +320,66 @@ export async function restoreChangelog(
       entries: 0,
       ms: 0,
     };
-  const { KafkaConsumer } = kafkaClient();
-  const consumer = new KafkaConsumer(
-    {
-      ...properties,
-      'bootstrap.servers': bootstrapServers,
-      'group.id': groupId,
-      'enable.auto.commit': false,
-      'enable.auto.offset.store': false,
-      'enable.partition.eof': false,
-      'isolation.level': 'read_committed',
-    },
-    {},
-  );
-  await call<ClientMetadata>(`connecting the changelog reader of ${groupId}`, (cb) =>
-    consumer.connect({ timeout: TIMEOUT_MS }, cb),
-  );
-  let messages = 0;
-  let bytes = 0;
-  let inputState: unknown = undefined;
-  const operators: Record<string, OperatorSnapshot> = {};
-  const read = new Map<string, PartitionContents>();
-  const ends: Record<string, number> = {};
-  let checkpointRejected: string | undefined = undefined;
+  const reader = await ChangelogReader.open(bootstrapServers, properties, groupId);
   try {
+    const restored = await reader.read(topics, partition, checkpoint);
+    return { ...restored, ms: performance.now() - started };
+  } finally {
+    await reader.close();
+  }
+}
+
+/**
+ * A read_committed consumer of changelog partitions, assigned by hand (it joins no group and commits nothing):
+ * {@link restoreChangelog} opens one per restore; a standby replica keeps one open between its catch-ups.
+ */
+export class ChangelogReader {
+  private constructor(private readonly consumer: ClientConsumer) {}
+
+  /** Connects a reader; `groupId` only names it to the brokers (nothing is committed under it). */
+  static async open(
+    bootstrapServers: string,
+    properties: KafkaProperties,
+    groupId: string,
+  ): Promise<ChangelogReader> {
+    const { KafkaConsumer } = kafkaClient();
+    const consumer = new KafkaConsumer(
+      {
+        ...properties,
+        'bootstrap.servers': bootstrapServers,
+        'group.id': groupId,
+        'enable.auto.commit': false,
+        'enable.auto.offset.store': false,
+        'enable.partition.eof': false,
+        'isolation.level': 'read_committed',
+      },
+      {},
+    );
+    await call<ClientMetadata>(`connecting the changelog reader of ${groupId}`, (cb) =>
+      consumer.connect({ timeout: TIMEOUT_MS }, cb),
+    );
+    return new ChangelogReader(consumer);
+  }
+
+  /**
+   * Reads the task's partition of each topic from its start (or from the checkpoint's offsets) to its end, as
+   * {@link restoreChangelog} describes. The end is what the brokers give a read_committed client: the last stable
+   * offset, before any transaction still open (a live owner's), so what is read is always committed state.
+   */
+  async read(
+    topics: readonly ChangelogTopicPlan[],
+    partition: number,
+    checkpoint?: Readonly<Record<string, number>>,
+  ): Promise<ChangelogRestore> {
+    const started = performance.now();
+    const consumer = this.consumer;
+    let messages = 0;
+    let bytes = 0;
+    let inputState: unknown = undefined;
+    const operators: Record<string, OperatorSnapshot> = {};
+    const read = new Map<string, PartitionContents>();
+    const ends: Record<string, number> = {};
+    let checkpointRejected: string | undefined = undefined;
     const bounds = new Map<string, { lowOffset: number; highOffset: number }>();
     for (const topic of topics) {
       const where = `${topic.name}-${partition}`;
@@ -375,26 +411,28 @@ export async function restoreChangelog(
       if (keyedState.length === 0 && timers.length === 0) continue;
       operators[topic.uid] = { parallelism: 1, keyedState, timers, operatorState: [] };
     }
-  } finally {
-    await call('disconnecting the changelog reader', (cb) => consumer.disconnect(cb)).catch(() => {});
+    const uids = Object.keys(operators);
+    const entries = uids.reduce(
+      (n, uid) => n + operators[uid]!.keyedState.length + operators[uid]!.timers.length,
+      0,
+    );
+    return {
+      snapshot: uids.length === 0 ? undefined : { version: 1, operators },
+      read,
+      inputState,
+      ends,
+      fromCheckpoint,
+      checkpointRejected,
+      messages,
+      bytes,
+      entries,
+      ms: performance.now() - started,
+    };
   }
-  const uids = Object.keys(operators);
-  const entries = uids.reduce(
-    (n, uid) => n + operators[uid]!.keyedState.length + operators[uid]!.timers.length,
-    0,
-  );
-  return {
-    snapshot: uids.length === 0 ? undefined : { version: 1, operators },
-    read,
-    inputState,
-    ends,
-    fromCheckpoint: checkpoint !== undefined && checkpointRejected === undefined,
-    checkpointRejected,
-    messages,
-    bytes,
-    entries,
-    ms: performance.now() - started,
-  };
+
+  async close(): Promise<void> {
+    await call('disconnecting the changelog reader', (cb) => this.consumer.disconnect(cb)).catch(() => {});
+  }
 }
 
 /** The key groups that hold a value (tombstones left out), in order. */
