@@ -13,6 +13,7 @@ import {
   clientErrorIn,
   KafkaError,
   type ClientMetadata,
+  type ClientProducer,
   type LibrdKafkaError,
 } from '../../connectors/kafka/kafka-client.ts';
 import { KafkaSource } from '../../connectors/kafka/kafka-source.ts';
@@ -97,19 +98,26 @@ export class ClusterJob {
   static async start(settings: ClusterJobSettings): Promise<ClusterJob> {
     const { graph, cluster } = settings;
     checkStandbyReplicas(cluster, settings.stateBackend);
-    const partitions = await sourcePartitions(graph, cluster);
-    const topology = cutIntoSubTopologies(graph, {
-      jobId: cluster.jobId,
-      sourcePartitions: (node) => partitions.get(node.id),
-    });
-    checkSupported(topology);
-    warnAboutThreadPool(topology, settings);
-    for (const topic of topology.repartitionTopics)
-      await ensureTopic(cluster, 'repartition', topic.name, topic.partitions);
-    // Compacted, with small segments: only the last value of each key group is needed to restore a task.
-    const changelogConfig = changelogTopicConfig(cluster.changelogTopicConfig);
-    for (const topic of changelogTopics(topology, cluster.jobId))
-      await ensureTopic(cluster, 'changelog', topic.name, topic.partitions, changelogConfig);
+    // One client reads every topic's metadata at start-up (a joining process checks all of them).
+    const metadata = await TopicMetadata.open(cluster);
+    let topology: TaskTopology;
+    try {
+      const partitions = await sourcePartitions(graph, metadata);
+      topology = cutIntoSubTopologies(graph, {
+        jobId: cluster.jobId,
+        sourcePartitions: (node) => partitions.get(node.id),
+      });
+      checkSupported(topology);
+      warnAboutThreadPool(topology, settings);
+      for (const topic of topology.repartitionTopics)
+        await ensureTopic(metadata, 'repartition', topic.name, topic.partitions);
+      // Compacted, with small segments: only the last value of each key group is needed to restore a task.
+      const changelogConfig = changelogTopicConfig(cluster.changelogTopicConfig);
+      for (const topic of changelogTopics(topology, cluster.jobId))
+        await ensureTopic(metadata, 'changelog', topic.name, topic.partitions, changelogConfig);
+    } finally {
+      await metadata.close();
+    }
     const job = new ClusterJob(settings, topology);
     const stores = settings.stateBackend?.localStores;
     const localStoreDirectory =
@@ -371,7 +379,7 @@ async function createTopic(
 }
 
 /** The partition count of the topic each Kafka source reads; cluster mode reads nothing else. */
-async function sourcePartitions(graph: StreamGraph, cluster: ClusterOptions): Promise<Map<number, number>> {
+async function sourcePartitions(graph: StreamGraph, metadata: TopicMetadata): Promise<Map<number, number>> {
   const counts = new Map<number, number>();
   const sources = graph.nodes.filter((n) => n.transformation.kind === 'source');
   for (const node of sources) {
@@ -390,7 +398,12 @@ async function sourcePartitions(graph: StreamGraph, cluster: ClusterOptions): Pr
       throw new ConfigurationError(
         `Cluster mode: KafkaSource '${node.name}' is bounded (setBounded); a job in cluster mode runs until stopped`,
       );
-    counts.set(node.id, await partitionCount(cluster, topics[0]!));
+    const count = await metadata.partitionCount(topics[0]!);
+    if (count === 0)
+      throw new KafkaError(
+        `Cluster mode: topic '${topics[0]}' does not exist on ${metadata.cluster.bootstrapServers}`,
+      );
+    counts.set(node.id, count);
   }
   return counts;
 }
@@ -449,28 +462,37 @@ function describe(nodes: readonly StreamNode[]): string {
   return nodes.map((n) => `'${n.name}'`).join(', ');
 }
 
-async function partitionCount(cluster: ClusterOptions, topic: string): Promise<number> {
-  const { Producer } = kafkaClient();
-  const producer = new Producer({ ...cluster.properties, 'bootstrap.servers': cluster.bootstrapServers });
-  await call<ClientMetadata>(`connecting to ${cluster.bootstrapServers}`, (cb) =>
-    producer.connect({ timeout: TIMEOUT_MS }, cb),
-  );
-  try {
-    const metadata = await call<ClientMetadata>(`reading the metadata of topic '${topic}'`, (cb) =>
-      producer.getMetadata({ topic, timeout: TIMEOUT_MS }, cb),
+/** A client for topic metadata, which any broker serves: the partition counts the job's start-up checks. */
+class TopicMetadata {
+  private constructor(
+    readonly cluster: ClusterOptions,
+    private readonly producer: ClientProducer,
+  ) {}
+
+  static async open(cluster: ClusterOptions): Promise<TopicMetadata> {
+    const { Producer } = kafkaClient();
+    const producer = new Producer({ ...cluster.properties, 'bootstrap.servers': cluster.bootstrapServers });
+    await call<ClientMetadata>(`connecting to ${cluster.bootstrapServers}`, (cb) =>
+      producer.connect({ timeout: TIMEOUT_MS }, cb),
     );
-    const count = metadata.topics.find((t) => t.name === topic)?.partitions.length ?? 0;
-    if (count === 0)
-      throw new KafkaError(`Cluster mode: topic '${topic}' does not exist on ${cluster.bootstrapServers}`);
-    return count;
-  } finally {
-    await call('disconnecting', (cb) => producer.disconnect(10_000, cb)).catch(() => {});
+    return new TopicMetadata(cluster, producer);
+  }
+
+  /** The topic's partition count; 0 when it does not exist. */
+  async partitionCount(topic: string): Promise<number> {
+    const metadata = await call<ClientMetadata>(`reading the metadata of topic '${topic}'`, (cb) =>
+      this.producer.getMetadata({ topic, timeout: TIMEOUT_MS }, cb),
+    );
+    return metadata.topics.find((t) => t.name === topic)?.partitions.length ?? 0;
+  }
+
+  async close(): Promise<void> {
+    await call('disconnecting', (cb) => this.producer.disconnect(10_000, cb)).catch(() => {});
   }
 }
 
-/** Creates a topic of the job unless it exists; one with another partition count is a ConfigurationError. */
 async function ensureTopic(
-  cluster: ClusterOptions,
+  metadata: TopicMetadata,
   kind: 'repartition' | 'changelog',
   topic: string,
   partitions: number,
@@ -478,10 +500,10 @@ async function ensureTopic(
 ): Promise<void> {
   // A process that joins a running job finds its topics in the metadata, which any broker serves, and asks the
   // controller for nothing.
-  if ((await partitionCount(cluster, topic).catch(() => 0)) === 0)
-    await createTopic(cluster, topic, partitions, config);
+  if ((await metadata.partitionCount(topic).catch(() => 0)) === 0)
+    await createTopic(metadata.cluster, topic, partitions, config);
   for (const deadline = Date.now() + TIMEOUT_MS; ;) {
-    const count = await partitionCount(cluster, topic).catch(() => 0);
+    const count = await metadata.partitionCount(topic).catch(() => 0);
     if (count === partitions) return;
     if (count > 0)
       throw new ConfigurationError(
