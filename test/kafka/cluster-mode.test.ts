@@ -297,6 +297,33 @@ function startWithCli(name: string, jobId: string, input: string, output: string
   return member;
 }
 
+/**
+ * Waits until the output holds `count` records; when it does not come, the error names the records of the
+ * single-process run still missing (a count that restarted, a window that never fired) and each process's log.
+ */
+async function waitForOutput(tail: OutputTail, input: string, count: number): Promise<void> {
+  await tail.waitForCount(count).catch(async (error: Error) => {
+    const got = new Set(tail.records.map((r) => r.value));
+    const missing = (await referenceRun(input)).filter((line) => !got.has(line));
+    throw new Error(
+      `${error.message}; missing: ${missing.slice(0, 20).join(' ')}\n` +
+        members.map((m) => `${m.name}:\n${m.log()}`).join('\n'),
+    );
+  });
+}
+
+/**
+ * Asserts that the output topic holds exactly what a single-process run over the whole input writes: no loss, no
+ * duplicate, and each key's records in the same order. Returns that reference.
+ */
+async function assertSingleProcessOutput(input: string, output: string): Promise<string[]> {
+  const seen = (await readAll(output)).map((r) => r.value);
+  const expected = await referenceRun(input);
+  assert.equal(seen.length, expected.length, 'no loss, no duplicate');
+  assert.deepEqual(byKey(seen), byKey(expected));
+  return expected;
+}
+
 /** Initialises `transactionalId` as a producer of its own: the producer that held it is fenced. */
 async function fence(transactionalId: string): Promise<void> {
   const { Producer } = kafkaClient();
@@ -424,23 +451,12 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     await b.waitFor('b owning all 12 tasks', () => b.tasks.length === 12);
     const takeover = performance.now() - killAt;
     assert.equal(killed.length, 6);
-    await tail.waitForCount(outputCount(4_000)).catch(async (error: Error) => {
-      // Says which records are missing (a count that restarted, a window that never fired) and what each did.
-      const got = new Set(tail.records.map((r) => r.value));
-      const missing = (await referenceRun(input)).filter((line) => !got.has(line));
-      throw new Error(
-        `${error.message}; missing: ${missing.slice(0, 20).join(' ')}\n` +
-          members.map((m) => `${m.name}:\n${m.log()}`).join('\n'),
-      );
-    });
+    await waitForOutput(tail, input, outputCount(4_000));
     await stopGracefully(b);
     await tail.close();
 
-    const seen = (await readAll(output)).map((r) => r.value);
-    const expected = await referenceRun(input);
+    const expected = await assertSingleProcessOutput(input, output);
     assert.equal(expected.length, outputCount(4_000));
-    assert.equal(seen.length, expected.length, 'no loss, no duplicate');
-    assert.deepEqual(byKey(seen), byKey(expected));
     const restores = b.lines
       .filter((l) => /restored \d+ key group snapshots|changelog: \d+ messages/.test(l.text))
       .map((l) => l.text);
@@ -492,10 +508,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
         .map((l) => `# ${l.text.replace(/^.*?(task )/, '$1').slice(0, 220)}\n`)
         .join(''),
     );
-    const seen = (await readAll(output)).map((r) => r.value);
-    const expected = await referenceRun(input);
-    assert.equal(seen.length, expected.length, 'no loss, no duplicate');
-    assert.deepEqual(byKey(seen), byKey(expected));
+    await assertSingleProcessOutput(input, output);
   });
 
   it("keeps each keyed task's state in the environment's backend (LMDB), a store per task, restored from the changelog after a move to another process", async () => {
@@ -534,10 +547,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
       await tail.waitForCount(outputCount(2_000));
       await stopGracefully(b);
       await tail.close();
-      const seen = (await readAll(output)).map((r) => r.value);
-      const expected = await referenceRun(input);
-      assert.equal(seen.length, expected.length, 'no loss, no duplicate');
-      assert.deepEqual(byKey(seen), byKey(expected));
+      await assertSingleProcessOutput(input, output);
     } finally {
       rmSync(stores, { recursive: true, force: true });
     }
@@ -608,10 +618,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
             'a local store reads exactly the changelog messages written after its checkpoint',
           );
       }
-      const seen = (await readAll(output)).map((r) => r.value);
-      const expected = await referenceRun(input);
-      assert.equal(seen.length, expected.length, 'no loss, no duplicate');
-      assert.deepEqual(byKey(seen), byKey(expected));
+      await assertSingleProcessOutput(input, output);
       process.stdout.write(
         `# local stores: changelog messages read at restore, by task (full restore by b / from the checkpoint by a): ` +
           KEYED_TASKS.map(
@@ -656,21 +663,11 @@ describe('cluster mode: one job as several processes on Kafka', () => {
       await a.exited;
       await b.waitFor('b owning all 12 tasks', () => b.tasks.length === 12);
       const takeover = performance.now() - killAt;
-      await tail.waitForCount(outputCount(4_000)).catch(async (error: Error) => {
-        const got = new Set(tail.records.map((r) => r.value));
-        const missing = (await referenceRun(input)).filter((line) => !got.has(line));
-        throw new Error(
-          `${error.message}; missing: ${missing.slice(0, 20).join(' ')}\n` +
-            members.map((m) => `${m.name}:\n${m.log()}`).join('\n'),
-        );
-      });
+      await waitForOutput(tail, input, outputCount(4_000));
       await stopGracefully(b);
       await tail.close();
 
-      const seen = (await readAll(output)).map((r) => r.value);
-      const expected = await referenceRun(input);
-      assert.equal(seen.length, expected.length, 'no loss, no duplicate');
-      assert.deepEqual(byKey(seen), byKey(expected));
+      await assertSingleProcessOutput(input, output);
 
       // What b's standby of each killed task read over its life, from its line when the task took its store.
       const standbyRead = new Map<string, number>();
@@ -733,10 +730,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
       await stopGracefully(again);
       await tail.close();
 
-      const seen = (await readAll(output)).map((r) => r.value);
-      const expected = await referenceRun(input);
-      assert.equal(seen.length, expected.length, 'no loss, no duplicate');
-      assert.deepEqual(byKey(seen), byKey(expected));
+      await assertSingleProcessOutput(input, output);
       const restored = restores(again);
       const full = [...restored].filter(([, r]) => r.from === 'full');
       assert.ok(full.length >= 1, `the store written past its commit restores in full; log:\n${again.log()}`);
