@@ -208,11 +208,13 @@ describe('cluster mode under failure: processes and a broker killed while the jo
         await produce(input, i < SLICES ? records.slice(i * slice, (i + 1) * slice) : sentinels, servers);
       }
     })();
-    // Awaited after the schedule; a failure meanwhile must not go unhandled.
-    feeding.catch(() => {});
+    // Awaited after the schedule; a failure meanwhile fails the waits at once.
+    tail.dependsOn('writing the input', feeding);
     let back: Promise<number> | undefined;
     for (const step of plan) {
-      await tail.waitForCount(step.at, `${step.kind} at ${step.at}`);
+      await tail.waitForCount(step.at, `${step.kind} at ${step.at}`).catch((error: Error) => {
+        throw new Error(`seed ${seed}: ${error.message}; the processes:\n${processes.summary()}`);
+      });
       const at = performance.now();
       note(`${step.kind} at ${tail.records.length} output records`);
       // A process that runs tasks: one still starting has nothing to lose (and no SIGTERM handler yet).

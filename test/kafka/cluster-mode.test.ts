@@ -1,6 +1,5 @@
 // Cluster mode against the real broker: one job as 2 processes sharing its 12 tasks, exactly once, with its keyed state and timers, through a SIGKILL.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,14 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { StreamExecutionEnvironment } from '../../src/index.ts';
 import { ConfigurationError } from '../../src/core/errors.ts';
-import {
-  call,
-  kafkaClient,
-  type ClientConsumer,
-  type ClientMessage,
-  type ClientMetadata,
-} from '../../src/connectors/kafka/kafka-client.ts';
+import { call, kafkaClient, type ClientMetadata } from '../../src/connectors/kafka/kafka-client.ts';
 import { DeliveryGuarantee, KafkaSink } from '../../src/connectors/kafka/index.ts';
+import { JobProcesses, OutputTail, type Member } from './cluster-processes.ts';
 import { buildClusterTestJob, MS_PER_ID, WINDOW_MS, type ClusterTestEvent } from './cluster-job.ts';
 import { bootstrapServers, createTopic, produce, readAll, uniqueTopic } from './kafka-test-cluster.ts';
 
@@ -116,145 +110,20 @@ function written(member: Member): Map<string, number> {
   return out;
 }
 
-/** A process of the cluster, with the lines it logged and when. */
-class Member {
-  readonly process: ChildProcess;
-  readonly lines: { at: number; text: string }[] = [];
-  private waiters: { check: () => boolean; resolve: () => void }[] = [];
-  readonly exited: Promise<number | null>;
-
-  constructor(
-    readonly name: string,
-    /** What node runs after `--import tsx`: a job file and its arguments, or the weir CLI. */
-    args: readonly string[],
-  ) {
-    this.process = spawn(
-      process.execPath,
-      ['--import', 'tsx', ...args],
-      // A process of the cluster needs more of libuv's threads than the default 4 (docs/scale-out.md).
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, WEIR_LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: '32' },
-      },
-    );
-    const take = (chunk: Buffer): void => {
-      for (const text of chunk.toString().split('\n'))
-        if (text !== '') this.lines.push({ at: performance.now(), text });
-      // A wait may depend on every member's log (the tasks split 4/4), so each new line re-checks them all.
-      for (const m of members) m.recheck();
-    };
-    this.process.stdout!.on('data', take);
-    this.process.stderr!.on('data', take);
-    this.exited = new Promise((resolve) => this.process.once('exit', (code) => resolve(code)));
-  }
-
-  /** The tasks this process runs now (started and not stopped), from its log. */
-  get tasks(): string[] {
-    const running = new Set<string>();
-    for (const { text } of this.lines) {
-      const m = /task (\d+_\d+) (started|stopped)/.exec(text);
-      if (m === null) continue;
-      if (m[2] === 'started') running.add(m[1]!);
-      else running.delete(m[1]!);
-    }
-    return [...running].sort();
-  }
-
-  /** When a line matching `pattern` was logged (the first one after `since`). */
-  loggedAt(pattern: RegExp, since = 0): number | undefined {
-    return this.lines.find((l) => l.at >= since && pattern.test(l.text))?.at;
-  }
-
-  /** Resolves the waits whose condition now holds. */
-  recheck(): void {
-    this.waiters = this.waiters.filter((w) => (w.check() ? (w.resolve(), false) : true));
-  }
-
-  waitFor(what: string, check: () => boolean): Promise<void> {
-    if (check()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `${this.name}: waited ${WAIT_MS} ms for ${what}; logs:\n` +
-                members.map((m) => `${m.name}:\n${m.log()}`).join('\n'),
-            ),
-          ),
-        WAIT_MS,
-      );
-      this.waiters.push({ check, resolve: () => (clearTimeout(timer), resolve()) });
-    });
-  }
-
-  log(): string {
-    return this.lines.map((l) => `  ${l.text}`).join('\n');
-  }
-}
-
-/** A read_committed consumer of the whole output topic, and waits on how much it has seen. */
-class OutputTail {
-  readonly records: { at: number; value: string }[] = [];
-  private stopped = false;
-  private readonly loop: Promise<void>;
-
-  private constructor(private readonly consumer: ClientConsumer) {
-    this.loop = this.run();
-  }
-
-  static async open(topic: string): Promise<OutputTail> {
-    const { KafkaConsumer } = kafkaClient();
-    const consumer = new KafkaConsumer(
-      {
-        'bootstrap.servers': bootstrapServers(),
-        'group.id': uniqueTopic('tail'),
-        'enable.auto.commit': false,
-        'isolation.level': 'read_committed',
-      },
-      { 'auto.offset.reset': 'earliest' },
-    );
-    await call<ClientMetadata>('connecting the tail', (cb) => consumer.connect({ timeout: 30_000 }, cb));
-    consumer.assign(Array.from({ length: PARTITIONS }, (_, partition) => ({ topic, partition, offset: 0 })));
-    consumer.setDefaultConsumeTimeout(50);
-    const tail = new OutputTail(consumer);
-    tails.push(tail);
-    return tail;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      const batch = await call<ClientMessage[]>('tailing', (cb) => this.consumer.consume(1000, cb));
-      const at = performance.now();
-      for (const m of batch) this.records.push({ at, value: m.value!.toString() });
-    }
-  }
-
-  async waitForCount(count: number): Promise<number> {
-    const deadline = performance.now() + WAIT_MS;
-    while (this.records.length < count) {
-      if (performance.now() > deadline)
-        throw new Error(`waited ${WAIT_MS} ms for ${count} output records, saw ${this.records.length}`);
-      await new Promise((resolve) => setImmediate(resolve));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return performance.now();
-  }
-
-  async close(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    await this.loop;
-    await call('disconnecting the tail', (cb) => this.consumer.disconnect(cb));
-  }
-}
-
-const members: Member[] = [];
+const processes = new JobProcesses(WAIT_MS);
 /** Every tail opened: one a failed test left open would keep the test process alive after the suite. */
 const tails: OutputTail[] = [];
 after(async () => {
-  for (const m of members) if (m.process.exitCode === null) m.process.kill('SIGKILL');
+  processes.killAll();
   for (const tail of tails) await tail.close();
 });
+
+/** A read_committed tail of the output topic, closed after the suite. */
+async function openTail(output: string): Promise<OutputTail> {
+  const tail = await OutputTail.open(output, PARTITIONS, bootstrapServers(), WAIT_MS);
+  tails.push(tail);
+  return tail;
+}
 
 function start(
   name: string,
@@ -265,7 +134,7 @@ function start(
   lmdbPath?: string,
   fault?: 'crash-on-store-write' | `standbys=${number}`,
 ): Member {
-  const member = new Member(name, [
+  return processes.start(name, [
     jobFile,
     bootstrapServers(),
     jobId,
@@ -275,13 +144,11 @@ function start(
     ...(lmdbPath === undefined ? [] : [lmdbPath]),
     ...(fault === undefined ? [] : [fault]),
   ]);
-  members.push(member);
-  return member;
 }
 
 /** A process of the cluster started as `weir run --cluster <bootstrap> --job-id <id> <job file> ...`. */
 function startWithCli(name: string, jobId: string, input: string, output: string): Member {
-  const member = new Member(name, [
+  return processes.start(name, [
     cli,
     'run',
     '--cluster',
@@ -293,8 +160,6 @@ function startWithCli(name: string, jobId: string, input: string, output: string
     input,
     output,
   ]);
-  members.push(member);
-  return member;
 }
 
 /**
@@ -305,10 +170,7 @@ async function waitForOutput(tail: OutputTail, input: string, count: number): Pr
   await tail.waitForCount(count).catch(async (error: Error) => {
     const got = new Set(tail.records.map((r) => r.value));
     const missing = (await referenceRun(input)).filter((line) => !got.has(line));
-    throw new Error(
-      `${error.message}; missing: ${missing.slice(0, 20).join(' ')}\n` +
-        members.map((m) => `${m.name}:\n${m.log()}`).join('\n'),
-    );
+    throw new Error(`${error.message}; missing: ${missing.slice(0, 20).join(' ')}\n` + processes.logs());
   });
 }
 
@@ -353,7 +215,18 @@ async function until(what: string, check: () => boolean): Promise<void> {
 /** SIGTERM: the process hands its tasks back, leaves the group and exits 0. */
 async function stopGracefully(member: Member): Promise<void> {
   member.process.kill('SIGTERM');
-  assert.equal(await member.exited, 0, `${member.name} exits cleanly; log:\n${member.log()}`);
+  const code = await member.exited;
+  // The end of the log first: a CI excerpt may keep only the start of a failure message.
+  assert.equal(
+    code,
+    0,
+    `${member.name} exits cleanly, not with ${code ?? member.process.signalCode}; its last lines:\n` +
+      member.lines
+        .slice(-15)
+        .map((l) => `  ${l.text}`)
+        .join('\n') +
+      `\nwhole log:\n${member.log()}`,
+  );
 }
 
 describe('cluster mode: one job as several processes on Kafka', () => {
@@ -367,7 +240,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     const expected = await referenceRun(input);
     assert.equal(expected.length, outputCount(3_000));
 
-    const tail = await OutputTail.open(output);
+    const tail = await openTail(output);
     const a = start('a', jobId, input, output);
     const b = start('b', jobId, input, output);
     const all = [0, 1, 2].flatMap((sub) => [0, 1, 2, 3].map((p) => `${sub}_${p}`));
@@ -394,7 +267,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     const expected = await referenceRun(input);
     assert.equal(expected.length, outputCount(1_000));
 
-    const tail = await OutputTail.open(output);
+    const tail = await openTail(output);
     const a = startWithCli('a', jobId, input, output);
     const b = startWithCli('b', jobId, input, output);
     await a.waitFor('the tasks split 6/6', () => a.tasks.length === 6 && b.tasks.length === 6);
@@ -425,7 +298,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     const jobId = uniqueTopic('cluster-job');
     await createTopic(input, PARTITIONS);
     await createTopic(output, PARTITIONS);
-    const tail = await OutputTail.open(output);
+    const tail = await openTail(output);
 
     // One process alone owns every task and works on the first 1,000: no window closes yet (event time
     // reaches 9,990 ms of the first 10 s window).
@@ -473,7 +346,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     const jobId = uniqueTopic('cluster-fence-job');
     await createTopic(input, PARTITIONS);
     await createTopic(output, PARTITIONS);
-    const tail = await OutputTail.open(output);
+    const tail = await openTail(output);
     await produce(input, events(0, 1_000));
     const a = start('a', jobId, input, output, 1);
     await a.waitFor('a owning all 12 tasks', () => a.tasks.length === 12);
@@ -517,7 +390,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     const jobId = uniqueTopic('cluster-lmdb-job');
     await createTopic(input, PARTITIONS);
     await createTopic(output, PARTITIONS);
-    const tail = await OutputTail.open(output);
+    const tail = await openTail(output);
     const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-lmdb-'));
     try {
       await produce(input, events(0, 1_000));
@@ -559,7 +432,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     const jobId = uniqueTopic('cluster-local-job');
     await createTopic(input, PARTITIONS);
     await createTopic(output, PARTITIONS);
-    const tail = await OutputTail.open(output);
+    const tail = await openTail(output);
     const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-local-'));
     try {
       await produce(input, events(0, 1_000));
@@ -638,7 +511,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     const jobId = uniqueTopic('cluster-standby-job');
     await createTopic(input, PARTITIONS);
     await createTopic(output, PARTITIONS);
-    const tail = await OutputTail.open(output);
+    const tail = await openTail(output);
     const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-standby-'));
     try {
       await produce(input, events(0, 1_000));
@@ -707,7 +580,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
     const jobId = uniqueTopic('cluster-crash-job');
     await createTopic(input, PARTITIONS);
     await createTopic(output, PARTITIONS);
-    const tail = await OutputTail.open(output);
+    const tail = await openTail(output);
     const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-crash-'));
     try {
       await produce(input, events(0, 1_000));

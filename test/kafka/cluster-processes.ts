@@ -52,6 +52,25 @@ export class JobProcesses {
     this.watchers = this.watchers.filter((w) => (w.check() ? (w.then(), false) : true));
   }
 
+  /**
+   * A line per process: whether it runs and which tasks, and its last lines: what a failure message shows first
+   * (a CI excerpt may keep only the start of it).
+   */
+  summary(lastLines = 3): string {
+    const running = this.running.map(
+      (m) =>
+        `  ${m.name} runs [${m.tasks.join(' ')}]` +
+        m.lines
+          .slice(-lastLines)
+          .map((l) => `\n    ${l.text.slice(0, 300)}`)
+          .join(''),
+    );
+    const gone = this.members
+      .filter((m) => !this.running.includes(m))
+      .map((m) => `${m.name} (${m.process.signalCode ?? m.process.exitCode})`);
+    return [...running, `  gone: ${gone.join(' ')}`].join('\n');
+  }
+
   /** Every process's log, for a failure message. */
   logs(): string {
     return this.members.map((m) => `${m.name}:\n${m.log()}`).join('\n');
@@ -135,6 +154,8 @@ export class Member {
 export class OutputTail {
   readonly records: { at: number; value: string }[] = [];
   private stopped = false;
+  /** Set when work a wait depends on (the test writing the input) failed: every wait then fails with it. */
+  private failure: Error | undefined = undefined;
   private readonly loop: Promise<void>;
 
   private constructor(
@@ -177,10 +198,21 @@ export class OutputTail {
     );
   }
 
+  /**
+   * Makes every wait fail as soon as `work` fails, with its error: output that waits on input the test could not
+   * write would otherwise only time out, without saying why.
+   */
+  dependsOn(what: string, work: Promise<unknown>): void {
+    work.catch((error: Error) => {
+      this.failure ??= new Error(`${what} failed: ${error.message}`, { cause: error });
+    });
+  }
+
   /** Resolves (with the time) once `check` holds of the records seen; fails after the wait naming `what`. */
   async waitUntil(what: string, check: () => boolean): Promise<number> {
     const deadline = performance.now() + this.waitMs;
     while (!check()) {
+      if (this.failure !== undefined) throw this.failure;
       if (performance.now() > deadline)
         throw new Error(`waited ${this.waitMs} ms for ${what}, saw ${this.records.length} output records`);
       await new Promise((resolve) => setImmediate(resolve));
