@@ -220,9 +220,19 @@ export class ClusterJob {
       } catch (error) {
         this.failure ??= error;
       }
-      for (const task of this.tasks.values()) await task.stop(false);
+      // Every task stops (and commits) even if another's stop failed; the first failure is the result.
+      for (const task of this.tasks.values())
+        try {
+          await task.stop(false);
+        } catch (error) {
+          this.failure ??= error;
+        }
       this.tasks.clear();
-      this.storeLock?.release();
+      try {
+        this.storeLock?.release();
+      } catch (error) {
+        this.failure ??= error;
+      }
       if (this.failure === undefined) this.settle.resolve();
       else this.settle.reject(this.failure);
     })();
