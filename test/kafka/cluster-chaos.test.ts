@@ -57,6 +57,23 @@ function byKey(lines: readonly string[]): Map<string, string[]> {
   return new Map([...keys].sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/**
+ * The partitions that cannot take writes now (no leader, or fewer in-sync replicas than min.insync.replicas 2),
+ * for a failure message: a job waits on them, whatever it does.
+ */
+async function unavailablePartitions(cluster: BrokerCluster): Promise<string> {
+  try {
+    const short = [...(await cluster.topics())].flatMap(([topic, partitions]) =>
+      partitions
+        .filter((p) => p.leader < 0 || p.isrs.length < 2)
+        .map((p) => `${topic}-${p.id} (leader ${p.leader}, isr [${p.isrs.join(' ')}])`),
+    );
+    return `partitions short of a leader or in-sync replicas: ${short.length === 0 ? 'none' : short.join(', ')}`;
+  } catch (error) {
+    return `the partitions' metadata could not be read: ${(error as Error).message}`;
+  }
+}
+
 type ChaosEventKind = 'kill' | 'join' | 'leave' | 'broker-down' | 'broker-up';
 
 /** What happens when the output reaches `at` records. */
@@ -212,8 +229,15 @@ describe('cluster mode under failure: processes and a broker killed while the jo
     tail.dependsOn('writing the input', feeding);
     let back: Promise<number> | undefined;
     for (const step of plan) {
-      await tail.waitForCount(step.at, `${step.kind} at ${step.at}`).catch((error: Error) => {
-        throw new Error(`seed ${seed}: ${error.message}; the processes:\n${processes.summary()}`);
+      await tail.waitForCount(step.at, `${step.kind} at ${step.at}`).catch(async (error: Error) => {
+        throw new Error(
+          `seed ${seed}: ${error.message}; the processes:\n${processes.summary()}\n` +
+            `${await unavailablePartitions(cluster)}\n` +
+            `the output topic holds ${await readAll(output, 'read_committed', servers).then(
+              (all) => `${all.length} committed records`,
+              (e: Error) => `records that could not be read: ${e.message}`,
+            )}`,
+        );
       });
       const at = performance.now();
       note(`${step.kind} at ${tail.records.length} output records`);
