@@ -43,21 +43,11 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
 
   registerEventTimeTimer(namespace: N, time: number): void {
     checkTimerTime('registerEventTimeTimer', time);
-    this.eventTimers.add(
-      time,
-      this.backend.getCurrentKey(),
-      this.backend.currentNormalizedKey(),
-      namespace,
-      this.namespaceSerializer.key(namespace),
-    );
+    this.eventTimers.add(time, this.backend.getCurrentKey(), this.backend.currentNormalizedKey(), namespace);
   }
 
   deleteEventTimeTimer(namespace: N, time: number): void {
-    this.eventTimers.remove(
-      time,
-      this.backend.currentNormalizedKey(),
-      this.namespaceSerializer.key(namespace),
-    );
+    this.eventTimers.remove(time, this.backend.currentNormalizedKey(), namespace);
   }
 
   registerProcessingTimeTimer(namespace: N, time: number): void {
@@ -67,7 +57,6 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
       this.backend.getCurrentKey(),
       this.backend.currentNormalizedKey(),
       namespace,
-      this.namespaceSerializer.key(namespace),
     );
     // Stryker disable next-line LogicalOperator,EqualityOperator: a duplicate or a timer at the scheduled time needs no new callback, and rescheduling the same time changes nothing
     if (added && time < this.scheduledTime) this.schedule(time);
@@ -75,11 +64,7 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
 
   deleteProcessingTimeTimer(namespace: N, time: number): void {
     // The scheduled callback stays: when it runs it finds nothing due and schedules the next head (as Flink).
-    this.processingTimers.remove(
-      time,
-      this.backend.currentNormalizedKey(),
-      this.namespaceSerializer.key(namespace),
-    );
+    this.processingTimers.remove(time, this.backend.currentNormalizedKey(), namespace);
   }
 
   numEventTimeTimers(): number {

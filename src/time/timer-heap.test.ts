@@ -21,7 +21,7 @@ describe('TimerHeap', () => {
         for (const o of ops) {
           if (o.kind === 'add') {
             const exists = reference.some((t) => t.ts === o.ts && t.key === o.key && t.ns === o.ns);
-            assert.equal(heap.add(o.ts, o.key, o.key, o.ns, o.ns), !exists);
+            assert.equal(heap.add(o.ts, o.key, o.key, o.ns), !exists);
             if (!exists) reference.push({ ts: o.ts, key: o.key, ns: o.ns, seq: seq++ });
           } else if (o.kind === 'remove') {
             const before = reference.length;
@@ -60,7 +60,7 @@ describe('TimerHeap', () => {
         for (const o of ops) {
           if (o.kind === 'add') {
             const exists = reference.some((t) => t.ts === o.ts && t.key === o.key && t.ns === o.ns);
-            assert.equal(heap.add(o.ts, o.key, o.key, o.ns, o.ns), !exists);
+            assert.equal(heap.add(o.ts, o.key, o.key, o.ns), !exists);
             if (!exists) reference.push({ ts: o.ts, key: o.key, ns: o.ns, seq: seq++ });
           } else if (o.kind === 'remove') {
             const before = reference.length;
@@ -86,18 +86,18 @@ describe('TimerHeap', () => {
 
   it("polling a key's later-registered earlier timer keeps its other timers findable", () => {
     const heap = new TimerHeap<number>();
-    heap.add(20, 'k', 'k', 0, 0);
-    heap.add(10, 'k', 'k', 0, 0);
+    heap.add(20, 'k', 'k', 0);
+    heap.add(10, 'k', 'k', 0);
     assert.equal(heap.poll()!.timestamp, 10);
-    assert.equal(heap.add(20, 'k', 'k', 0, 0), false, 'still registered');
+    assert.equal(heap.add(20, 'k', 'k', 0), false, 'still registered');
     assert.equal(heap.remove(20, 'k', 0), true);
     assert.equal(heap.size, 0);
   });
 
   it('lists only live timers after removals, and clear empties it', () => {
     const heap = new TimerHeap<number>();
-    for (const key of [1, 2, 3]) heap.add(7, key, key, 0, 0);
-    heap.add(9, 1, 1, 0, 0);
+    for (const key of [1, 2, 3]) heap.add(7, key, key, 0);
+    heap.add(9, 1, 1, 0);
     assert.equal(heap.remove(7, 2, 0), true, 'removed from a bucket that keeps other timers');
     assert.deepEqual(
       heap.values().map((t) => [t.timestamp, t.key]),
@@ -111,16 +111,16 @@ describe('TimerHeap', () => {
     assert.equal(heap.size, 0);
     assert.equal(heap.peek(), undefined);
     assert.deepEqual(heap.values(), []);
-    assert.equal(heap.add(7, 1, 1, 0, 0), true, 'cleared timers are gone from the key index too');
+    assert.equal(heap.add(7, 1, 1, 0), true, 'cleared timers are gone from the key index too');
     assert.equal(heap.poll()!.timestamp, 7);
   });
 
   it('compacts a bucket after many removals and polls without losing order', () => {
     const heap = new TimerHeap<number>();
-    for (let key = 0; key < 300; key++) heap.add(5, key, key, 0, 0);
+    for (let key = 0; key < 300; key++) heap.add(5, key, key, 0);
     for (let key = 0; key < 300; key++) if (key % 5 !== 0) heap.remove(5, key, 0); // holes → compaction
     for (let i = 0; i < 20; i++) assert.equal(heap.poll()!.key, i * 5);
-    for (let key = 300; key < 500; key++) heap.add(5, key, key, 0, 0);
+    for (let key = 300; key < 500; key++) heap.add(5, key, key, 0);
     for (let key = 300; key < 400; key++) heap.remove(5, key, 0);
     const rest: unknown[] = [];
     while (heap.peek() !== undefined) rest.push(heap.poll()!.key);
@@ -134,11 +134,11 @@ describe('TimerHeap', () => {
 
   it('keeps registration order across keys when a key has several namespaces at one timestamp', () => {
     const heap = new TimerHeap<number>();
-    heap.add(5, 'a', 'a', 1, 1);
-    heap.add(5, 'b', 'b', 1, 1);
-    heap.add(5, 'a', 'a', 2, 2); // the key's second namespace at 5: after b's timer, not beside a's first
-    heap.add(5, 'c', 'c', 1, 1);
-    assert.equal(heap.add(5, 'a', 'a', 2, 2), false, 'a duplicate of the second namespace');
+    heap.add(5, 'a', 'a', 1);
+    heap.add(5, 'b', 'b', 1);
+    heap.add(5, 'a', 'a', 2); // the key's second namespace at 5: after b's timer, not beside a's first
+    heap.add(5, 'c', 'c', 1);
+    assert.equal(heap.add(5, 'a', 'a', 2), false, 'a duplicate of the second namespace');
     assert.deepEqual(
       heap.values().map((t) => [t.key, t.namespace]),
       [
@@ -149,8 +149,8 @@ describe('TimerHeap', () => {
       ],
     );
     assert.equal(heap.remove(5, 'a', 1), true, "the key's first namespace goes");
-    assert.equal(heap.add(5, 'a', 'a', 2, 2), false, 'its second one is still found');
-    assert.equal(heap.add(5, 'a', 'a', 3, 3), true);
+    assert.equal(heap.add(5, 'a', 'a', 2), false, 'its second one is still found');
+    assert.equal(heap.add(5, 'a', 'a', 3), true);
     const order: unknown[] = [];
     for (let t = heap.poll(); t !== undefined; t = heap.poll()) order.push(`${String(t.key)}${t.namespace}`);
     assert.deepEqual(order, ['b1', 'a2', 'c1', 'a3']);
@@ -160,10 +160,10 @@ describe('TimerHeap', () => {
   it('hands out the key a timer was registered with, beside its normalized key', () => {
     const heap = new TimerHeap<number>();
     const composite = { user: 7, region: 'eu' };
-    heap.add(3, composite, '7|eu', 0, 0);
-    heap.add(3, composite, '7|eu', 1, 1);
-    heap.add(3, 9, 9, 0, 0);
-    assert.equal(heap.add(3, composite, '7|eu', 0, 0), false);
+    heap.add(3, composite, '7|eu', 0);
+    heap.add(3, composite, '7|eu', 1);
+    heap.add(3, 9, 9, 0);
+    assert.equal(heap.add(3, composite, '7|eu', 0), false);
     const first = heap.poll()!;
     assert.equal(first.key, composite);
     assert.equal(first.normalizedKey, '7|eu');
@@ -181,23 +181,39 @@ describe('TimerHeap', () => {
 
   it('compares namespaces by their key, not by identity', () => {
     const heap = new TimerHeap<{ start: number }>((w) => `w${w.start}`);
-    assert.equal(heap.add(9, 1, 1, { start: 0 }, 'w0'), true);
-    assert.equal(heap.add(9, 1, 1, { start: 0 }, 'w0'), false, 'an equal window is the same timer');
-    assert.equal(heap.add(9, 1, 1, { start: 5 }, 'w5'), true);
-    assert.equal(heap.remove(9, 1, 'w5'), true);
-    assert.equal(heap.remove(9, 1, 'w0'), true);
+    assert.equal(heap.add(9, 1, 1, { start: 0 }), true);
+    assert.equal(heap.add(9, 1, 1, { start: 0 }), false, 'an equal window is the same timer');
+    assert.equal(heap.add(9, 1, 1, { start: 5 }), true);
+    assert.equal(heap.remove(9, 1, { start: 5 }), true);
+    assert.equal(heap.remove(9, 1, { start: 0 }), true);
     assert.equal(heap.size, 0);
+  });
+
+  it("asks for a namespace's key only to compare two namespace objects", () => {
+    const asked: number[] = [];
+    const heap = new TimerHeap<{ start: number }>((w) => {
+      asked.push(w.start);
+      return `w${w.start}`;
+    });
+    const grown = { start: 0 };
+    assert.equal(heap.add(9, 1, 1, grown), true);
+    assert.equal(heap.add(9, 1, 1, grown), false, 'the same object again');
+    assert.equal(heap.remove(9, 1, grown), true);
+    assert.deepEqual(asked, [], 'no key built for one object');
+    heap.add(9, 1, 1, grown);
+    assert.equal(heap.remove(9, 1, { start: 0 }), true, 'an equal window found by its key');
+    assert.deepEqual(asked, [0, 0]);
   });
 
   it('forgets a peeked timer that is removed, and fires timers added to the bucket it polls', () => {
     const heap = new TimerHeap<number>();
-    for (const key of [1, 2, 3]) heap.add(4, key, key, 0, 0);
+    for (const key of [1, 2, 3]) heap.add(4, key, key, 0);
     assert.equal(heap.peek()!.key, 1);
     assert.equal(heap.remove(4, 1, 0), true);
     assert.equal(heap.peek()!.key, 2, 'the removed head is not handed out');
     assert.equal(heap.poll()!.key, 2);
-    heap.add(4, 1, 1, 0, 0); // registered again while its timestamp is being polled: last in line
-    heap.add(2, 8, 8, 0, 0); // an earlier timestamp goes first
+    heap.add(4, 1, 1, 0); // registered again while its timestamp is being polled: last in line
+    heap.add(2, 8, 8, 0); // an earlier timestamp goes first
     assert.deepEqual(
       [heap.poll()!.key, heap.poll()!.key, heap.poll()!.key, heap.poll()],
       [8, 3, 1, undefined],
@@ -207,8 +223,8 @@ describe('TimerHeap', () => {
 
   it('keeps a timer whose namespace is undefined apart from no timer', () => {
     const heap = new TimerHeap<undefined>(() => 'void');
-    assert.equal(heap.add(1, 'k', 'k', undefined, 'void'), true);
-    assert.equal(heap.add(1, 'k', 'k', undefined, 'void'), false);
+    assert.equal(heap.add(1, 'k', 'k', undefined), true);
+    assert.equal(heap.add(1, 'k', 'k', undefined), false);
     assert.deepEqual(heap.poll(), {
       timestamp: 1,
       key: 'k',
@@ -220,17 +236,17 @@ describe('TimerHeap', () => {
 
   it('removes the right one of several namespaces, and forgets polled ones', () => {
     const heap = new TimerHeap<number>();
-    for (const ns of [0, 1, 2]) heap.add(3, 'k', 'k', ns, ns);
+    for (const ns of [0, 1, 2]) heap.add(3, 'k', 'k', ns);
     assert.equal(heap.remove(3, 'k', 2), true);
     assert.deepEqual(
       heap.values().map((t) => t.namespace),
       [0, 1],
     );
     assert.equal(heap.remove(3, 'x', 0), false, 'no timer of that key');
-    heap.add(3, 'z', 'z', 0, 0); // keeps the timestamp's bucket alive through the polls below
+    heap.add(3, 'z', 'z', 0); // keeps the timestamp's bucket alive through the polls below
     assert.deepEqual([heap.poll()!.namespace, heap.poll()!.namespace], [0, 1]);
-    assert.equal(heap.add(3, 'k', 'k', 1, 1), true, 'a polled timer of a second namespace is gone');
-    assert.equal(heap.add(3, 'k', 'k', 2, 2), true, 'so is a removed one');
+    assert.equal(heap.add(3, 'k', 'k', 1), true, 'a polled timer of a second namespace is gone');
+    assert.equal(heap.add(3, 'k', 'k', 2), true, 'so is a removed one');
     assert.deepEqual(
       heap.values().map((t) => [t.key, t.namespace]),
       [
@@ -243,7 +259,7 @@ describe('TimerHeap', () => {
 
   it('keeps a peeked timer when another timer of its timestamp is removed', () => {
     const heap = new TimerHeap<number>();
-    for (const key of [1, 2, 3]) heap.add(4, key, key, 0, 0);
+    for (const key of [1, 2, 3]) heap.add(4, key, key, 0);
     assert.equal(heap.peek()!.key, 1);
     assert.equal(heap.remove(4, 2, 0), true);
     assert.deepEqual([heap.poll()!.key, heap.poll()!.key, heap.poll()], [1, 3, undefined]);
@@ -251,7 +267,7 @@ describe('TimerHeap', () => {
 
   it('lists timers in timestamp order whatever order the heap keeps its buckets in, and stays a heap', () => {
     const heap = new TimerHeap<number>();
-    for (const ts of [10, 50, 20, 60, 30, 40]) heap.add(ts, ts, ts, 0, 0);
+    for (const ts of [10, 50, 20, 60, 30, 40]) heap.add(ts, ts, ts, 0);
     assert.deepEqual(
       heap.values().map((t) => t.timestamp),
       [10, 20, 30, 40, 50, 60],
@@ -264,8 +280,8 @@ describe('TimerHeap', () => {
 
   it('does not mistake a key without a timer for one whose namespace is undefined', () => {
     const heap = new TimerHeap<undefined>(() => 'void');
-    heap.add(1, 'k', 'k', undefined, 'void');
-    assert.equal(heap.remove(1, 'x', 'void'), false);
+    heap.add(1, 'k', 'k', undefined);
+    assert.equal(heap.remove(1, 'x', undefined), false);
     assert.equal(heap.size, 1);
   });
 });

@@ -83,20 +83,18 @@ export class TimerHeap<N> {
     return this.heap[0]?.timestamp;
   }
 
-  /** Adds a timer unless it exists. Returns true when added. */
-  add(
-    timestamp: number,
-    key: unknown,
-    normalizedKey: NormalizedKey,
-    namespace: N,
-    nsKey: string | number,
-  ): boolean {
+  /**
+   * Adds a timer unless it exists. Returns true when added. A namespace's key is asked for only to tell it from
+   * another namespace object of the same key and timestamp, so a window that registers its first timer (a session
+   * window that grew) never builds its key here.
+   */
+  add(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket = this.bucketFor(timestamp);
     const timers = bucket.timers;
     const first = timers.get(normalizedKey);
-    if (first !== undefined && this.sameNamespace(first, nsKey)) return false;
+    if (first !== undefined && this.sameNamespace(first, namespace)) return false;
     let list = bucket.more?.get(normalizedKey);
-    if (list !== undefined) for (const entry of list) if (this.nsKey(entry.namespace) === nsKey) return false;
+    if (list !== undefined) for (const entry of list) if (this.same(entry.namespace, namespace)) return false;
     this.count++;
     // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: memory only: as an entry of its own the first timer of a key is found, ordered and removed alike
     if (first === undefined) {
@@ -114,17 +112,17 @@ export class TimerHeap<N> {
   }
 
   /** Removes the timer (timestamp, key, namespace) if present. Returns true when removed. */
-  remove(timestamp: number, normalizedKey: NormalizedKey, nsKey: string | number): boolean {
+  remove(timestamp: number, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket =
       // Stryker disable next-line ConditionalExpression,OptionalChaining: a cache; the Map holds the same bucket
       this.lastBucket?.timestamp === timestamp ? this.lastBucket : this.byTimestamp.get(timestamp);
     if (bucket === undefined) return false;
     const first = bucket.timers.get(normalizedKey);
     let slot: NormalizedKey | TimerEntry<N> | undefined;
-    if (first !== undefined && this.sameNamespace(first, nsKey)) slot = normalizedKey;
+    if (first !== undefined && this.sameNamespace(first, namespace)) slot = normalizedKey;
     else {
       const list = bucket.more?.get(normalizedKey);
-      const i = list === undefined ? -1 : list.findIndex((e) => this.nsKey(e.namespace) === nsKey);
+      const i = list === undefined ? -1 : list.findIndex((e) => this.same(e.namespace, namespace));
       if (i < 0) return false;
       slot = list![i]!;
       this.dropMore(bucket, normalizedKey, list!, i);
@@ -170,10 +168,14 @@ export class TimerHeap<N> {
     this.count = 0;
   }
 
-  /** Whether the first timer of a key at a timestamp (a namespace, or an entry for a composite key) has `nsKey`. */
-  private sameNamespace(first: N | TimerEntry<N>, nsKey: string | number): boolean {
-    const namespace = first instanceof TimerEntry ? (first.namespace as N) : first;
-    return this.nsKey(namespace) === nsKey;
+  /** Whether the first timer of a key at a timestamp (a namespace, or an entry for a composite key) is `namespace`'s. */
+  private sameNamespace(first: N | TimerEntry<N>, namespace: N): boolean {
+    return this.same(first instanceof TimerEntry ? (first.namespace as N) : first, namespace);
+  }
+
+  /** Namespaces are the same when they are one object or have one key (two equal windows are one namespace). */
+  private same(a: N, b: N): boolean {
+    return a === b || this.nsKey(a) === this.nsKey(b);
   }
 
   private timerOf(

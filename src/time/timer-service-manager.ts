@@ -119,9 +119,8 @@ export class TimerServiceManager {
         continue;
       }
       const namespace = service.namespaceSerializer.serializer.deserialize(t[5]);
-      const nsKey = service.namespaceSerializer.key(namespace);
       const heap = t[1] === 0 ? service.eventTimers : service.processingTimers;
-      heap.add(t[2], t[4], t[3], namespace, nsKey);
+      heap.add(t[2], t[4], t[3], namespace);
     }
     this.pending = rest;
   }

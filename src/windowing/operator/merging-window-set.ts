@@ -37,6 +37,8 @@ export class MergingWindowSet<W extends Window> {
   private pairs: MergingWindowPairs<W> = [];
   // Stryker disable next-line BooleanLiteral: replaced by load() before any use
   private changed = false;
+  /** The state window of the window {@link addWindow} returned last. */
+  private lastStateWindow: W | undefined = undefined;
   /** The assigner's windows are TimeWindows that merge when they intersect: the single-pass path applies. */
   private readonly intersecting: boolean;
 
@@ -71,6 +73,14 @@ export class MergingWindowSet<W extends Window> {
     return i < 0 ? undefined : this.pairs[i]![1];
   }
 
+  /**
+   * The state window of the window the last {@link addWindow} returned (what `getStateWindow` would say of it,
+   * without searching the set again).
+   */
+  lastAddedStateWindow(): W | undefined {
+    return this.lastStateWindow;
+  }
+
   /** Removes a window from the in-flight set (it was purged for good or is late). */
   retireWindow(window: W): void {
     const i = this.indexOf(window);
@@ -99,6 +109,7 @@ export class MergingWindowSet<W extends Window> {
     // Alone, a window has nothing to merge with: any group the assigner could report holds one distinct window.
     if (pairs.length === 0) {
       this.put(newWindow, newWindow);
+      this.lastStateWindow = newWindow;
       return newWindow;
     }
     const candidates: W[] = [];
@@ -151,6 +162,7 @@ export class MergingWindowSet<W extends Window> {
     ) {
       this.put(resultWindow, resultWindow);
     }
+    this.lastStateWindow = this.getStateWindow(resultWindow);
     return resultWindow;
   }
 
@@ -177,11 +189,26 @@ export class MergingWindowSet<W extends Window> {
     if (count === 0) {
       pairs.push([newWindow, newWindow]);
       this.changed = true;
+      this.lastStateWindow = newWindow as unknown as W;
       return newWindow;
     }
     const earliest = pairs[first]!;
-    // The new window falls inside an in-flight one: no state moves and the trigger need not know.
-    if (count === 1 && start === earliest[0].start && end === earliest[0].end) return earliest[0];
+    if (count === 1) {
+      const window = earliest[0];
+      // The new window falls inside an in-flight one: no state moves and the trigger need not know.
+      if (start === window.start && end === window.end) {
+        this.lastStateWindow = earliest[1] as unknown as W;
+        return window;
+      }
+      // The common merge: the new window extends one session. Its pair takes the cover in place (the order of
+      // the pairs means nothing), the state window stays and no other state window merges into it.
+      const mergeResult = new TimeWindow(start, end);
+      earliest[0] = mergeResult;
+      this.changed = true;
+      this.lastStateWindow = earliest[1] as unknown as W;
+      mergeFunction(mergeResult, [window], earliest[1], NO_WINDOWS);
+      return mergeResult;
+    }
     const stateWindow = earliest[1];
     const merged: TimeWindow[] = [];
     const mergedStateWindows: TimeWindow[] = [];
@@ -201,6 +228,7 @@ export class MergingWindowSet<W extends Window> {
     const mergeResult = new TimeWindow(start, end);
     pairs.push([mergeResult, stateWindow]);
     this.changed = true;
+    this.lastStateWindow = stateWindow as unknown as W;
     mergeFunction(mergeResult, merged, stateWindow, mergedStateWindows);
     return mergeResult;
   }
@@ -259,6 +287,9 @@ export function mergingWindowPairsSerializer<W>(
       ]),
   };
 }
+
+/** The state windows merged when a window extends a single in-flight window: none. */
+const NO_WINDOWS: readonly TimeWindow[] = Object.freeze([]);
 
 function byStart(a: TimeWindow, b: TimeWindow): number {
   return a.start - b.start;

@@ -303,7 +303,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
         continue;
       }
       skipped = false;
-      const stateWindow = mergingWindows.getStateWindow(actualWindow);
+      const stateWindow = mergingWindows.lastAddedStateWindow();
       if (stateWindow === undefined)
         throw new IllegalStateError(`Window ${String(window)} is not in in-flight window set.`);
       windowState.setCurrentNamespace(stateWindow);
