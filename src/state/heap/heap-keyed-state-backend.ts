@@ -142,7 +142,7 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
       const builders: (StateColumnsBuilder | undefined)[] = new Array(this.maxParallelism);
       const touched: number[] = [];
       for (const [nsKey, inner] of state.table.byNamespace) {
-        const namespace = state.table.namespaces.get(nsKey);
+        const namespace = inner.namespace;
         const ns = rawNamespaces ? namespace : nsSerializer.serialize(namespace);
         const token = {};
         for (const [key, stored] of inner) {

@@ -6,7 +6,7 @@ import { StateTable } from './state-table.ts';
 /** Every namespace's entries, and the namespace objects kept for snapshots. */
 const contents = (table: StateTable<number>) => ({
   entries: [...table.byNamespace].map(([ns, inner]) => [ns, [...inner]]),
-  namespaces: [...table.namespaces],
+  namespaces: [...table.byNamespace].map(([ns, inner]) => [ns, inner.namespace]),
 });
 
 describe('StateTable', () => {
@@ -31,6 +31,36 @@ describe('StateTable', () => {
     assert.equal(table.size(), 1);
     table.remove('missing', 'k');
     assert.equal(table.size(), 1);
+  });
+
+  it('a namespace keeps one key or many alike: reads, overwrites, deletes and insertion order', () => {
+    const table = new StateTable<number>();
+    const inner = table.entriesForWrite('w', { w: 1 });
+    inner.set('k', 1).set('k', 2);
+    assert.deepEqual([inner.size, inner.get('k'), inner.get('j'), [...inner]], [1, 2, undefined, [['k', 2]]]);
+    assert.equal(inner.delete('j'), false, 'another key is not the one held');
+    inner.set('j', 3).set(7, 4);
+    assert.deepEqual(
+      [inner.size, inner.get('k'), inner.get('j'), inner.get(7), inner.get('7')],
+      [3, 2, 3, 4, undefined],
+    );
+    assert.deepEqual([...inner.keys()], ['k', 'j', 7]);
+    assert.equal(inner.delete('k'), true);
+    assert.deepEqual(
+      [...inner],
+      [
+        ['j', 3],
+        [7, 4],
+      ],
+    );
+    table.remove('w', 'j');
+    table.remove('w', 7);
+    assert.equal(table.entriesOf('w'), undefined, 'dropped with its last key');
+    const single = table.entriesForWrite('v', {});
+    single.set(0, 1);
+    assert.equal(single.get(0), 1);
+    assert.equal(single.delete(0), true);
+    assert.deepEqual([single.size, single.get(0), [...single]], [0, undefined, []]);
   });
 
   it('clear empties the table and its cache', () => {

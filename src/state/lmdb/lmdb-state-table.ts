@@ -1,6 +1,6 @@
 // LmdbStateTable: the heap state handles' table, backed by LMDB with a bounded write-back cache of live values.
 import type { AbstractHeapState, TtlValue } from '../heap/abstract-heap-state.ts';
-import { StateTable } from '../heap/state-table.ts';
+import { StateTable, type NamespaceEntries } from '../heap/state-table.ts';
 import type { NormalizedKey } from '../key-hash.ts';
 import {
   declaredClassOf,
@@ -149,15 +149,15 @@ export class LmdbStateTable<V> extends StateTable<V> {
     super();
   }
 
-  override entriesOf(nsKey: string | number): Map<NormalizedKey, V> {
+  override entriesOf(nsKey: string | number): NamespaceEntries<V> {
     // The handles call only get, set and delete on what this returns (see NamespaceView).
-    return this.view(nsKey) as unknown as Map<NormalizedKey, V>;
+    return this.view(nsKey) as unknown as NamespaceEntries<V>;
   }
 
-  override entriesForWrite(nsKey: string | number, namespace: unknown): Map<NormalizedKey, V> {
+  override entriesForWrite(nsKey: string | number, namespace: unknown): NamespaceEntries<V> {
     const view = this.view(nsKey);
     view.nsBytes ??= this.state.namespaceSerializer.serializer.serialize(namespace);
-    return view as unknown as Map<NormalizedKey, V>;
+    return view as unknown as NamespaceEntries<V>;
   }
 
   override remove(nsKey: string | number, key: NormalizedKey): void {
