@@ -215,15 +215,21 @@ describe('cluster mode under failure: processes and a broker killed while the jo
       return count;
     };
     const slice = RECORDS / SLICES;
+    /** What writing the input does now, for a failure message. */
+    let feedingNow = 'starting';
     const feeding = (async () => {
       for (let i = 0; i <= SLICES; i++) {
-        if (i >= 2)
+        if (i >= 2) {
+          feedingNow = `waiting for the count lines of slices 0-${i - 2} to write slice ${i}`;
           await tail.waitUntil(
             `the count lines of input slices 0-${i - 2}`,
             () => countLines() >= (i - 1) * slice,
           );
+        }
+        feedingNow = `writing slice ${i} (since ${((performance.now() - begun) / 1000).toFixed(1)} s)`;
         await produce(input, i < SLICES ? records.slice(i * slice, (i + 1) * slice) : sentinels, servers);
       }
+      feedingNow = 'done';
     })();
     // Awaited after the schedule; a failure meanwhile fails the waits at once.
     tail.dependsOn('writing the input', feeding);
@@ -231,7 +237,8 @@ describe('cluster mode under failure: processes and a broker killed while the jo
     for (const step of plan) {
       await tail.waitForCount(step.at, `${step.kind} at ${step.at}`).catch(async (error: Error) => {
         throw new Error(
-          `seed ${seed}: ${error.message}; the processes:\n${processes.summary()}\n` +
+          `seed ${seed}: ${error.message}; the input: ${feedingNow}, ${countLines()} count lines seen; ` +
+            `the processes:\n${processes.summary()}\n` +
             `${await unavailablePartitions(cluster)}\n` +
             `the output topic holds ${await readAll(output, 'read_committed', servers).then(
               (all) => `${all.length} committed records`,

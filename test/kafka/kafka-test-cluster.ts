@@ -115,7 +115,9 @@ export async function produce(
         r.timestamp ?? null,
       );
     }
-    await call('flushing the test producer', (cb) => producer.flush(30_000, cb));
+    // As long as librdkafka's own bound on a message (message.timeout.ms, 300 s) allows, within reason: a write
+    // just after a broker died waits for the partitions' new leaders.
+    await call('flushing the test producer', (cb) => producer.flush(120_000, cb));
     if (failed !== undefined) throw failed;
   } finally {
     await call('disconnecting the test producer', (cb) => producer.disconnect(10_000, cb));
