@@ -1,6 +1,7 @@
 // MergingWindowSet: in-flight windows, state windows and merge callbacks, as Flink's MergingWindowSetTest.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { deserialize } from 'node:v8';
 import fc from 'fast-check';
 import { assertProperty } from '../../../test/support/property.ts';
 import { HeapKeyedStateBackend } from '../../state/heap/heap-keyed-state-backend.ts';
@@ -137,6 +138,32 @@ describe('MergingWindowSet', () => {
     assert.throws(() => reloaded.retireWindow(w(10, 13)), /not in in-flight window set/);
     reloaded.persist();
     assert.equal(restored.numStateEntries(), 0);
+  });
+
+  it('serializes the windows as [window, state window] pairs, the snapshot form', () => {
+    const serializer = mergingWindowPairsSerializer(timeWindowSerializer);
+    const bytes = serializer.serialize([w(0, 5), w(0, 3), w(10, 13), w(10, 13)]);
+    const pairs = (deserialize(bytes) as [Uint8Array, Uint8Array][]).map((pair) =>
+      pair.map((x) => b(timeWindowSerializer.serializer.deserialize(x))),
+    );
+    assert.deepEqual(pairs, [
+      [
+        [0, 5],
+        [0, 3],
+      ],
+      [
+        [10, 13],
+        [10, 13],
+      ],
+    ]);
+    const back = serializer.deserialize(bytes);
+    assert.ok(back.every((x) => x instanceof TimeWindow));
+    assert.deepEqual(back.map(b), [
+      [0, 5],
+      [0, 3],
+      [10, 13],
+      [10, 13],
+    ]);
   });
 
   it('merges intersecting time windows in one pass with the results of the general mergeWindows path', () => {

@@ -16,8 +16,11 @@ export type MergeFunction<W> = (
   mergedStateWindows: readonly W[],
 ) => void;
 
-/** The persisted form: [window, state window] pairs. */
-export type MergingWindowPairs<W> = [W, W][];
+/**
+ * A key's in-flight windows as kept in state: window, state window, window, state window, ... (pairs laid flat, so
+ * a session costs no array of its own). Serialized as [window, state window] pairs.
+ */
+export type MergingWindowPairs<W> = W[];
 
 /**
  * Flink's `MergingWindowSet`. When windows merge, one of the original windows stays the *state window* — the
@@ -30,8 +33,8 @@ export type MergingWindowPairs<W> = [W, W][];
  */
 export class MergingWindowSet<W extends Window> {
   /**
-   * The current key's [window, state window] pairs: the array stored in state itself, changed in place (no copy
-   * per element) and written back by {@link persist}. A fresh array when the key has none.
+   * The current key's windows, each followed by its state window: the array stored in state itself, changed in
+   * place (no copy per element) and written back by {@link persist}. A fresh array when the key has none.
    */
   // Stryker disable next-line ArrayDeclaration: replaced by load() before any use
   private pairs: MergingWindowPairs<W> = [];
@@ -70,7 +73,7 @@ export class MergingWindowSet<W extends Window> {
   /** The window holding the state of in-flight `window`, or undefined if it is not in flight. */
   getStateWindow(window: W): W | undefined {
     const i = this.indexOf(window);
-    return i < 0 ? undefined : this.pairs[i]![1];
+    return i < 0 ? undefined : this.pairs[i + 1];
   }
 
   /**
@@ -90,7 +93,9 @@ export class MergingWindowSet<W extends Window> {
 
   /** The in-flight windows (for tests and debugging). */
   inFlight(): readonly W[] {
-    return this.pairs.map((pair) => pair[0]);
+    const windows: W[] = [];
+    for (let i = 0; i < this.pairs.length; i += 2) windows.push(this.pairs[i]!);
+    return windows;
   }
 
   /**
@@ -113,7 +118,7 @@ export class MergingWindowSet<W extends Window> {
       return newWindow;
     }
     const candidates: W[] = [];
-    for (let i = 0; i < pairs.length; i++) candidates.push(pairs[i]![0]);
+    for (let i = 0; i < pairs.length; i += 2) candidates.push(pairs[i]!);
     candidates.push(newWindow);
     const results: { mergeResult: W; merged: W[] }[] = [];
     this.assigner.mergeWindows(candidates, (toBeMerged, mergeResult) => {
@@ -143,7 +148,7 @@ export class MergingWindowSet<W extends Window> {
       for (const w of merged) {
         const i = this.indexOf(w);
         if (i >= 0) {
-          const stateWindow = this.pairs[i]![1];
+          const stateWindow = this.pairs[i + 1]!;
           this.removeAt(i);
           if (!this.same(stateWindow, mergedStateWindow)) mergedStateWindows.push(stateWindow);
         }
@@ -178,55 +183,52 @@ export class MergingWindowSet<W extends Window> {
     let count = 0;
     let start = newWindow.start;
     let end = newWindow.end;
-    for (let i = 0; i < pairs.length; i++) {
-      const w = pairs[i]![0];
+    for (let i = 0; i < pairs.length; i += 2) {
+      const w = pairs[i]!;
       if (!w.intersects(newWindow)) continue;
       count++;
-      if (first < 0 || w.start < pairs[first]![0].start) first = i;
+      if (first < 0 || w.start < pairs[first]!.start) first = i;
       if (w.start < start) start = w.start;
       if (w.end > end) end = w.end;
     }
     if (count === 0) {
-      pairs.push([newWindow, newWindow]);
+      pairs.push(newWindow, newWindow);
       this.changed = true;
       this.lastStateWindow = newWindow as unknown as W;
       return newWindow;
     }
-    const earliest = pairs[first]!;
+    const stateWindow = pairs[first + 1]!;
     if (count === 1) {
-      const window = earliest[0];
+      const window = pairs[first]!;
+      this.lastStateWindow = stateWindow as unknown as W;
       // The new window falls inside an in-flight one: no state moves and the trigger need not know.
-      if (start === window.start && end === window.end) {
-        this.lastStateWindow = earliest[1] as unknown as W;
-        return window;
-      }
+      if (start === window.start && end === window.end) return window;
       // The common merge: the new window extends one session. Its pair takes the cover in place (the order of
       // the pairs means nothing), the state window stays and no other state window merges into it.
       const mergeResult = new TimeWindow(start, end);
-      earliest[0] = mergeResult;
+      pairs[first] = mergeResult;
       this.changed = true;
-      this.lastStateWindow = earliest[1] as unknown as W;
-      mergeFunction(mergeResult, [window], earliest[1], NO_WINDOWS);
+      mergeFunction(mergeResult, [window], stateWindow, NO_WINDOWS);
       return mergeResult;
     }
-    const stateWindow = earliest[1];
     const merged: TimeWindow[] = [];
     const mergedStateWindows: TimeWindow[] = [];
     for (let i = 0; i < pairs.length;) {
-      const pair = pairs[i]!;
-      if (!pair[0].intersects(newWindow)) {
-        i++;
+      const window = pairs[i]!;
+      if (!window.intersects(newWindow)) {
+        i += 2;
         continue;
       }
-      merged.push(pair[0]);
-      if (pair[1] !== stateWindow && !this.same(pair[1] as unknown as W, stateWindow as unknown as W))
-        mergedStateWindows.push(pair[1]);
-      pairs.splice(i, 1);
+      const windowState = pairs[i + 1]!;
+      merged.push(window);
+      if (windowState !== stateWindow && !this.same(windowState as unknown as W, stateWindow as unknown as W))
+        mergedStateWindows.push(windowState);
+      pairs.splice(i, 2);
     }
     if (merged.length > 1) merged.sort(byStart);
     if (mergedStateWindows.length > 1) mergedStateWindows.sort(byStart);
     const mergeResult = new TimeWindow(start, end);
-    pairs.push([mergeResult, stateWindow]);
+    pairs.push(mergeResult, stateWindow);
     this.changed = true;
     this.lastStateWindow = stateWindow as unknown as W;
     mergeFunction(mergeResult, merged, stateWindow, mergedStateWindows);
@@ -255,36 +257,45 @@ export class MergingWindowSet<W extends Window> {
 
   private indexOf(window: W): number {
     const pairs = this.pairs;
-    for (let i = 0; i < pairs.length; i++) if (this.same(pairs[i]![0], window)) return i;
+    for (let i = 0; i < pairs.length; i += 2) if (this.same(pairs[i]!, window)) return i;
     return -1;
   }
 
   private put(window: W, stateWindow: W): void {
     const i = this.indexOf(window);
-    if (i >= 0) this.pairs[i]![1] = stateWindow;
-    else this.pairs.push([window, stateWindow]);
+    if (i >= 0) this.pairs[i + 1] = stateWindow;
+    else this.pairs.push(window, stateWindow);
     this.changed = true;
   }
 
+  /** Removes the window at `i` (an even index) and its state window. */
   private removeAt(i: number): void {
-    this.pairs.splice(i, 1);
+    this.pairs.splice(i, 2);
     this.changed = true;
   }
 }
 
-/** Serializes the window pairs with the window serializer, so windows come back as their class on restore. */
+/**
+ * Serializes a key's windows with the window serializer, so windows come back as their class on restore. The bytes
+ * hold [window, state window] pairs, as before the pairs were laid flat in memory: snapshots read the same.
+ */
 export function mergingWindowPairsSerializer<W>(
   windowSerializer: NamespaceSerializer<W>,
 ): TypeSerializer<MergingWindowPairs<W>> {
   const ws = windowSerializer.serializer;
   return {
-    serialize: (pairs) =>
-      new Uint8Array(serialize(pairs.map(([w, s]) => [ws.serialize(w), ws.serialize(s)]))),
-    deserialize: (bytes) =>
-      (deserialize(bytes) as [Uint8Array, Uint8Array][]).map(([w, s]) => [
-        ws.deserialize(w),
-        ws.deserialize(s),
-      ]),
+    serialize(windows) {
+      const pairs: [Uint8Array, Uint8Array][] = [];
+      for (let i = 0; i < windows.length; i += 2)
+        pairs.push([ws.serialize(windows[i]!), ws.serialize(windows[i + 1]!)]);
+      return new Uint8Array(serialize(pairs));
+    },
+    deserialize(bytes) {
+      const windows: W[] = [];
+      for (const [w, s] of deserialize(bytes) as [Uint8Array, Uint8Array][])
+        windows.push(ws.deserialize(w), ws.deserialize(s));
+      return windows;
+    },
   };
 }
 
