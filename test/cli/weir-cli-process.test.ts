@@ -9,6 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { waitFor } from '../support/wait-for.ts';
 
+/**
+ * Every wait here is for a process of its own (`weir` starts node and loads the job through tsx), which takes seconds
+ * on a busy machine: bounded at a minute, not the default 15 s.
+ */
+const PROCESS_MS = 60_000;
+const waitForProcess = <T>(what: string, probe: () => T | undefined | false): Promise<T> =>
+  waitFor(what, probe, PROCESS_MS);
+
 const CLI = fileURLToPath(new URL('../../src/cli/weir-cli.ts', import.meta.url));
 const JOB = fileURLToPath(new URL('./counting-job.ts', import.meta.url));
 const THREADS_JOB = fileURLToPath(new URL('./threads-job.ts', import.meta.url));
@@ -73,7 +81,7 @@ function counts(lines: readonly string[]): [number, number][] {
 
 /** The job's id and dashboard address, once `weir run` announced them. */
 async function started(run: Weir): Promise<{ jid: string; address: string }> {
-  return waitFor('weir run to announce the job and its REST API', () => {
+  return waitForProcess('weir run to announce the job and its REST API', () => {
     const jid = run.stderr.map((l) => /submitted with JobID ([0-9a-f]{32})$/.exec(l)?.[1]).find(Boolean);
     const address = run.stderr.map((l) => /^Dashboard and REST API: (\S+)$/.exec(l)?.[1]).find(Boolean);
     return jid !== undefined && address !== undefined ? { jid, address } : undefined;
@@ -113,7 +121,7 @@ describe('weir command line against a running job', () => {
     );
     const { jid, address } = await started(run);
     assert.match(address, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-    await waitFor('counts to be printed', () => run.stdout.length > 100);
+    await waitForProcess('counts to be printed', () => run.stdout.length > 100);
 
     const list = await weirDone('list', '--address', address);
     assert.equal(list.code, 0, list.stderr.join('\n'));
@@ -170,10 +178,10 @@ describe('weir command line against a running job', () => {
     assert.match(run.stderr.at(-1)!, new RegExp(`^Job 'cli-counting' \\(${jid}\\) CANCELED: `));
   });
 
-  it('cancels a job whose source awaits forever', { timeout: 60_000 }, async () => {
+  it('cancels a job whose source awaits forever', { timeout: 180_000 }, async () => {
     const run = weir('run', '--web-ui', '0', WAITING_JOB);
     const { jid, address } = await started(run);
-    await waitFor('the source to wait', () => run.stdout.includes('waiting'));
+    await waitForProcess('the source to wait', () => run.stdout.includes('waiting'));
     const cancel = await weirDone('cancel', jid, '--address', address);
     assert.equal(cancel.code, 0, cancel.stderr.join('\n'));
     assert.deepEqual(cancel.stdout, [`Cancelled job ${jid}.`]);
@@ -185,7 +193,7 @@ describe('weir command line against a running job', () => {
   it('keeps the REST API after the job finished with --keep-ui, until interrupted', async () => {
     const run = weir('run', '--web-ui', '0', '--keep-ui', JOB, '300', '0');
     const { jid, address } = await started(run);
-    const served = await waitFor('the job to finish with its UI kept', () =>
+    const served = await waitForProcess('the job to finish with its UI kept', () =>
       run.stderr.includes(`Dashboard and REST API still served at ${address} until interrupted (Ctrl-C)`),
     );
     assert.equal(served, true);
@@ -286,11 +294,11 @@ describe('weir command line against a running job', () => {
     const list = await weirDone('list', '--address', first.address);
     assert.equal(list.code, 0, list.stderr.join('\n'));
     assert.match(list.stdout[0]!, new RegExp(` : ${first.jid} : cli-counting \\(RUNNING\\)$`));
-    await waitFor('counts in the log file', () => logLines().some((l) => /^\d 100$/.test(l)));
+    await waitForProcess('counts in the log file', () => logLines().some((l) => /^\d 100$/.test(l)));
     const cancel = await weirDone('cancel', first.jid, '--address', first.address);
     assert.equal(cancel.code, 0, cancel.stderr.join('\n'));
     assert.deepEqual(cancel.stdout, [`Cancelled job ${first.jid}.`]);
-    await waitFor('the background process to end', () => !alive(first.pid));
+    await waitForProcess('the background process to end', () => !alive(first.pid));
     assert.match(
       logLines().at(-2)!,
       new RegExp(`^Job 'cli-counting' \\(${first.jid}\\) CANCELED: Job 'cli-counting' was cancelled$`),
@@ -303,7 +311,7 @@ describe('weir command line against a running job', () => {
     assert.equal(stop.code, 0, stop.stderr.join('\n'));
     const path = /^Savepoint completed\. Path: (\S+)$/.exec(stop.stdout[0]!)?.[1];
     assert.ok(path !== undefined && existsSync(join(path, '_metadata')), stop.stdout.join('\n'));
-    await waitFor('the background process to end', () => !alive(second.pid));
+    await waitForProcess('the background process to end', () => !alive(second.pid));
     assert.equal(logLines().at(-2), `Job 'cli-counting' (${second.jid}) stopped with savepoint ${path}`);
   });
 
@@ -360,7 +368,7 @@ describe('weir run with a job file that runs two jobs', () => {
       [first, 'cli-first', 'RUNNING'],
       [second, 'cli-second', 'RUNNING'],
     ]);
-    await waitFor('both jobs to print counts', () => {
+    await waitForProcess('both jobs to print counts', () => {
       const lines = logLines();
       return lines.includes('cli-first 0 100') && lines.includes('cli-second 0 100');
     });
@@ -377,7 +385,7 @@ describe('weir run with a job file that runs two jobs', () => {
     const cancel = await weirDone('cancel', 'cli-second', '-a', address);
     assert.equal(cancel.code, 0, cancel.stderr.join('\n'));
     assert.deepEqual(cancel.stdout, [`Cancelled job ${second}.`]);
-    await waitFor('the second job to end', () =>
+    await waitForProcess('the second job to end', () =>
       logLines().includes(`Job 'cli-second' (${second}) CANCELED: Job 'cli-second' was cancelled`),
     );
     // The first job runs on; the server still lists the cancelled one.
@@ -391,14 +399,14 @@ describe('weir run with a job file that runs two jobs', () => {
     assert.equal(stop.code, 0, stop.stderr.join('\n'));
     const stopped = /^Savepoint completed\. Path: (\S+)$/.exec(stop.stdout[0]!)?.[1];
     assert.ok(stopped !== undefined && existsSync(join(stopped, '_metadata')), stop.stdout.join('\n'));
-    await waitFor('the background process to end', () => !alive(Number(pid)));
+    await waitForProcess('the background process to end', () => !alive(Number(pid)));
     assert.ok(logLines().includes(`Job 'cli-first' (${first}) stopped with savepoint ${stopped}`));
   });
 
   it('a job started after the first ended joins its server, which still lists the first', async () => {
     const run = weir('run', '--web-ui', '0', TWO_JOBS, 'in-turn');
     const { jid: first, address } = await started(run);
-    const second = await waitFor('the second job to start', () =>
+    const second = await waitForProcess('the second job to start', () =>
       run.stderr
         .map((l) => /^Job 'cli-second' submitted with JobID ([0-9a-f]{32})$/.exec(l)?.[1])
         .find(Boolean),
