@@ -32,8 +32,12 @@ export interface RunSettings {
   readonly detached: boolean;
   /** Where a detached run's output goes (`--log-file`). */
   readonly logFile?: string;
-  /** Cluster mode (`--cluster`, `--job-id`): every environment of the file runs as one process of this job. */
-  readonly cluster?: { readonly bootstrapServers: string; readonly jobId: string };
+  /** Cluster mode (`--cluster`, `--job-id`, `--standby-replicas`): every environment of the file runs as one process of this job. */
+  readonly cluster?: {
+    readonly bootstrapServers: string;
+    readonly jobId: string;
+    readonly standbyReplicas?: number;
+  };
 }
 
 /** Where `weir run` writes its own lines (the job's output, e.g. print(), goes to standard output as usual). */

@@ -107,6 +107,11 @@ describe('weir command line', () => {
         ['--cluster', 'broker:9092', '--job-id', 'my orders'],
         "--job-id must be 1 to 200 letters, digits, '.', '_' or '-' (it names Kafka topics), got 'my orders'",
       ],
+      [['--standby-replicas', '1'], '--standby-replicas needs --cluster BOOTSTRAP'],
+      [
+        ['--cluster', 'broker:9092', '--job-id', 'orders', '--standby-replicas', 'one'],
+        "--standby-replicas must be an integer >= 0, got 'one'",
+      ],
       [
         ['--cluster', '[::1]:9092', '--job-id', 'orders', '--checkpoint-dir', '/tmp/c'],
         '--checkpoint-dir cannot be used with --cluster: in cluster mode a process runs its tasks on its own ' +
@@ -135,6 +140,30 @@ describe('weir command line', () => {
       delete process.env.WEIR_CLUSTER;
       delete process.env.WEIR_JOB_ID;
     }
+  });
+
+  it('gives --standby-replicas to the cluster options of the job file', async () => {
+    // The standby check runs before any broker is contacted: the job's heap backend cannot hold standbys, and the
+    // error says how many the command line asked for.
+    const job = new URL('../../test/cli/counting-job.ts', import.meta.url).pathname;
+    const { code, err } = await run(
+      'run',
+      '--cluster',
+      '127.0.0.1:9',
+      '--job-id',
+      'standbys',
+      '--standby-replicas',
+      '2',
+      job,
+      '10',
+      '0',
+    );
+    assert.equal(code, 1);
+    assert.equal(
+      err.at(-1),
+      "Job 'cli-counting' of cluster job 'standbys' failed: Cluster mode: standbyReplicas 2 needs a state backend " +
+        'that keeps stores on disk (LmdbStateBackend); the state backend is heap',
+    );
   });
 
   it('fails with exit code 1 naming the address when no REST API answers', async () => {

@@ -37,6 +37,8 @@ const USAGE = `usage:
                                   wanted; it runs until SIGTERM or SIGINT, which hand its tasks to the others
       --job-id J                  the job's id in cluster mode, the same in every process (default $WEIR_JOB_ID):
                                   names its consumer group, topics and transactional ids ([A-Za-z0-9._-])
+      --standby-replicas N        in cluster mode, keep warm copies of the tasks of N other processes in local
+                                  stores (default 0; needs a state backend with stores on disk, LmdbStateBackend)
   weir list                       list the jobs of a REST endpoint
   weir savepoint <job> <dir>      take a savepoint of a running job under <dir>
   weir stop <job> --savepoint D   stop a running job with a savepoint under D (-p D, --savepoint-dir D)
@@ -87,6 +89,7 @@ const RUN_OPTIONS = {
   'log-file': { type: 'string' },
   cluster: { type: 'string' },
   'job-id': { type: 'string' },
+  'standby-replicas': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
@@ -165,8 +168,11 @@ const JOB_ID = /^[A-Za-z0-9._-]{1,200}$/;
 function clusterSettings(values: {
   cluster?: string;
   'job-id'?: string;
+  'standby-replicas'?: string;
   [option: string]: unknown;
-}): { readonly bootstrapServers: string; readonly jobId: string } | undefined {
+}):
+  | { readonly bootstrapServers: string; readonly jobId: string; readonly standbyReplicas?: number }
+  | undefined {
   const fromEnv = (name: string): string | undefined =>
     process.env[name] === undefined || process.env[name] === '' ? undefined : process.env[name];
   const bootstrap = values.cluster ?? fromEnv('WEIR_CLUSTER');
@@ -175,6 +181,8 @@ function clusterSettings(values: {
   const jobIdOption = values['job-id'] !== undefined ? '--job-id' : '--job-id ($WEIR_JOB_ID)';
   if (bootstrap === undefined) {
     if (jobId !== undefined) throw new UsageError(`${jobIdOption} needs --cluster BOOTSTRAP`);
+    if (values['standby-replicas'] !== undefined)
+      throw new UsageError('--standby-replicas needs --cluster BOOTSTRAP');
     return undefined;
   }
   const brokers = bootstrap.split(',');
@@ -209,7 +217,12 @@ function clusterSettings(values: {
         `--${option} cannot be used with ${bootstrapOption}: in cluster mode a process runs its tasks on its ` +
           `own thread, and its state lives in Kafka (changelog topics), not in checkpoints`,
       );
-  return { bootstrapServers: brokers.map((b) => b.trim()).join(','), jobId };
+  const standbyReplicas = integer('standby-replicas', values['standby-replicas'], 0);
+  return {
+    bootstrapServers: brokers.map((b) => b.trim()).join(','),
+    jobId,
+    ...(standbyReplicas !== undefined ? { standbyReplicas } : {}),
+  };
 }
 
 function workers(text: string | undefined): number | 'auto' | undefined {
