@@ -230,6 +230,43 @@ describe('JobRuntime wiring', () => {
       "channel 2 ('Map' 2/2): a 1/1, b 1/1",
     ]);
   });
+
+  it('hands records straight to an input whose one channel never blocks, and through the channel of one that aligns barriers', async () => {
+    const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+    const log: string[] = [];
+    const a = env.fromElements(1).name('a');
+    const b = env.fromElements(2).name('b');
+    a.transform('chained', () => new Probe('chained', log)).sinkTo(new CollectSink());
+    a.union(b)
+      .transform('merged', () => new Probe('merged', log))
+      .sinkTo(new CollectSink());
+    a.keyBy((x: number) => x)
+      .transform('keyed', () => new Probe('keyed', log))
+      .sinkTo(new CollectSink());
+    const runtime = new JobRuntime(env.buildGraph(), { clock: new ManualClock() });
+    await runtime.open();
+    const subtask = (name: string) => runtime.subtasksOf(nodeNamed(runtime, name))[0]!;
+    // A record taking a channel of 'chained' or 'keyed' would fail here: their records must skip it.
+    for (const name of ['chained', 'keyed']) {
+      const channel = subtask(name).channels[0]!;
+      channel.process = channel.processKeyed = () => assert.fail(`a record took the channel of '${name}'`);
+    }
+    const merged = subtask('merged');
+    assert.equal(merged.channels.length, 2);
+    merged.channels[0]!.block();
+    subtask('a').output.collect('x', 1);
+    assert.deepEqual(
+      log.filter((line) => !line.endsWith('open')),
+      ['chained1: x', 'keyed1: x'],
+    );
+    // The blocked channel of 'merged' holds the record back until it is released.
+    assert.equal(merged.channels[0]!.bufferedEvents, 1);
+    merged.channels[0]!.release();
+    assert.deepEqual(
+      log.filter((line) => !line.endsWith('open')),
+      ['chained1: x', 'keyed1: x', 'merged1: x'],
+    );
+  });
 });
 
 /** Records what JobRuntime asks of the exchange to other threads. */

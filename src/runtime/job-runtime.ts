@@ -890,11 +890,16 @@ export class JobRuntime implements JobServices, JobAttempt {
       const consumers = this.byIndex.get(edge.target)!;
       for (const producer of producers) {
         const index = producer.index;
+        /** Local channels that can never block (only barrier alignment blocks), by the router's target index. */
+        const unblockable = new Map<number, InputChannel>();
         const target = (c: number): ChannelWriter => {
           const consumer = consumers[c];
           if (consumer !== undefined) {
             const channels = this.channelsByEdge.get(consumer)!.get(edge)!;
-            return channels[edge.partitioning.kind === 'forward' ? 0 : index]!;
+            const channel = channels[edge.partitioning.kind === 'forward' ? 0 : index]!;
+            if (consumer.aligner === undefined)
+              unblockable.set(edge.partitioning.kind === 'forward' ? 0 : c, channel);
+            return channel;
           }
           const placement = this.options.placement!;
           const channel = placement.exchange.openOutbound(edge, index, c, placement.hostOf(edge.target, c));
@@ -911,6 +916,8 @@ export class JobRuntime implements JobServices, JobAttempt {
                 consumers.map((_, c) => target(c)),
                 index,
               );
+        // A channel that never blocks passes records on unchanged: the router hands them to the input itself.
+        for (const [c, channel] of unblockable) router.deliverRecords(c, channel.input);
         if (edge.sideTag !== undefined) producer.output.addSide(edge.sideTag.id, router);
         else producer.output.addMain(router);
       }

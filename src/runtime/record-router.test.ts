@@ -11,6 +11,7 @@ import {
   HashRouter,
   RebalanceRouter,
   type ChannelWriter,
+  type RecordWriter,
 } from './record-router.ts';
 import { SubtaskOutput } from './subtask-output.ts';
 
@@ -146,6 +147,57 @@ describe('record routers', () => {
     router.watermark(9);
     assert.deepEqual(log, ['c0:a@3', 'c0:b@4', 'c0:wm 9', 'c1:wm 9']);
   });
+
+  it('every router: records for a consumer given its own writer go there, events still to its channel', () => {
+    const log: string[] = [];
+    const input = (name: string): RecordWriter => ({
+      process: (value, timestamp) => log.push(`${name}:${String(value)}@${timestamp}`),
+      processKeyed: (value, timestamp, key) =>
+        log.push(`${name}:${String(value)}@${timestamp} key ${String(key)}`),
+    });
+    const forward = new ForwardRouter(channel('c0', log));
+    forward.deliverRecords(0, input('in0'));
+    forward.route('a', 1);
+    forward.watermark(2);
+    assert.deepEqual(log.splice(0), ['in0:a@1', 'c0:wm 2']);
+    assert.equal(forward.directWriter(), forward.directWriter());
+
+    const keyed = new HashRouter(channels(1, log), (v: string) => v.toUpperCase(), 8);
+    keyed.deliverRecords(0, input('in0'));
+    keyed.route('a', 1);
+    assert.deepEqual(log.splice(0), ['in0:a@1 key A']);
+
+    const maxParallelism = 8;
+    const hash = new HashRouter(channels(2, log), (v: string) => v, maxParallelism);
+    hash.deliverRecords(1, input('in1'));
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (const key of keys) hash.route(key, 0);
+    assert.deepEqual(
+      log.splice(0),
+      keys.map((k) =>
+        Math.floor((keyGroupFor(k, maxParallelism) * 2) / maxParallelism) === 1
+          ? `in1:${k}@0 key ${k}`
+          : `c0:${k}@0 key ${k}`,
+      ),
+    );
+
+    const rebalance = new RebalanceRouter(channels(2, log), 0);
+    rebalance.deliverRecords(1, input('in1'));
+    for (let i = 0; i < 3; i++) rebalance.route(i, i);
+    assert.deepEqual(log.splice(0), ['c0:0@0', 'in1:1@1', 'c0:2@2']);
+
+    const broadcast = new BroadcastRouter(channels(2, log));
+    broadcast.deliverRecords(0, input('in0'));
+    broadcast.route('a', 3);
+    broadcast.endOfInput();
+    assert.deepEqual(log.splice(0), ['in0:a@3', 'c1:a@3', 'c0:end', 'c1:end']);
+
+    const global = new GlobalRouter(channels(2, log));
+    global.deliverRecords(0, input('in0'));
+    global.route('a', 3);
+    assert.deepEqual(log.splice(0), ['in0:a@3']);
+    assert.equal(global.directWriter(), undefined, 'only a forward router has one writer for every record');
+  });
 });
 
 describe('SubtaskOutput', () => {
@@ -201,6 +253,28 @@ describe('SubtaskOutput', () => {
       's1:idle false',
       's2:idle false',
     ]);
+  });
+
+  it('calls the writer of its one forward edge itself, without the router', () => {
+    const log: string[] = [];
+    class CountingRouter extends ForwardRouter {
+      routed = 0;
+      override route(value: unknown, timestamp: number): void {
+        this.routed++;
+        super.route(value, timestamp);
+      }
+    }
+    const output = new SubtaskOutput<string>();
+    const forward = new CountingRouter(channel('f', log));
+    output.addMain(forward);
+    output.collect('a', 1);
+    assert.deepEqual(log, ['f:a@1']);
+    assert.equal(forward.routed, 0);
+    const hash = new HashRouter(channels(1, log), (v: string) => v, 8);
+    const other = new SubtaskOutput<string>();
+    other.addMain(hash);
+    other.collect('b', 2);
+    assert.deepEqual(log, ['f:a@1', 'c0:b@2 key b']);
   });
 
   it('with no main edge, drops main records but counts them', () => {

@@ -4,13 +4,20 @@ import { keyGroupFor, normalizeKey } from '../state/key-hash.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 
 /**
- * What a router writes into: the consumer's {@link ChannelWriter} when both subtasks share a thread, or an
- * `OutboundChannel` that batches the events for a consumer on another thread. Each call is synchronous.
+ * Where a router hands records: a {@link ChannelWriter}, or the consumer's input itself when the channel between
+ * them can never hold records back (see {@link RecordRouter.deliverRecords}).
  */
-export interface ChannelWriter {
+export interface RecordWriter {
   process(value: unknown, timestamp: number): void;
   /** A record whose key the hash exchange already extracted with `selector` (a local consumer reuses it). */
   processKeyed(value: unknown, timestamp: number, key: unknown, selector: (value: any) => unknown): void;
+}
+
+/**
+ * What a router writes into: the consumer's input channel when both subtasks share a thread, or an
+ * `OutboundChannel` that batches the events for a consumer on another thread. Each call is synchronous.
+ */
+export interface ChannelWriter extends RecordWriter {
   watermark(watermark: number): void;
   status(idle: boolean): void;
   endOfInput(): void;
@@ -24,12 +31,31 @@ export interface ChannelWriter {
  * never changes for it.
  */
 export abstract class RecordRouter {
+  /** Where records for each consumer subtask go: its channel, or its input where the channel never blocks. */
+  protected readonly records: RecordWriter[];
   constructor(
     /** This producer's channel into each consumer subtask on this edge, by consumer subtask index. */
     protected readonly targets: readonly ChannelWriter[],
-  ) {}
+  ) {
+    this.records = [...targets];
+  }
 
   abstract route(value: unknown, timestamp: number): void;
+
+  /**
+   * Hands the records for consumer subtask `index` straight to `writer`, the consumer's input, skipping its
+   * channel. Only for a channel that can never block (its consumer has no other channel, so no barrier alignment):
+   * then the channel passes records on unchanged, and watermarks, idleness, end of input and barriers, which still
+   * go through it, keep their place among the records because every call is synchronous.
+   */
+  deliverRecords(index: number, writer: RecordWriter): void {
+    this.records[index] = writer;
+  }
+
+  /** The one writer every record of this router goes to (forward edges), for an output to call it directly. */
+  directWriter(): RecordWriter | undefined {
+    return undefined;
+  }
 
   /** The channels this producer is connected to (forward: one; otherwise all). */
   protected connected(): readonly ChannelWriter[] {
@@ -56,13 +82,20 @@ export abstract class RecordRouter {
 
 /** Subtask i → subtask i: the chained case. Its one channel is the only target. */
 export class ForwardRouter extends RecordRouter {
-  private readonly target: ChannelWriter;
+  private target: RecordWriter;
   constructor(target: ChannelWriter) {
     super([target]);
     this.target = target;
   }
   route(value: unknown, timestamp: number): void {
     this.target.process(value, timestamp);
+  }
+  override deliverRecords(index: number, writer: RecordWriter): void {
+    super.deliverRecords(index, writer);
+    this.target = writer;
+  }
+  override directWriter(): RecordWriter {
+    return this.target;
   }
 }
 
@@ -85,12 +118,12 @@ export class HashRouter extends RecordRouter {
     const key = this.keySelector(value);
     // The key travels with the record, so a keyed consumer need not extract it a second time.
     // Stryker disable next-line BlockStatement: with one channel the key group picks channel 0 as well; this only skips the hashing
-    if (this.targets.length === 1) {
-      this.targets[0]!.processKeyed(value, timestamp, key, this.keySelector);
+    if (this.records.length === 1) {
+      this.records[0]!.processKeyed(value, timestamp, key, this.keySelector);
       return;
     }
     const keyGroup = keyGroupFor(normalizeKey(key), this.maxParallelism);
-    this.targets[this.targetOfKeyGroup[keyGroup]!]!.processKeyed(value, timestamp, key, this.keySelector);
+    this.records[this.targetOfKeyGroup[keyGroup]!]!.processKeyed(value, timestamp, key, this.keySelector);
   }
 }
 
@@ -102,8 +135,8 @@ export class RebalanceRouter extends RecordRouter {
     this.next = producerIndex % targets.length;
   }
   route(value: unknown, timestamp: number): void {
-    const target = this.targets[this.next]!;
-    this.next = this.next + 1 === this.targets.length ? 0 : this.next + 1;
+    const target = this.records[this.next]!;
+    this.next = this.next + 1 === this.records.length ? 0 : this.next + 1;
     target.process(value, timestamp);
   }
 }
@@ -111,13 +144,13 @@ export class RebalanceRouter extends RecordRouter {
 /** Every record to every consumer subtask. */
 export class BroadcastRouter extends RecordRouter {
   route(value: unknown, timestamp: number): void {
-    for (const target of this.targets) target.process(value, timestamp);
+    for (const target of this.records) target.process(value, timestamp);
   }
 }
 
 /** Every record to consumer subtask 0; watermarks still reach all. */
 export class GlobalRouter extends RecordRouter {
   route(value: unknown, timestamp: number): void {
-    this.targets[0]!.process(value, timestamp);
+    this.records[0]!.process(value, timestamp);
   }
 }

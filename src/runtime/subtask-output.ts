@@ -3,7 +3,7 @@ import type { OutputTag } from '../core/output-tag.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { Output } from '../operators/output.ts';
 import { MIN_WATERMARK } from '../core/time-domain.ts';
-import type { RecordRouter } from './record-router.ts';
+import type { RecordRouter, RecordWriter } from './record-router.ts';
 
 /** Observes every side-output record of a job (the test harness uses it to expose `sideOutput(tag)`). */
 export type SideOutputTap = (tagId: string, value: unknown, timestamp: number) => void;
@@ -12,10 +12,16 @@ export type SideOutputTap = (tagId: string, value: unknown, timestamp: number) =
  * Main records go to every main edge; side-output records only to the edges of their tag (a direct route, where
  * Flink broadcasts to all outputs and filters by tag). Watermarks, idleness and end-of-input go to every edge.
  * Records of a tag nobody consumes are dropped, as in Flink.
+ *
+ * A record is one call per hop where it can be: with one main edge, and that edge forward, `collect` calls the
+ * router's writer itself (the consumer's input when its channel never blocks, see
+ * {@link RecordRouter.deliverRecords}), so a chained hop is output → input → operator.
  */
 export class SubtaskOutput<T> implements Output<T> {
   private readonly main: RecordRouter[] = [];
   private single: RecordRouter | undefined = undefined;
+  /** The writer of the one main edge when that edge is forward: records skip the router. */
+  private direct: RecordWriter | undefined = undefined;
   private readonly side = new Map<string, RecordRouter[]>();
   private readonly all: RecordRouter[] = [];
   sideTap: SideOutputTap | undefined = undefined;
@@ -31,6 +37,7 @@ export class SubtaskOutput<T> implements Output<T> {
     this.all.push(router);
     // Stryker disable next-line ConditionalExpression: without the shortcut the loop over main edges sends the same
     this.single = this.main.length === 1 ? router : undefined;
+    this.direct = this.single?.directWriter();
   }
 
   addSide(tagId: string, router: RecordRouter): void {
@@ -42,6 +49,11 @@ export class SubtaskOutput<T> implements Output<T> {
 
   collect(value: T, timestamp: number): void {
     this.recordsOut++;
+    const direct = this.direct;
+    if (direct !== undefined) {
+      direct.process(value, timestamp);
+      return;
+    }
     // One main edge (the common case) is one call; the loop over several sends to the same routers.
     const single = this.single;
     // Stryker disable next-line ConditionalExpression: the loop over main edges sends to the single one the same
