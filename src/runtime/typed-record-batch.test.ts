@@ -9,7 +9,8 @@ import { StreamGraph } from '../graph/stream-graph.ts';
 import type { InputChannel } from './input-channel.ts';
 import { RecordSerializationError, ThreadExchange } from './thread-exchange.ts';
 import { BARRIER, RECORD, STATUS } from './exchange-event-kinds.ts';
-import { deliverTypedBatch, describeMismatch, TypedRecordBatch } from './typed-record-batch.ts';
+import { codecOf, deliverTypedBatch, describeMismatch, TypedRecordBatch } from './typed-record-batch.ts';
+import { setFlagsFromString } from 'node:v8';
 import { waitTurns } from '../../test/support/wait-for.ts';
 
 const Click = Types.record({ user: 'string', page: 'number', premium: 'boolean', ts: 'number' });
@@ -411,6 +412,39 @@ describe('TypedRecordBatch, generated for each new type', () => {
     assert.deepEqual([first.strings, first.barriers], [['a'], [b1]]);
     assert.deepEqual([second.strings, second.barriers], [['b'], [b2]]);
     assert.deepEqual([...second.numbers], [RECORD, 2, BARRIER, 0]);
+  });
+});
+
+describe('records read from a typed batch, as V8 holds them', () => {
+  it('keep integral numbers as small integers once the reader is optimised, and every number exact', () => {
+    // V8's own view of a value, through its test intrinsics (compiled after the flag is set).
+    setFlagsFromString('--allow-natives-syntax');
+    const isSmallInteger = new Function('x', 'return %IsSmi(x)') as (x: unknown) => boolean;
+    const prepare = new Function('f', '%PrepareFunctionForOptimization(f)') as (f: unknown) => void;
+    const optimise = new Function('f', '%OptimizeFunctionOnNextCall(f)') as (f: unknown) => void;
+    // Field names no other object in this process has, and a type not declared by an object literal (whose own
+    // strings in the same fields would set the layout): the records' layout is set by the codec alone.
+    const Counted = Types.record(
+      Object.fromEntries(
+        ['countedKey', 'countedHalf', 'countedZero'].map((name) => [name, 'number' as const]),
+      ),
+    );
+    const read = codecOf(Counted).read;
+    const numbers = new Float64Array([7, 0.5, -0]);
+    prepare(read);
+    read(numbers, 0, undefined, 0);
+    read(numbers, 0, undefined, 0);
+    optimise(read);
+    const record = read(numbers, 0, undefined, 0) as {
+      countedKey: number;
+      countedHalf: number;
+      countedZero: number;
+    };
+    // Without the codec's shape made first, the fields hold boxed doubles: a new heap number per field and record.
+    assert.equal(isSmallInteger(record.countedKey), true);
+    assert.equal(record.countedHalf, 0.5);
+    assert.equal(Object.is(record.countedZero, -0), true);
+    assert.deepEqual(Object.keys(record), ['countedKey', 'countedHalf', 'countedZero']);
   });
 });
 

@@ -1,6 +1,7 @@
 // Key hashing must never change between releases: snapshots and key-group routing depend on it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
 import { denormalizeKey, hashKey, keyGroupFor, normalizeKey } from './key-hash.ts';
 import { KeyGroupRange, subtaskForKeyGroup } from './key-group-range.ts';
 
@@ -85,6 +86,20 @@ describe('key hashing', () => {
       () => normalizeKey([new Map()]),
       /^ConfigurationError: Composite keys must be arrays or plain objects \(no class instances, Maps or Dates\)$/,
     );
+  });
+
+  it('makes an integral number key a small integer, whatever V8 held it as, and keeps other numbers', () => {
+    setFlagsFromString('--allow-natives-syntax');
+    const isSmallInteger = new Function('x', 'return %IsSmi(x)') as (x: unknown) => boolean;
+    // A number read from a Float64Array is a heap number even when integral (records crossing threads are read so).
+    const read = new Float64Array([42, -0, 1.5, 2 ** 31, -7]);
+    assert.equal(isSmallInteger(read[0]), false);
+    assert.equal(isSmallInteger(normalizeKey(read[0])), true);
+    assert.equal(isSmallInteger(normalizeKey(read[4])), true);
+    assert.equal(Object.is(normalizeKey(read[1]), 0), true);
+    assert.equal(normalizeKey(read[2]), 1.5);
+    assert.equal(normalizeKey(read[3]), 2 ** 31);
+    assert.equal(normalizeKey(read[4]), -7);
   });
 
   it('normalises -0 to 0 inside composites, and keeps null and prototype-less objects', () => {

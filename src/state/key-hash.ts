@@ -18,7 +18,10 @@ export function normalizeKey(key: unknown): NormalizedKey {
   switch (typeof key) {
     case 'number':
       if (Number.isNaN(key)) throw new ConfigurationError('NaN cannot be a key');
-      return key === 0 ? 0 : key;
+      // An integral key becomes a small integer even when it arrived as a heap number (read from a Float64Array, as
+      // records crossing threads are): the state Maps then store and find it by V8's small-integer path, and -0
+      // becomes 0 on the way.
+      return (key | 0) === key ? key | 0 : key;
     case 'string':
     case 'bigint':
     case 'boolean':
