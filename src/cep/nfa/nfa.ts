@@ -71,6 +71,18 @@ export class NFA<T> {
   private readonly hasWindows: boolean;
   private readonly startStateNames: string[] = [];
   private readonly context: NFAConditionContext<T>;
+  /** The states a partial match can wait in (neither Final nor Stop), for {@link isInert}. */
+  private readonly restingStates: State<T>[] = [];
+  /**
+   * Whether an event that {@link isInert} calls inert may go unseen: true unless time passing can complete a match
+   * (a trailing `notFollowedBy` waits in a Pending state, or a skip strategy holds completed matches back while a
+   * window runs). Those matches are emitted at the time `advanceTime` is called with, so there the timestamps of
+   * the events seen matter even when the events change nothing.
+   */
+  readonly mayDropInertEvents: boolean;
+  private readonly probeContext = new ProbeConditionContext<T>();
+  // Stryker disable next-line ArrayDeclaration: scratch, each slot written before it is read
+  private readonly probeStack: State<T>[] = [];
 
   // Scratch, reused for every event. Arrays are used with explicit counts, never emptied with `length = 0`
   // (which makes V8 drop the backing store and allocate a new one on the next push).
@@ -109,6 +121,63 @@ export class NFA<T> {
     this.windowTimes = compiled.windowTimes;
     this.hasWindows = this.windowTime > 0 || this.windowTimes.size > 0;
     this.context = new NFAConditionContext<T>();
+    let pending = false;
+    for (const s of compiled.states) {
+      if (s.isPending()) pending = true;
+      if (!s.isFinal() && !s.isStop()) this.restingStates.push(s);
+    }
+    this.mayDropInertEvents =
+      !pending && !(this.hasWindows && compiled.afterMatchSkipStrategy.isSkipStrategy());
+  }
+
+  /**
+   * Whether `event` leaves every partial match as it is, whatever partial matches a key holds: from every state a
+   * partial match can wait in, the event's decision graph (see {@link createDecisionGraph}) takes nothing and ignores
+   * nothing into another state, and a state past the start ignores it into itself exactly once (with no IGNORE edge
+   * a state of strict contiguity would drop its partial match). {@link process} then keeps every partial match object
+   * as it is (same version, entry and timestamps), starts nothing, completes nothing and changes nothing in the
+   * shared buffer. With {@link mayDropInertEvents}, an inert event may therefore be left out without changing a
+   * key's matches, timeouts or their timestamps: the `advanceTime` before it only prunes what the next one (at the
+   * key's next event or the watermark, with no event between) prunes as well, emitting the same timed-out matches in
+   * the same place.
+   *
+   * Conditions are tested on the event alone: one that asks for the partial match's events or the processing time
+   * makes the answer false (the event is then matched as usual), as does one that throws. `timestamp` is what
+   * `ctx.timestamp()` returns. O(states · edges).
+   */
+  isInert(event: T, timestamp: number): boolean {
+    const ctx = this.probeContext;
+    ctx.start(timestamp);
+    try {
+      const states = this.restingStates;
+      for (let i = 0; i < states.length; i++) {
+        if (!this.ignoresInPlace(ctx, states[i]!, event) || ctx.readMatch) return false;
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether `state`'s decision graph for `event` leaves a partial match waiting in `state` as it is. */
+  private ignoresInPlace(ctx: ProbeConditionContext<T>, state: State<T>, event: T): boolean {
+    const stack = this.probeStack;
+    stack[0] = state;
+    let sp = 1;
+    let selfIgnores = 0;
+    while (sp > 0) {
+      const current = stack[--sp]!;
+      const transitions = current.transitions;
+      for (let i = 0; i < transitions.length; i++) {
+        const t = transitions[i]!;
+        if (!checkFilterCondition(ctx, t.condition, event)) continue;
+        if (t.action === 'PROCEED') stack[sp++] = t.targetState;
+        else if (t.action === 'IGNORE' && t.targetState.name === state.name) selfIgnores++;
+        else return false;
+      }
+    }
+    // a start state never ignores (it stays anyway); any other needs its one IGNORE into itself
+    return state.isStart() || selfIgnores === 1;
   }
 
   /** The NFA's states (for tests and tools). */
@@ -677,6 +746,34 @@ function checkFilterCondition<T>(
 
 function calculateIncreasingSelfState(ignoreBranches: number, takeBranches: number): number {
   return takeBranches === 0 && ignoreBranches === 0 ? 0 : ignoreBranches + Math.max(1, takeBranches);
+}
+
+/**
+ * The context of {@link NFA.isInert}: no partial match, so asking for its events (or for the processing time, which
+ * is that of the event's processing) marks the answer as unknown.
+ */
+class ProbeConditionContext<T> implements ConditionContext<T> {
+  readMatch = false;
+  private eventTimestamp = 0;
+
+  start(timestamp: number): void {
+    this.readMatch = false;
+    this.eventTimestamp = timestamp;
+  }
+
+  getEventsForPattern(_name: string): readonly T[] {
+    this.readMatch = true;
+    return EMPTY;
+  }
+
+  timestamp(): number {
+    return this.eventTimestamp;
+  }
+
+  currentProcessingTime(): number {
+    this.readMatch = true;
+    return 0;
+  }
 }
 
 /**

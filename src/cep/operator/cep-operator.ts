@@ -134,6 +134,8 @@ export class CepOperator<IN, KEY, OUT>
   implements OneInputStreamOperator<IN, OUT>, Triggerable<KEY, VoidNamespace>
 {
   private nfa!: NFA<IN>;
+  /** Event time: elements the NFA calls inert are dropped on arrival instead of buffered (see processElement). */
+  private dropInert = false;
   private computationStates!: InternalValueState<VoidNamespace, NFAState>;
   private elementQueueState!: InternalValueState<VoidNamespace, ElementQueue<IN>>;
   private readonly queuePool: ElementQueue<IN>[] = [];
@@ -239,6 +241,7 @@ export class CepOperator<IN, KEY, OUT>
       this,
     );
     this.nfa = new NFA(this.compiled, this.handleTimeout);
+    this.dropInert = this.nfa.mayDropInertEvents;
     this.collector = new CepCollector(this.output);
     this.backend = backend;
     if (!this.isProcessingTime) this.restoreDueKeys();
@@ -271,6 +274,8 @@ export class CepOperator<IN, KEY, OUT>
     }
     // In event time the watermark is trusted: an element at or before it is late (Flink's CepOperator check).
     if (timestamp > this.timerService.currentWatermark()) {
+      // an element no partial match would take or be changed by never reaches the NFA (see NFA.isInert)
+      if (this.dropInert && this.nfa.isInert(value, timestamp)) return;
       this.bufferEventInEventTime(value, timestamp);
     } else if (this.lateDataOutputTag !== undefined) {
       this.output.collectSide(this.lateDataOutputTag, value, timestamp);

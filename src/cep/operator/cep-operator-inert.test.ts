@@ -1,0 +1,217 @@
+// CepOperator in event time drops elements the NFA calls inert on arrival: what is dropped, what is kept, and that
+// each key's matches and timeouts are those of the NFA fed every element in timestamp order (a property test).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
+import { assertProperty } from '../../../test/support/property.ts';
+import { OutputTag } from '../../core/output-tag.ts';
+import { AfterMatchSkipStrategy } from '../nfa/after-match-skip-strategy.ts';
+import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
+import { NFA } from '../nfa/nfa.ts';
+import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
+import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
+import { Pattern } from '../pattern/pattern.ts';
+import { HeapKeyedStateBackend } from '../../state/heap/heap-keyed-state-backend.ts';
+import { KeyGroupRange } from '../../state/key-group-range.ts';
+import { CepOperator } from './cep-operator.ts';
+
+interface Ev {
+  readonly id: number;
+  readonly name: string;
+  readonly key: string;
+}
+const ev = (id: number, name: string, key: string): Ev => ({ id, name, key });
+const named = (n: string) => (e: Ev) => e.name === n;
+const byId = (a: Ev, b: Ev) => a.id - b.id;
+
+/** Each match and timeout as `match key:ids@timestamp` or `timeout key:ids@timestamp`, in the order they come. */
+function logged(log: string[]) {
+  const describe = (m: Record<string, Ev[]>) => {
+    const events = Object.values(m)
+      .flat()
+      .sort((a, b) => a.id - b.id);
+    return `${events[0]!.key}:${events.map((e) => e.id).join('-')}`;
+  };
+  return {
+    processMatch: (m: Record<string, Ev[]>, ctx: { timestamp(): number }) =>
+      void log.push(`match ${describe(m)}@${ctx.timestamp()}`),
+    processTimedOutMatch: (m: Record<string, Ev[]>, ctx: { timestamp(): number }) =>
+      void log.push(`timeout ${describe(m)}@${ctx.timestamp()}`),
+  };
+}
+
+function harness(pattern: Pattern<Ev, any, any, any>, log: string[], late?: OutputTag<Ev>) {
+  return new KeyedOperatorHarness<Ev, string>(
+    () =>
+      new CepOperator<Ev, string, string>(compilePattern(pattern), logged(log) as never, false, byId, late),
+    (e) => e.key,
+  );
+}
+
+const cep = (h: KeyedOperatorHarness<Ev, string>) => h.operator as CepOperator<Ev, string, string>;
+
+/** `a followedBy b within 10`. */
+const aThenB = () => Pattern.begin<Ev>('a').where(named('a')).followedBy('b').where(named('b')).within(10);
+
+describe('CepOperator drops inert elements in event time', () => {
+  it('an element no stage takes is not buffered; one a stage takes is, partial match or not', () => {
+    const log: string[] = [];
+    const h = harness(aThenB(), log);
+    h.processElement(ev(1, 'x', 'p'), 3);
+    assert.deepEqual(cep(h).wakeUpTimes(), []);
+    h.processElement(ev(2, 'b', 'p'), 4);
+    h.processElement(ev(3, 'a', 'q'), 5);
+    assert.deepEqual(cep(h).wakeUpTimes(), [4, 5]);
+    // a partial match does not make an inert element matter: q's x at 6 is dropped too
+    h.processWatermark(5);
+    h.processElement(ev(4, 'x', 'q'), 6);
+    assert.deepEqual(cep(h).wakeUpTimes(), [15]);
+    h.processElement(ev(5, 'b', 'q'), 7);
+    h.processWatermark(20);
+    assert.deepEqual(log, ['match q:3-5@7']);
+  });
+
+  it('a late inert element still goes to the late-data side output', () => {
+    const log: string[] = [];
+    const late = new OutputTag<Ev>('late');
+    const h = harness(aThenB(), log, late);
+    h.processWatermark(10);
+    h.processElement(ev(1, 'x', 'p'), 9);
+    h.processElement(ev(2, 'x', 'p'), 11);
+    assert.deepEqual(h.sideOutput(late), [{ value: ev(1, 'x', 'p'), timestamp: 9 }]);
+  });
+
+  it('with strict contiguity nothing is inert: x ends the partial match', () => {
+    const log: string[] = [];
+    const h = harness(Pattern.begin<Ev>('a').where(named('a')).next('b').where(named('b')), log);
+    h.processElement(ev(1, 'a', 'p'), 1);
+    h.processElement(ev(2, 'x', 'p'), 2);
+    h.processElement(ev(3, 'b', 'p'), 3);
+    h.processElement(ev(4, 'a', 'p'), 4);
+    h.processElement(ev(5, 'b', 'p'), 5);
+    h.processWatermark(10);
+    assert.deepEqual(log, ['match p:4-5@5']);
+  });
+
+  it('a trailing notFollowedBy completes at the time of the element after its window: inert elements are kept', () => {
+    const log: string[] = [];
+    const h = harness(
+      Pattern.begin<Ev>('a').where(named('a')).notFollowedBy('n').where(named('n')).within(10),
+      log,
+    );
+    h.processElement(ev(1, 'a', 'p'), 1);
+    h.processElement(ev(2, 'x', 'p'), 12);
+    h.processWatermark(20);
+    // advanced to 12 before x: the match completes there, not at the watermark
+    assert.deepEqual(log, ['match p:1@12']);
+  });
+
+  it('each key gets the matches and timeouts of the NFA fed all its elements in timestamp order', () => {
+    type Join = 'next' | 'followedBy' | 'followedByAny';
+    type Quantifier = 'one' | 'optional' | 'oneOrMore' | 'times2';
+    const stage = fc.record({
+      letter: fc.constantFrom('a', 'b', 'c'),
+      join: fc.constantFrom<Join>('next', 'followedBy', 'followedByAny'),
+      quantifier: fc.constantFrom<Quantifier>('one', 'one', 'optional', 'oneOrMore', 'times2'),
+    });
+    const input = fc.record({
+      stages: fc.array(stage, { minLength: 2, maxLength: 3 }),
+      within: fc.constantFrom(0, 3, 6, 15),
+      skip: fc.constantFrom('noSkip', 'skipPastLastEvent', 'skipToNext'),
+      events: fc.array(
+        fc.record({
+          key: fc.constantFrom('p', 'q'),
+          name: fc.constantFrom('a', 'b', 'c', 'x', 'x'),
+          step: fc.integer({ min: 0, max: 3 }),
+          jitter: fc.integer({ min: 0, max: 4 }),
+          watermark: fc.boolean(),
+        }),
+        { maxLength: 30 },
+      ),
+    });
+    assertProperty(
+      fc.property(input, ({ stages, within, skip, events }) => {
+        // skip strategies hold matches back while a window runs, which only the NFA's mayDropInertEvents excludes
+        const strategy =
+          within > 0 || skip === 'noSkip'
+            ? AfterMatchSkipStrategy.noSkip()
+            : skip === 'skipToNext'
+              ? AfterMatchSkipStrategy.skipToNext()
+              : AfterMatchSkipStrategy.skipPastLastEvent();
+        let p: Pattern<Ev, any, any, any> = Pattern.begin<Ev>('s0', strategy);
+        stages.forEach((s, i) => {
+          if (i > 0) p = p[s.join](`s${i}`);
+          p = p.where(named(s.letter));
+          if (s.quantifier === 'optional' && i > 0) p = p.optional();
+          if (s.quantifier === 'oneOrMore') p = p.oneOrMore();
+          if (s.quantifier === 'times2') p = p.times(2);
+        });
+        if (within > 0) p = p.within(within);
+        // the stream: timestamps wander forward and trail the maximum by at most 4, watermarks trail it by 5
+        const log: string[] = [];
+        const h = harness(p, log);
+        const fed: { e: Ev; ts: number }[] = [];
+        let clock = 10;
+        let max = 0;
+        events.forEach((r, id) => {
+          clock += r.step;
+          const ts = Math.max(1, clock - r.jitter);
+          const e = ev(id, r.name, r.key);
+          fed.push({ e, ts });
+          h.processElement(e, ts);
+          max = Math.max(max, ts);
+          if (r.watermark) h.processWatermark(max - 5);
+        });
+        const end = max + 100;
+        h.processWatermark(end);
+        const expected: string[] = [];
+        for (const key of ['p', 'q']) {
+          const mine = fed.filter((f) => f.e.key === key).sort((x, y) => x.ts - y.ts || byId(x.e, y.e));
+          expected.push(...reference(p, mine, end));
+        }
+        const byKey = (lines: string[], key: string) => lines.filter((l) => l.includes(` ${key}:`));
+        for (const key of ['p', 'q']) assert.deepEqual(byKey(log, key), byKey(expected, key));
+        return true;
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+/** The NFA fed every element of one key in timestamp order, advanced before each timestamp and to `end`. */
+function reference(
+  pattern: Pattern<Ev, any, any, any>,
+  fed: readonly { e: Ev; ts: number }[],
+  end: number,
+): string[] {
+  const compiled = compilePattern(pattern);
+  const nfa = new NFA(compiled, true);
+  const backend = new HeapKeyedStateBackend(128, new KeyGroupRange(0, 127), () => 0);
+  backend.setCurrentKey('key');
+  const accessor = new SharedBufferAccessor<Ev>(new SharedBuffer<Ev>(backend));
+  const state = nfa.createInitialNFAState();
+  const log: string[] = [];
+  const handler = logged(log);
+  const emit = (matches: readonly Record<string, Ev[]>[], ts: number) => {
+    for (const m of matches) handler.processMatch(m, { timestamp: () => ts });
+  };
+  const advance = (ts: number) => {
+    const { matches, timedOut } = nfa.advanceTime(accessor, state, ts, compiled.afterMatchSkipStrategy);
+    emit(matches, ts);
+    for (const t of timedOut) handler.processTimedOutMatch(t.match, { timestamp: () => t.timestamp });
+  };
+  let last = Number.NaN;
+  for (const { e, ts } of fed) {
+    if (ts !== last) advance(ts);
+    last = ts;
+    emit(
+      nfa.process(accessor, state, e, ts, compiled.afterMatchSkipStrategy, {
+        currentProcessingTime: () => 0,
+      }),
+      ts,
+    );
+  }
+  advance(end);
+  return log;
+}
