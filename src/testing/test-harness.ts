@@ -329,7 +329,11 @@ export class TestHarness<OUT> {
           if (key !== undefined && timer.normalizedKey !== key) return;
           const keyGroup = keyGroupFor(timer.normalizedKey, node.maxParallelism);
           if (query.keyGroup !== undefined && keyGroup !== query.keyGroup) return;
-          if ('namespace' in query && service.namespaceSerializer.key(query.namespace) !== timer.nsKey)
+          if (
+            'namespace' in query &&
+            service.namespaceSerializer.key(query.namespace) !==
+              service.namespaceSerializer.key(timer.namespace)
+          )
             return;
           found.push({
             operator: node.name,

@@ -176,7 +176,7 @@ describe('TimerHeap', () => {
     );
     assert.equal(heap.remove(3, '7|eu', 1), true);
     assert.equal(heap.remove(3, '7|eu', 1), false);
-    assert.deepEqual(heap.poll(), { timestamp: 3, key: 9, normalizedKey: 9, namespace: 0, nsKey: 0 });
+    assert.deepEqual(heap.poll(), { timestamp: 3, key: 9, normalizedKey: 9, namespace: 0 });
   });
 
   it('compares namespaces by their key, not by identity', () => {
@@ -205,6 +205,26 @@ describe('TimerHeap', () => {
     assert.deepEqual(asked, [0, 0]);
   });
 
+  it("hands out polled, peeked and listed timers without asking for their namespace's key", () => {
+    const asked: number[] = [];
+    const heap = new TimerHeap<{ start: number }>((w) => {
+      asked.push(w.start);
+      return `w${w.start}`;
+    });
+    const first = { start: 0 };
+    const second = { start: 5 };
+    heap.add(9, 1, 1, first);
+    heap.add(9, 'k', '2|k', second); // a composite key: an entry object
+    assert.deepEqual(
+      heap.values().map((t) => t.namespace),
+      [first, second],
+    );
+    assert.equal(heap.peek()!.namespace, first);
+    assert.equal(heap.poll()!.namespace, first);
+    assert.equal(heap.poll()!.namespace, second);
+    assert.deepEqual(asked, [], 'a fired timer needs no key');
+  });
+
   it('forgets a peeked timer that is removed, and fires timers added to the bucket it polls', () => {
     const heap = new TimerHeap<number>();
     for (const key of [1, 2, 3]) heap.add(4, key, key, 0);
@@ -230,7 +250,6 @@ describe('TimerHeap', () => {
       key: 'k',
       normalizedKey: 'k',
       namespace: undefined,
-      nsKey: 'void',
     });
   });
 

@@ -1,13 +1,15 @@
 // TimerHeap: a priority queue of timers with de-duplication and cheap deletion, grouped by timestamp.
 import type { NormalizedKey } from '../state/key-hash.ts';
 
-/** A timer as the heap hands it out: polled, peeked or listed (a fresh object each time). */
+/**
+ * A timer as the heap hands it out: polled, peeked or listed (a fresh object each time). It carries no namespace
+ * key: a session window that grew has never built its `start:end` string, and a fired timer needs none.
+ */
 export interface HeapTimer<N> {
   readonly timestamp: number;
   readonly key: unknown;
   readonly normalizedKey: NormalizedKey;
   readonly namespace: N;
-  readonly nsKey: string | number;
 }
 
 /**
@@ -184,17 +186,15 @@ export class TimerHeap<N> {
     value: N | TimerEntry<N>,
   ): HeapTimer<N> {
     if (value instanceof TimerEntry) {
-      const namespace = value.namespace as N;
       return {
         timestamp,
         key: value.key,
         normalizedKey: value.normalizedKey,
-        namespace,
-        nsKey: this.nsKey(namespace),
+        namespace: value.namespace as N,
       };
     }
     const key = slot as NormalizedKey;
-    return { timestamp, key, normalizedKey: key, namespace: value, nsKey: this.nsKey(value) };
+    return { timestamp, key, normalizedKey: key, namespace: value };
   }
 
   /** Reads the bucket's next queued timer into its head, unless it is there already. */

@@ -143,7 +143,7 @@ export class TriggerTestHarness<T, W extends Window> {
   private count(heap: TimerHeap<W>, window: W | undefined): number {
     if (window === undefined) return heap.size;
     const key = this.windowSerializer.key(window);
-    return heap.values().filter((t) => t.nsKey === key).length;
+    return heap.values().filter((t) => this.windowSerializer.key(t.namespace) === key).length;
   }
 
   private list(heap: TimerHeap<W>): string[] {
