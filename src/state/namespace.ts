@@ -8,6 +8,22 @@ import { structuredCloneSerializer, type TypeSerializer } from '../core/type-ser
 export interface NamespaceSerializer<N> {
   key(namespace: N): string | number;
   readonly serializer: TypeSerializer<N>;
+  /**
+   * For namespaces whose key costs an allocation to build (a session window's `start:end` string): a cheaper
+   * identity the heap backend indexes its entries by instead. The key stays what snapshots and durable state
+   * write, so it is still needed there, but never on the path of a record.
+   */
+  readonly hashing?: NamespaceHashing<N>;
+}
+
+/**
+ * A namespace as a number that costs no allocation to compute (a small integer at best: V8 compares those
+ * inline), with the equality that tells apart two namespaces of one hash. `hash` must be equal for namespaces
+ * that are `equals`, and `equals` must agree with `key`: equal keys, equal namespaces.
+ */
+export interface NamespaceHashing<N> {
+  hash(namespace: N): number;
+  equals(a: N, b: N): boolean;
 }
 
 /** The single namespace of state that is not partitioned further (Flink's `VoidNamespace.INSTANCE`). */

@@ -29,8 +29,10 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     readonly triggerable: Triggerable<K, N>,
   ) {
     const nsKey = (namespace: N): string | number => namespaceSerializer.key(namespace);
-    this.eventTimers = new TimerHeap<N>(nsKey);
-    this.processingTimers = new TimerHeap<N>(nsKey);
+    const hashing = namespaceSerializer.hashing;
+    const equals = hashing === undefined ? undefined : (a: N, b: N): boolean => hashing.equals(a, b);
+    this.eventTimers = new TimerHeap<N>(nsKey, equals);
+    this.processingTimers = new TimerHeap<N>(nsKey, equals);
   }
 
   currentProcessingTime(): number {

@@ -205,6 +205,25 @@ describe('TimerHeap', () => {
     assert.deepEqual(asked, [0, 0]);
   });
 
+  it('with an equality, compares two namespace objects by it and never asks for their keys', () => {
+    const asked: number[] = [];
+    const heap = new TimerHeap<{ start: number; end: number }>(
+      (w) => {
+        asked.push(w.start);
+        return `${w.start}:${w.end}`;
+      },
+      (a, b) => a.start === b.start && a.end === b.end,
+    );
+    assert.equal(heap.add(9, 1, 1, { start: 0, end: 10 }), true);
+    assert.equal(heap.add(9, 1, 1, { start: 0, end: 10 }), false, 'an equal window is the same timer');
+    assert.equal(heap.add(9, 1, 1, { start: 0, end: 12 }), true);
+    assert.equal(heap.add(9, 1, 1, { start: 0, end: 12 }), false);
+    assert.equal(heap.remove(9, 1, { start: 0, end: 12 }), true);
+    assert.equal(heap.remove(9, 1, { start: 0, end: 11 }), false);
+    assert.equal(heap.remove(9, 1, { start: 0, end: 10 }), true);
+    assert.deepEqual([heap.size, asked], [0, []]);
+  });
+
   it("hands out polled, peeked and listed timers without asking for their namespace's key", () => {
     const asked: number[] = [];
     const heap = new TimerHeap<{ start: number }>((w) => {

@@ -65,8 +65,15 @@ export class TimerHeap<N> {
   private lastBucket: TimerBucket<N> | undefined = undefined;
   private count = 0;
 
-  /** `nsKey` gives a namespace's identity (the namespace serializer's key); the namespace itself by default. */
-  constructor(private readonly nsKey: (namespace: N) => string | number = (n) => n as string | number) {}
+  /**
+   * `nsKey` gives a namespace's identity (the namespace serializer's key); the namespace itself by default.
+   * `equals`, when given, tells two namespace objects apart instead of their keys, which may cost a string each
+   * (a session window's `start:end`; see NamespaceHashing).
+   */
+  constructor(
+    private readonly nsKey: (namespace: N) => string | number = (n) => n as string | number,
+    private readonly equals?: (a: N, b: N) => boolean,
+  ) {}
 
   get size(): number {
     return this.count;
@@ -175,9 +182,11 @@ export class TimerHeap<N> {
     return this.same(first instanceof TimerEntry ? (first.namespace as N) : first, namespace);
   }
 
-  /** Namespaces are the same when they are one object or have one key (two equal windows are one namespace). */
+  /** Namespaces are the same when they are one object, or equal (two equal windows are one namespace). */
   private same(a: N, b: N): boolean {
-    return a === b || this.nsKey(a) === this.nsKey(b);
+    if (a === b) return true;
+    const equals = this.equals;
+    return equals !== undefined ? equals(a, b) : this.nsKey(a) === this.nsKey(b);
   }
 
   private timerOf(

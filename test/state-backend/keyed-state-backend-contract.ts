@@ -30,6 +30,18 @@ const windowNs: NamespaceSerializer<{ start: number; end: number }> = {
   serializer: structuredCloneSerializer,
 };
 
+/**
+ * The same windows, hashed by the parity of their start as a heap backend may index them (see NamespaceHashing):
+ * windows of one parity share a hash, so only equality tells them apart.
+ */
+const hashedWindowNs: NamespaceSerializer<{ start: number; end: number }> = {
+  ...windowNs,
+  hashing: {
+    hash: (w) => (w === undefined ? 0 : w.start % 2),
+    equals: (a, b) => a.start === b.start && a.end === b.end,
+  },
+};
+
 const avg = {
   createAccumulator: () => ({ sum: 0, count: 0 }),
   add: (v: number, acc: { sum: number; count: number }) => ({ sum: acc.sum + v, count: acc.count + 1 }),
@@ -267,6 +279,64 @@ export function keyedStateBackendContract(name: string, create: BackendFactory):
       assert.equal(sum.get(), undefined);
       assert.equal(b.numStateEntries(), 3);
       b.dispose();
+    });
+
+    it('namespaces that share a hash stay apart: writes, reads, merges, clears and snapshots', () => {
+      const b = open();
+      const sum = b.getOrCreateKeyedState(
+        new ReducingStateDescriptor<number>('s', (x, y) => x + y),
+        hashedWindowNs,
+      );
+      const windows = [
+        { start: 0, end: 10 },
+        { start: 2, end: 10 },
+        { start: 0, end: 12 },
+        { start: 4, end: 10 },
+      ];
+      const read = (key: string) => {
+        b.setCurrentKey(key);
+        return windows.map((w) => {
+          sum.setCurrentNamespace({ ...w }); // an equal window, not the object written
+          return sum.get();
+        });
+      };
+      for (const key of ['k', 'j']) {
+        b.setCurrentKey(key);
+        windows.forEach((w, i) => {
+          sum.setCurrentNamespace(w);
+          sum.add(key === 'k' ? 1 << i : 100 * (i + 1));
+        });
+      }
+      assert.deepEqual(read('k'), [1, 2, 4, 8]);
+      sum.mergeNamespaces({ start: 0, end: 20 }, [
+        { start: 0, end: 10 },
+        { start: 4, end: 10 },
+      ]);
+      sum.setCurrentNamespace({ start: 0, end: 20 });
+      assert.equal(sum.get(), 9);
+      assert.deepEqual(read('k'), [undefined, 2, 4, undefined]);
+      sum.setCurrentNamespace({ start: 0, end: 12 });
+      sum.clear();
+      assert.deepEqual(read('k'), [undefined, 2, undefined, undefined]);
+      assert.deepEqual(read('j'), [100, 200, 300, 400], 'another key untouched');
+      const restored = open();
+      restored.restore(b.snapshot());
+      const back = restored.getOrCreateKeyedState(
+        new ReducingStateDescriptor<number>('s', (x, y) => x + y),
+        windowNs,
+      );
+      restored.setCurrentKey('j');
+      assert.deepEqual(
+        windows.map((w) => {
+          back.setCurrentNamespace(w);
+          return back.get();
+        }),
+        [100, 200, 300, 400],
+        'a snapshot holds the keys of the namespaces, whatever their hash',
+      );
+      assert.equal(b.numStateEntries(), 6);
+      b.dispose();
+      restored.dispose();
     });
 
     it('TTL: entries expire after their time-to-live; OnReadAndWrite refreshes on read', () => {

@@ -25,7 +25,8 @@ export interface TtlValue<V> {
  * `false` as "unknown"; the window operator uses a `false` to skip re-registering timers that must already exist.
  */
 export abstract class AbstractHeapState<N, V> {
-  readonly table = new StateTable<V | TtlValue<V>>();
+  readonly table: StateTable<V | TtlValue<V>>;
+  /** The current namespace's lookup key in the table (see {@link StateTable.keyOf}). */
   protected nsKey: string | number;
   protected namespace: N;
   protected readonly ttlMs: number;
@@ -37,29 +38,30 @@ export abstract class AbstractHeapState<N, V> {
     readonly namespaceSerializer: NamespaceSerializer<N>,
     initialNamespace: N,
   ) {
+    this.table = new StateTable(namespaceSerializer);
     this.namespace = initialNamespace;
-    this.nsKey = namespaceSerializer.key(initialNamespace);
+    this.nsKey = this.table.keyOf(initialNamespace);
     this.ttlMs = descriptor.ttl?.ttlMs ?? 0;
     this.refreshOnRead = descriptor.ttl?.updateType === 'OnReadAndWrite';
   }
 
   setCurrentNamespace(namespace: N): void {
     this.namespace = namespace;
-    this.nsKey = this.namespaceSerializer.key(namespace);
+    this.nsKey = this.table.keyOf(namespace);
   }
 
   /** The raw stored value of the current (key, namespace), undefined when absent or expired. */
   protected getRaw(): V | undefined {
     // The key first: a read without one fails even where the namespace holds nothing.
     const key = this.host.currentNormalizedKey();
-    const inner = this.table.entriesOf(this.nsKey);
+    const inner = this.table.entriesOf(this.nsKey, this.namespace);
     if (inner === undefined) return undefined;
     const stored = inner.get(key);
     if (stored === undefined || this.ttlMs === 0) return stored as V | undefined;
     const wrapped = stored as TtlValue<V>;
     const now = this.host.now();
     if (now - wrapped.lastAccess >= this.ttlMs) {
-      this.table.remove(this.nsKey, key);
+      this.table.remove(this.nsKey, key, this.namespace);
       return undefined;
     }
     if (this.refreshOnRead) wrapped.lastAccess = now;
@@ -75,22 +77,24 @@ export abstract class AbstractHeapState<N, V> {
   }
 
   /** Reads the entry of another namespace of the current key (merging), honouring TTL. */
-  protected getRawIn(nsKey: string | number): V | undefined {
-    const saved = this.nsKey;
-    this.nsKey = nsKey;
+  protected getRawIn(namespace: N): V | undefined {
+    const savedKey = this.nsKey;
+    const saved = this.namespace;
+    this.setCurrentNamespace(namespace);
     try {
       return this.getRaw();
     } finally {
-      this.nsKey = saved;
+      this.nsKey = savedKey;
+      this.namespace = saved;
     }
   }
 
-  protected removeIn(nsKey: string | number): void {
-    this.table.remove(nsKey, this.host.currentNormalizedKey());
+  protected removeIn(namespace: N): void {
+    this.table.remove(this.table.keyOf(namespace), this.host.currentNormalizedKey(), namespace);
   }
 
   clear(): void {
-    this.table.remove(this.nsKey, this.host.currentNormalizedKey());
+    this.table.remove(this.nsKey, this.host.currentNormalizedKey(), this.namespace);
   }
 
   /** Whether a stored entry of a state with a TTL has expired at `now` (snapshots skip expired entries). */

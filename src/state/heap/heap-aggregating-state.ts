@@ -34,10 +34,9 @@ export class HeapAggregatingState<N, IN, ACC, OUT>
     const fn = this.fn;
     let merged: ACC | undefined;
     for (const source of sources) {
-      const key = this.namespaceSerializer.key(source);
-      const acc = this.getRawIn(key);
+      const acc = this.getRawIn(source);
       if (acc !== undefined) merged = merged === undefined ? acc : fn.merge(merged, acc);
-      this.removeIn(key);
+      this.removeIn(source);
     }
     if (merged === undefined) return;
     const saved = this.namespace;

@@ -110,7 +110,7 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
     const state = this.states.get(stateName);
     if (state === undefined) return;
     const seen = new Set<NormalizedKey>();
-    for (const inner of state.table.byNamespace.values()) {
+    for (const inner of state.table.namespaces()) {
       for (const key of inner.keys()) {
         if (seen.has(key)) continue;
         seen.add(key);
@@ -141,8 +141,10 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
       // Stryker disable next-line ArrayDeclaration: the length only presizes the array; a sparse one indexes the same
       const builders: (StateColumnsBuilder | undefined)[] = new Array(this.maxParallelism);
       const touched: number[] = [];
-      for (const [nsKey, inner] of state.table.byNamespace) {
+      for (const inner of state.table.namespaces()) {
         const namespace = inner.namespace;
+        // The serializer's key, not the table's lookup key (a hash, for some namespaces): what snapshots hold.
+        const nsKey = state.namespaceSerializer.key(namespace);
         const ns = rawNamespaces ? namespace : nsSerializer.serialize(namespace);
         const token = {};
         for (const [key, stored] of inner) {
@@ -202,10 +204,10 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
     const now = this.clock();
     const nsSerializer = state.namespaceSerializer;
     const namespaces = columnNamespaces(columns, (b) => nsSerializer.serializer.deserialize(b));
-    const nsKeys = namespaces.map((ns) => nsSerializer.key(ns));
+    const table = state.table;
+    const nsKeys = namespaces.map((ns) => table.keyOf(ns));
     const { nsOf, keys, values, valueBytes, valueEnds, lastAccess } = columns;
     const serializer = state.descriptor.serializer;
-    const table = state.table;
     for (let i = 0; i < keys.length; i++) {
       const n = nsOf[i]!;
       const value =

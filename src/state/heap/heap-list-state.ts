@@ -42,10 +42,9 @@ export class HeapListState<N, T> extends AbstractHeapState<N, T[]> implements In
   mergeNamespaces(target: N, sources: readonly N[]): void {
     const merged: T[] = [];
     for (const source of sources) {
-      const key = this.namespaceSerializer.key(source);
-      const list = this.getRawIn(key);
+      const list = this.getRawIn(source);
       if (list !== undefined) merged.push(...list);
-      this.removeIn(key);
+      this.removeIn(source);
     }
     const saved = this.namespace;
     this.setCurrentNamespace(target);

@@ -23,10 +23,9 @@ export class HeapReducingState<N, T> extends AbstractHeapState<N, T> implements 
     const reduce = (this.descriptor as ReducingStateDescriptor<T>).reduceFunction;
     let merged: T | undefined;
     for (const source of sources) {
-      const key = this.namespaceSerializer.key(source);
-      const v = this.getRawIn(key);
+      const v = this.getRawIn(source);
       if (v !== undefined) merged = merged === undefined ? v : reduce(merged, v);
-      this.removeIn(key);
+      this.removeIn(source);
     }
     if (merged === undefined) return;
     const saved = this.namespace;

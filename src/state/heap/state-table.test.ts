@@ -2,6 +2,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StateTable } from './state-table.ts';
+import type { NamespaceSerializer } from '../namespace.ts';
+import { structuredCloneSerializer } from '../../core/type-serializer.ts';
+
+/** Windows hashed by their start's parity: most share a hash with another, so chains form. */
+interface Win {
+  start: number;
+  end: number;
+}
+const keysAsked: Win[] = [];
+const hashedWindows: NamespaceSerializer<Win> = {
+  key: (w) => {
+    keysAsked.push(w);
+    return `${w.start}:${w.end}`;
+  },
+  serializer: structuredCloneSerializer,
+  hashing: {
+    hash: (w) => w.start % 2,
+    equals: (a, b) => a.start === b.start && a.end === b.end,
+  },
+};
+const w = (start: number, end: number): Win => ({ start, end });
 
 /** Every namespace's entries, and the namespace objects kept for snapshots. */
 const contents = (table: StateTable<number>) => ({
@@ -71,5 +92,90 @@ describe('StateTable', () => {
     assert.deepEqual(contents(table), { entries: [], namespaces: [] });
     assert.equal(table.entriesOf('b'), undefined);
     assert.equal(table.size(), 0);
+  });
+
+  it('indexes by hash when the namespaces have one: namespaces of one hash stay apart, found by equality', () => {
+    keysAsked.length = 0;
+    const table = new StateTable<number>(hashedWindows);
+    const [a, b, c] = [w(0, 10), w(2, 10), w(4, 10)];
+    assert.deepEqual([table.keyOf(a), table.keyOf(w(1, 10))], [0, 1]);
+    for (const [ns, v] of [
+      [a, 1],
+      [b, 2],
+      [c, 3],
+    ] as const)
+      table.entriesForWrite(table.keyOf(ns), ns).set('k', v);
+    assert.deepEqual([...table.byNamespace.keys()], [0], 'one lookup key for the three');
+    assert.equal(table.size(), 3);
+    // Equal windows that are other objects find the entries; the cache never answers for another window.
+    for (const [ns, v] of [
+      [w(0, 10), 1],
+      [w(2, 10), 2],
+      [w(4, 10), 3],
+      [w(4, 10), 3],
+      [w(0, 10), 1],
+    ] as const)
+      assert.equal(table.entriesOf(0, ns)?.get('k'), v);
+    assert.equal(table.entriesOf(0, w(0, 11)), undefined, 'same hash, other window');
+    assert.equal(table.entriesOf(0, w(6, 10)), undefined);
+    assert.equal(table.entriesForWrite(0, w(2, 10)), table.entriesOf(0, b), 'written to the one there');
+    assert.deepEqual(
+      [...table.namespaces()].map((inner) => [inner.namespace, [...inner]]),
+      [
+        [c, [['k', 3]]],
+        [b, [['k', 2]]],
+        [a, [['k', 1]]],
+      ],
+    );
+    assert.deepEqual(keysAsked, [], 'no key built');
+  });
+
+  it('removes a namespace from the head, the middle or the end of its hash chain, keeping the others', () => {
+    for (const [gone, left] of [
+      [4, [2, 0]],
+      [2, [4, 0]],
+      [0, [4, 2]],
+    ] as const) {
+      const table = new StateTable<number>(hashedWindows);
+      for (const start of [0, 2, 4]) table.entriesForWrite(0, w(start, 10)).set('k', start);
+      table.entriesOf(0, w(gone, 10));
+      table.remove(0, 'j', w(gone, 10));
+      assert.equal(table.size(), 3, 'another key of the namespace: nothing removed');
+      table.remove(0, 'k', w(gone, 10));
+      assert.equal(table.entriesOf(0, w(gone, 10)), undefined, `${gone} gone, and not cached`);
+      assert.deepEqual(
+        [...table.namespaces()].map((inner) => [...inner][0]![1]),
+        left,
+      );
+      for (const start of left) assert.equal(table.entriesOf(0, w(start, 10))?.get('k'), start);
+      table.remove(0, 'k', w(6, 10));
+      assert.equal(table.size(), 2, 'a window not there removes nothing');
+      for (const start of left) table.remove(0, 'k', w(start, 10));
+      assert.deepEqual([table.size(), table.byNamespace.size], [0, 0]);
+    }
+  });
+
+  it('a namespace of many keys in a chain keeps the others when one key goes', () => {
+    const table = new StateTable<number>(hashedWindows);
+    table.entriesForWrite(0, w(0, 10)).set('k', 1).set('j', 2);
+    table.entriesForWrite(0, w(2, 10)).set('k', 3);
+    table.remove(0, 'k', w(0, 10));
+    assert.deepEqual(
+      [...table.namespaces()].map((inner) => [inner.namespace, [...inner]]),
+      [
+        [w(2, 10), [['k', 3]]],
+        [w(0, 10), [['j', 2]]],
+      ],
+    );
+  });
+
+  it('without hashing, the lookup key is the serializer key and the namespace object is not compared', () => {
+    const plain = new StateTable<number>({ key: (n: Win) => n.start, serializer: structuredCloneSerializer });
+    assert.equal(plain.keyOf(w(7, 9)), 7);
+    plain.entriesForWrite(7, w(7, 9)).set('k', 1);
+    assert.equal(plain.entriesOf(7, w(7, 100))?.get('k'), 1, 'one key, one namespace');
+    plain.remove(7, 'k', w(7, 100));
+    assert.equal(plain.size(), 0);
+    assert.equal(new StateTable<number>().keyOf('w'), 'w', 'by default the namespace is its own key');
   });
 });

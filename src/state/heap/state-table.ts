@@ -1,5 +1,7 @@
 // StateTable: one keyed state's entries in the heap backend, indexed namespace → key → value.
 import type { NormalizedKey } from '../key-hash.ts';
+import type { NamespaceHashing, NamespaceSerializer } from '../namespace.ts';
+import { structuredCloneSerializer } from '../../core/type-serializer.ts';
 
 /**
  * The entries of one namespace, and the namespace object itself (for snapshots). A namespace that holds a single
@@ -15,6 +17,8 @@ export class NamespaceEntries<V> {
   private key: NormalizedKey | undefined = undefined;
   private value: V | undefined = undefined;
   private map: Map<NormalizedKey, V> | undefined = undefined;
+  /** The next namespace of the same lookup key, when the table indexes by a hash (see {@link StateTable}). */
+  next: NamespaceEntries<V> | undefined = undefined;
 
   constructor(readonly namespace: unknown) {}
 
@@ -63,23 +67,50 @@ export class NamespaceEntries<V> {
   }
 }
 
+/** The namespace serializer of a table built without one: the lookup key is the namespace itself. */
+const itself: NamespaceSerializer<unknown> = {
+  key: (namespace) => namespace as string | number,
+  serializer: structuredCloneSerializer,
+};
+
 /**
  * Entries of one state, by namespace then key. The outer level is small (one entry for plain keyed state, one per
  * live window for window state) and the inner entries are what a record touches, so a lookup costs two Map reads
  * (one when the namespace holds a single key) and the entries of the namespace touched last are cached here, so
  * consecutive records of one window (or of plain keyed state) pay one Map read, not two. Empty namespaces are
  * dropped at once, so a closed window leaves nothing behind.
+ *
+ * Namespaces are indexed by their lookup key ({@link keyOf}): the namespace serializer's key, or its hash when it
+ * declares {@link NamespaceHashing} (session windows: a small integer instead of a `start:end` string per live
+ * session). A hash may be shared by two namespaces, so under hashing the entries of one lookup key form a chain
+ * (`next`) told apart by `equals`; the namespace object a record passes is compared by identity first, which is
+ * the common case (the state window a merging window set hands out is the object the pane was created with).
  */
 export class StateTable<V> {
   readonly byNamespace = new Map<string | number, NamespaceEntries<V>>();
   /** The last namespace looked up that exists, and its entries; reset whenever those are dropped. */
   private cachedNsKey: string | number | undefined = undefined;
   private cachedInner: NamespaceEntries<V> | undefined = undefined;
+  private readonly hashing: NamespaceHashing<unknown> | undefined;
 
-  /** The entries of a namespace, or undefined when it holds nothing. */
-  entriesOf(nsKey: string | number): NamespaceEntries<V> | undefined {
-    if (nsKey === this.cachedNsKey) return this.cachedInner;
-    const inner = this.byNamespace.get(nsKey);
+  constructor(protected readonly namespaceSerializer: NamespaceSerializer<any> = itself) {
+    this.hashing = namespaceSerializer.hashing;
+  }
+
+  /** The key a namespace is indexed by: its hash under {@link NamespaceHashing}, else the serializer's key. */
+  keyOf(namespace: unknown): string | number {
+    const hashing = this.hashing;
+    return hashing === undefined ? this.namespaceSerializer.key(namespace) : hashing.hash(namespace);
+  }
+
+  /**
+   * The entries of a namespace, or undefined when it holds nothing. `namespace` tells apart namespaces of one
+   * hash; a table without hashing ignores it.
+   */
+  entriesOf(nsKey: string | number, namespace?: unknown): NamespaceEntries<V> | undefined {
+    if (nsKey === this.cachedNsKey && this.same(this.cachedInner!, namespace)) return this.cachedInner;
+    let inner = this.byNamespace.get(nsKey);
+    while (inner !== undefined && !this.same(inner, namespace)) inner = inner.next;
     if (inner !== undefined) {
       this.cachedNsKey = nsKey;
       this.cachedInner = inner;
@@ -89,10 +120,13 @@ export class StateTable<V> {
 
   /** The entries of a namespace, created when missing. */
   entriesForWrite(nsKey: string | number, namespace: unknown): NamespaceEntries<V> {
-    if (nsKey === this.cachedNsKey) return this.cachedInner!;
-    let inner = this.byNamespace.get(nsKey);
+    if (nsKey === this.cachedNsKey && this.same(this.cachedInner!, namespace)) return this.cachedInner!;
+    const head = this.byNamespace.get(nsKey);
+    let inner = head;
+    while (inner !== undefined && !this.same(inner, namespace)) inner = inner.next;
     if (inner === undefined) {
       inner = new NamespaceEntries(namespace);
+      inner.next = head;
       this.byNamespace.set(nsKey, inner);
     }
     this.cachedNsKey = nsKey;
@@ -101,25 +135,47 @@ export class StateTable<V> {
   }
 
   /** Removes one entry; drops the namespace when it becomes empty (and the cache with it). */
-  remove(nsKey: string | number, key: NormalizedKey): void {
-    const inner = nsKey === this.cachedNsKey ? this.cachedInner : this.byNamespace.get(nsKey);
+  remove(nsKey: string | number, key: NormalizedKey, namespace?: unknown): void {
+    let previous: NamespaceEntries<V> | undefined;
+    let inner = this.byNamespace.get(nsKey);
+    while (inner !== undefined && !this.same(inner, namespace)) {
+      previous = inner;
+      inner = inner.next;
+    }
     if (inner === undefined) return;
     inner.delete(key);
     if (inner.size === 0) {
-      this.byNamespace.delete(nsKey);
+      if (previous !== undefined) previous.next = inner.next;
+      else if (inner.next !== undefined) this.byNamespace.set(nsKey, inner.next);
+      else this.byNamespace.delete(nsKey);
       this.forget();
     }
   }
 
+  /** Every namespace's entries (those sharing a hash included). */
+  *namespaces(): IterableIterator<NamespaceEntries<V>> {
+    for (const head of this.byNamespace.values())
+      for (let inner: NamespaceEntries<V> | undefined = head; inner !== undefined; inner = inner.next)
+        yield inner;
+  }
+
   size(): number {
     let n = 0;
-    for (const inner of this.byNamespace.values()) n += inner.size;
+    for (const inner of this.namespaces()) n += inner.size;
     return n;
   }
 
   clear(): void {
     this.byNamespace.clear();
     this.forget();
+  }
+
+  /** Whether `inner` holds `namespace`, found under its lookup key: always, unless namespaces are hashed. */
+  private same(inner: NamespaceEntries<V>, namespace: unknown): boolean {
+    const hashing = this.hashing;
+    return (
+      hashing === undefined || inner.namespace === namespace || hashing.equals(inner.namespace, namespace)
+    );
   }
 
   private forget(): void {

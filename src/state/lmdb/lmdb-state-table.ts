@@ -149,6 +149,14 @@ export class LmdbStateTable<V> extends StateTable<V> {
     super();
   }
 
+  /**
+   * Always the namespace serializer's key, never a hash ({@link StateTable.keyOf}): entry keys in LMDB hold it, so
+   * what is written stays what earlier versions wrote and read.
+   */
+  override keyOf(namespace: unknown): string | number {
+    return this.state.namespaceSerializer.key(namespace);
+  }
+
   override entriesOf(nsKey: string | number): NamespaceEntries<V> {
     // The handles call only get, set and delete on what this returns (see NamespaceView).
     return this.view(nsKey) as unknown as NamespaceEntries<V>;

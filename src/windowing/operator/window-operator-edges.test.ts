@@ -94,6 +94,28 @@ describe('WindowOperator edges', () => {
     assert.equal(h.numEventTimeTimers(), 0);
   });
 
+  it("sessions that open, grow, merge and fire never build a window's start:end key", () => {
+    const { h } = contents(EventTimeSessionWindows.withGap(10), EventTimeTrigger.create());
+    const key = TimeWindow.prototype.key;
+    let built = 0;
+    TimeWindow.prototype.key = function (this: TimeWindow) {
+      built++;
+      return key.call(this);
+    };
+    try {
+      h.processElement(1, 0); // [0,10)
+      h.processElement(2, 5); // grows to [0,15)
+      h.processElement(3, 25); // [25,35)
+      h.processElement(4, 15); // [15,25) touches both: [0,35)
+      h.processElement(5, 100); // [100,110)
+      h.processWatermark(200);
+    } finally {
+      TimeWindow.prototype.key = key;
+    }
+    assert.deepEqual(emitted(h), ['[0,35) 1,2,3,4', '[100,110) 5']);
+    assert.equal(built, 0);
+  });
+
   it("merging sessions clear the merged windows' triggers (no allowed lateness)", () => {
     const { h } = contents(EventTimeSessionWindows.withGap(10), EventTimeTrigger.create());
     h.processElement(1, 0);
