@@ -12,6 +12,11 @@
 //          --parallelism N (passed to Node systems)  --in-process  --no-micro  --out DIR
 //          --with-flink  --flink-events N  --flink-parallelism 1,2  --flink-runs N
 //          --flink-cell-budget SECONDS (default none)  --flink-object-reuse  --no-flink-rocksdb
+//          --flink-parallelism none (no Flink heap cells: with --keys, flink-rocksdb-p1 beside weir-lmdb alone)
+//          --checkpoint-every MS (the durable-state workloads again with a checkpoint every MS ms: weir and
+//          weir-lmdb as weir-checkpointed and weir-lmdb-checkpointed, Flink p1 on the heap and on RocksDB as
+//          flink-checkpointed-p1 and flink-rocksdb-checkpointed-p1; on by default with --with-flink at 1,000 ms,
+//          and at 10 ms with --smoke)  --no-checkpoint
 // With --with-flink every system runs the same number of events (--flink-events defaults to --events) and no
 // cell budget cuts a cell short unless one is given, so Weir and Flink are compared at equal sizes.
 //          --kafka (the Kafka -> Kafka comparison; on by default with --with-flink)  --no-kafka
@@ -39,7 +44,7 @@ import type { CellSpec } from './runner/measure.ts';
 import { runCellInChild, runCellInProcess } from './runner/node-runner.ts';
 import { type MicroResult, type ReportMeta, renderMarkdown } from './runner/report-markdown.ts';
 import { renderSvg } from './runner/report-svg.ts';
-import { NODE_SYSTEM_NAMES } from './runner/systems.ts';
+import { CHECKPOINTED_SYSTEMS, NODE_SYSTEM_NAMES } from './runner/systems.ts';
 import { computeReference, findMismatches } from './runner/verify.ts';
 import { DEFAULT_KEYS, DURABLE_STATE_WORKLOADS, WORKLOAD_IDS, type WorkloadId } from './workloads/params.ts';
 
@@ -68,6 +73,8 @@ interface Options {
   flinkObjectReuse: boolean;
   /** Flink on embedded RocksDB beside weir-lmdb, for the durable-state workloads (on unless --no-flink-rocksdb). */
   flinkRocksdb: boolean;
+  /** The checkpointed cells' interval in ms, or undefined when they are not run. */
+  checkpointEveryMs: number | undefined;
   /** The Kafka comparison's settings, or undefined when it is not run. */
   kafka: KafkaCliOptions | undefined;
   /**
@@ -106,7 +113,7 @@ function parseOptions(argv: readonly string[]): Options {
     return parsed;
   };
   const list = (name: string, fallback: readonly string[]): string[] =>
-    value(name)?.split(',') ?? [...fallback];
+    value(name) === 'none' ? [] : (value(name)?.split(',') ?? [...fallback]);
   const smoke = has('smoke');
   const workloads = list('workload', WORKLOAD_IDS) as WorkloadId[];
   for (const w of workloads)
@@ -118,12 +125,25 @@ function parseOptions(argv: readonly string[]): Options {
     value('out') ?? (smoke ? mkdtempSync(join(tmpdir(), 'weir-bench-smoke-')) : join(HERE, 'results'));
   // --smoke never needs a broker either.
   const kafka = !smoke && !has('no-kafka') && (has('kafka') || withFlink);
+  // Checkpointed cells: bench:all runs them at 1 s; --smoke at 10 ms, so a run checkpoints and the path cannot rot.
+  const checkpointEveryMs = has('no-checkpoint')
+    ? undefined
+    : value('checkpoint-every') !== undefined
+      ? num('checkpoint-every', 1_000)
+      : smoke
+        ? 10
+        : withFlink
+          ? 1_000
+          : undefined;
+  if (checkpointEveryMs !== undefined && !(checkpointEveryMs >= 1))
+    throw new Error(`--checkpoint-every needs a number of ms >= 1, got ${checkpointEveryMs}`);
+  const systems = withCheckpointedTwins(list('system', NODE_SYSTEM_NAMES), checkpointEveryMs !== undefined);
   return {
     smoke,
     events,
     runs: num('runs', smoke ? 1 : 5),
     warmup: num('warmup', smoke ? 0 : 1),
-    systems: list('system', NODE_SYSTEM_NAMES),
+    systems,
     workloads,
     seed: num('seed', 42),
     keys: num('keys', DEFAULT_KEYS),
@@ -142,10 +162,26 @@ function parseOptions(argv: readonly string[]): Options {
     flinkBudgetSeconds: num('flink-cell-budget', Infinity),
     flinkObjectReuse: has('flink-object-reuse'),
     flinkRocksdb: !has('no-flink-rocksdb'),
+    checkpointEveryMs,
     kafka: kafka ? { ...parseKafkaOptions(argv, 'kafka-'), flink: withFlink, out } : undefined,
     keepOthers: has('keep-others'),
     latency: has('no-latency') ? 'none' : smoke ? 'smoke' : has('latency') ? 'full' : 'none',
   };
+}
+
+/**
+ * With checkpointed cells on, each of weir and weir-lmdb among the systems gets its checkpointed twin right after it
+ * (unless already listed), so the report shows the two side by side.
+ */
+function withCheckpointedTwins(systems: readonly string[], on: boolean): string[] {
+  if (!on) return [...systems];
+  const out: string[] = [];
+  for (const system of systems) {
+    out.push(system);
+    for (const [twin, base] of Object.entries(CHECKPOINTED_SYSTEMS))
+      if (base === system && !systems.includes(twin)) out.push(twin);
+  }
+  return out;
 }
 
 /** `--lmdb-cache`: a number of entries, or a percentage of the keys (`10%` of 1,000,000 keys is 100,000). */
@@ -210,8 +246,10 @@ async function main(): Promise<number> {
   const measurements: Measurement[] = [];
   for (const workload of options.workloads) {
     for (const system of options.systems) {
-      // weir-lmdb measures durable state: only the workloads Flink also runs on RocksDB.
-      if (system === 'weir-lmdb' && !DURABLE_STATE_WORKLOADS.has(workload)) continue;
+      // weir-lmdb measures durable state, and checkpoints are measured on the same three workloads: only the
+      // workloads Flink also runs on RocksDB.
+      const checkpointed = CHECKPOINTED_SYSTEMS[system] !== undefined;
+      if ((system === 'weir-lmdb' || checkpointed) && !DURABLE_STATE_WORKLOADS.has(workload)) continue;
       const spec: CellSpec = {
         system,
         workload,
@@ -221,10 +259,14 @@ async function main(): Promise<number> {
         parallelism: options.parallelism,
         warmup: options.warmup,
         runs: options.runs,
-        // The probe measures the heap; LMDB keeps its state in files (its heap figure would be the cache).
-        probe: system !== 'weir-lmdb',
+        // The probe measures the heap; LMDB keeps its state in files (its heap figure would be the cache), and
+        // checkpointing does not change the state a heap backend holds.
+        probe: system !== 'weir-lmdb' && !checkpointed,
         budgetSeconds: options.budgetSeconds,
         ...(options.lmdbCacheEntries !== undefined ? { lmdbCacheEntries: options.lmdbCacheEntries } : {}),
+        ...(checkpointed && options.checkpointEveryMs !== undefined
+          ? { checkpointIntervalMs: options.checkpointEveryMs }
+          : {}),
       };
       const measured = options.inProcess ? await runCellInProcess(spec) : await runCellInChild(spec);
       const m: Measurement = {
@@ -263,6 +305,9 @@ async function main(): Promise<number> {
           budgetSeconds: options.flinkBudgetSeconds,
           objectReuse: options.flinkObjectReuse,
           rocksdb: options.flinkRocksdb,
+          ...(options.checkpointEveryMs === undefined
+            ? {}
+            : { checkpointEveryMs: options.checkpointEveryMs }),
         },
         log,
       );
@@ -318,9 +363,11 @@ async function main(): Promise<number> {
     }
   }
   const order = [
-    ...new Set([...NODE_SYSTEM_NAMES, ...options.systems]),
+    ...new Set(withCheckpointedTwins([...NODE_SYSTEM_NAMES, ...options.systems], true)),
     ...new Set([...options.flinkParallelism, 1, 2].map((p) => `flink-p${p}`)),
+    'flink-checkpointed-p1',
     'flink-rocksdb-p1',
+    'flink-rocksdb-checkpointed-p1',
   ];
   const rank = (system: string): number => {
     const i = order.indexOf(system);
@@ -340,6 +387,7 @@ async function main(): Promise<number> {
     runs: options.runs,
     warmup: options.warmup,
     childProcesses: !options.inProcess,
+    ...(options.checkpointEveryMs === undefined ? {} : { checkpointEveryMs: options.checkpointEveryMs }),
     ...(flinkMeta === undefined ? {} : { flink: flinkMeta }),
     ...(flinkSkipped === undefined ? {} : { flinkSkipped }),
   };

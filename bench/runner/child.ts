@@ -10,7 +10,7 @@ const RESULT_PREFIX = 'RESULT '; // read by node-runner.ts
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as CellSpec;
-  const loaded = await loadSystem(spec.system);
+  const loaded = await loadSystem(spec.system, spec.checkpointIntervalMs);
   let measurement: Measurement;
   if (loaded.system === undefined) {
     measurement = {

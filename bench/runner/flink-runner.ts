@@ -97,6 +97,11 @@ export interface FlinkOptions {
   readonly objectReuse: boolean;
   /** Also run the durable-state workloads at parallelism 1 on RocksDB (system flink-rocksdb-p1). */
   readonly rocksdb: boolean;
+  /**
+   * Also run the durable-state workloads at parallelism 1 with a checkpoint every this many ms, on the heap
+   * (flink-checkpointed-p1) and, with `rocksdb`, on RocksDB (flink-rocksdb-checkpointed-p1).
+   */
+  readonly checkpointEveryMs?: number;
 }
 
 interface FlinkLine {
@@ -114,6 +119,7 @@ interface FlinkLine {
   stateKeys?: number;
   rssPeakBytes?: number;
   heapPeakBytes?: number;
+  checkpoints?: number;
 }
 
 /** Runs bench/flink's Main and turns its JSON lines into one Measurement per (parallelism, workload). */
@@ -137,6 +143,9 @@ export async function runFlink(options: FlinkOptions, log: (line: string) => voi
     ...(Number.isFinite(options.budgetSeconds) ? ['--budget-seconds', String(options.budgetSeconds)] : []),
     ...(options.objectReuse ? ['--object-reuse'] : []),
     ...(options.rocksdb ? ['--rocksdb'] : []),
+    ...(options.checkpointEveryMs === undefined
+      ? []
+      : ['--checkpoint-every', String(options.checkpointEveryMs)]),
   ];
   const ended = new Map<string, CellEnd>();
   const lines = await runFlinkMain<FlinkLine>('Main', args, (line) => {
@@ -149,7 +158,7 @@ export async function runFlink(options: FlinkOptions, log: (line: string) => voi
     const rate =
       line.netMs !== undefined && line.events !== undefined ? line.events / line.netMs / 1000 : NaN;
     log(
-      `  flink-p${line.parallelism} ${line.workload}${line.warmup === true ? ' (warm-up)' : ''}: ${rate.toFixed(2)} M events/s, net ${line.netMs} ms, wall ${Math.round(line.wallMs ?? 0)} ms`,
+      `  ${line.system ?? `flink-p${line.parallelism}`} ${line.workload}${line.warmup === true ? ' (warm-up)' : ''}: ${rate.toFixed(2)} M events/s, net ${line.netMs} ms, wall ${Math.round(line.wallMs ?? 0)} ms${line.checkpoints === undefined ? '' : `, ${line.checkpoints} checkpoints`}`,
     );
   });
   return toMeasurements(lines, options, ended);
@@ -170,10 +179,17 @@ function toMeasurements(
     system: `flink-p${p}`,
     parallelism: p,
   }));
-  if (options.rocksdb) cells.push({ system: 'flink-rocksdb-p1', parallelism: 1 });
+  const durableOnly = new Set<string>();
+  const durable = (system: string): void => {
+    cells.push({ system, parallelism: 1 });
+    durableOnly.add(system);
+  };
+  if (options.checkpointEveryMs !== undefined) durable('flink-checkpointed-p1');
+  if (options.rocksdb) durable('flink-rocksdb-p1');
+  if (options.rocksdb && options.checkpointEveryMs !== undefined) durable('flink-rocksdb-checkpointed-p1');
   for (const { system, parallelism } of cells) {
     for (const workload of options.workloads) {
-      if (system === 'flink-rocksdb-p1' && !DURABLE_STATE_WORKLOADS.has(workload)) continue;
+      if (durableOnly.has(system) && !DURABLE_STATE_WORKLOADS.has(workload)) continue;
       const mine = lines.filter((l) => l.system === system && l.workload === workload);
       const runs: RunSample[] = mine
         .filter((l) => l.type === 'run' && l.warmup !== true)
@@ -182,6 +198,7 @@ function toMeasurements(
           count: l.count ?? NaN,
           checksum: l.checksum ?? NaN,
           events: l.events ?? NaN,
+          ...(l.checkpoints === undefined ? {} : { checkpoints: l.checkpoints }),
         }));
       const probe = mine.find((l) => l.type === 'probe');
       const memory = mine.find((l) => l.type === 'memory');

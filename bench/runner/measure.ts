@@ -28,6 +28,8 @@ export interface CellSpec {
   readonly budgetSeconds: number;
   /** weir-lmdb's cache in entries per subtask (`--lmdb-cache`); the backend's default when absent. */
   readonly lmdbCacheEntries?: number;
+  /** The checkpointed systems' interval (`--checkpoint-every`); theirs by default. */
+  readonly checkpointIntervalMs?: number;
 }
 
 export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<Measurement> {
@@ -72,6 +74,7 @@ export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<
       checksum: result.checksum,
       events: result.events,
       ...(startupMs > 0 ? { startupMs } : {}),
+      ...(result.checkpoints === undefined ? {} : { checkpoints: result.checkpoints }),
     });
   }
   let stateBytesPerKey: number | undefined;

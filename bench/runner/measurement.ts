@@ -12,6 +12,8 @@ export interface RunSample {
   readonly count: number;
   readonly checksum: number;
   readonly events: number;
+  /** Checkpoints completed during the run (cells with checkpointing on; Flink: those its sink heard of). */
+  readonly checkpoints?: number;
 }
 
 export type CellStatus = 'ok' | 'not-implemented' | 'unavailable' | 'failed';

@@ -11,7 +11,7 @@ const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 const RESULT_PREFIX = 'RESULT ';
 
 export async function runCellInProcess(spec: CellSpec): Promise<Measurement> {
-  const loaded = await loadSystem(spec.system);
+  const loaded = await loadSystem(spec.system, spec.checkpointIntervalMs);
   if (loaded.system === undefined) {
     return failed(spec, 'unavailable', loaded.error ?? 'not loaded');
   }

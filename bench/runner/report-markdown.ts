@@ -2,6 +2,7 @@
 
 import { WORKLOAD_IDS, WORKLOAD_TITLES } from '../workloads/params.ts';
 import type { Measurement } from './measurement.ts';
+import { renderCheckpointCost } from './report-checkpoints.ts';
 
 export interface ReportMeta {
   readonly date: string;
@@ -14,6 +15,8 @@ export interface ReportMeta {
   readonly runs: number;
   readonly warmup: number;
   readonly childProcesses: boolean;
+  /** The checkpointed cells' interval (`--checkpoint-every`), when they ran. */
+  readonly checkpointEveryMs?: number;
   readonly flink?: {
     readonly version: string;
     readonly events: number;
@@ -102,6 +105,8 @@ export function renderMarkdown(
       );
     }
   }
+  const checkpointCost = renderCheckpointCost(measurements, meta.checkpointEveryMs);
+  if (checkpointCost.length > 0) lines.push('', ...checkpointCost);
   if (micro.length > 0) {
     lines.push('');
     lines.push(

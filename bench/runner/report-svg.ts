@@ -14,6 +14,11 @@ const COLORS = [
   '#edc948',
   '#ff9da7',
   '#9c755f',
+  '#bab0ac',
+  '#1f77b4',
+  '#8c564b',
+  '#17becf',
+  '#bcbd22',
 ];
 
 export function renderSvg(measurements: readonly Measurement[]): string {
@@ -26,7 +31,10 @@ export function renderSvg(measurements: readonly Measurement[]): string {
   const height = 500;
   const left = 70;
   const right = 20;
-  const top = 60;
+  // Legend under the title, in rows of as many entries as fit the width; the plot starts below it.
+  const entryW = 150;
+  const perRow = Math.max(1, Math.floor((width - left - right) / entryW));
+  const top = 34 + Math.ceil(systems.length / perRow) * 15;
   const bottom = 150;
   const plotH = height - top - bottom;
   const groupW = (width - left - right) / WORKLOAD_IDS.length;
@@ -82,11 +90,12 @@ export function renderSvg(measurements: readonly Measurement[]): string {
   });
   // Legend under the title, clear of the rotated workload labels.
   systems.forEach((system, s) => {
-    const x = left + s * 110;
+    const x = left + (s % perRow) * entryW;
+    const yy = 26 + Math.floor(s / perRow) * 15;
     parts.push(
-      `<rect x="${x}" y="30" width="12" height="12" fill="${COLORS[s % COLORS.length] ?? '#999'}"/>`,
+      `<rect x="${x}" y="${yy}" width="12" height="12" fill="${COLORS[s % COLORS.length] ?? '#999'}"/>`,
     );
-    parts.push(`<text x="${x + 16}" y="40">${escapeXml(system)}</text>`);
+    parts.push(`<text x="${x + 16}" y="${yy + 10}">${escapeXml(system)}</text>`);
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;

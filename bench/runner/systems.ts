@@ -25,6 +25,19 @@ export const NODE_SYSTEM_NAMES = [
   'weir-lmdb',
 ] as const;
 
+/**
+ * Weir with a checkpoint every `--checkpoint-every` ms (aligned, exactly-once, into a FileCheckpointStorage directory
+ * in a fresh temp folder per run), on the heap and on LMDB, on the durable-state workloads: the counterparts of
+ * flink-checkpointed-p1 and flink-rocksdb-checkpointed-p1. The runner adds them when `--checkpoint-every` is given.
+ */
+export const CHECKPOINTED_SYSTEMS: Readonly<Record<string, string>> = {
+  'weir-checkpointed': 'weir',
+  'weir-lmdb-checkpointed': 'weir-lmdb',
+};
+
+/** The checkpoint interval of the checkpointed systems when a cell does not give one (a CellSpec from a caller). */
+export const DEFAULT_CHECKPOINT_INTERVAL_MS = 1_000;
+
 export interface LoadedSystem {
   readonly name: string;
   readonly system?: BenchSystem;
@@ -32,7 +45,16 @@ export interface LoadedSystem {
   readonly error?: string;
 }
 
-export async function loadSystem(name: string): Promise<LoadedSystem> {
+export async function loadSystem(
+  name: string,
+  checkpointIntervalMs = DEFAULT_CHECKPOINT_INTERVAL_MS,
+): Promise<LoadedSystem> {
+  const unchecked = CHECKPOINTED_SYSTEMS[name];
+  if (unchecked !== undefined) {
+    const loaded = await loadSystem(unchecked);
+    if (loaded.system === undefined) return { ...loaded, name };
+    return { name, system: withCheckpoints(name, loaded.system, checkpointIntervalMs) };
+  }
   if (name === 'limit') return { name, system: limitSystem };
   if (name === 'rxjs') return { name, system: rxjsSystem };
   if (name === 'weir' || name === 'weir-no-metrics' || name === 'weir-p2' || name === 'weir-lmdb') {
@@ -158,6 +180,32 @@ function onLmdb(system: BenchSystem): BenchSystem {
     };
   }
   return { name: 'weir-lmdb', workloads };
+}
+
+/**
+ * The durable-state workloads with a checkpoint every `intervalMs` into a fresh directory per run (removed after the
+ * run); each run's result carries how many checkpoints completed during it (the final one of the bounded job
+ * included).
+ */
+function withCheckpoints(name: string, system: BenchSystem, intervalMs: number): BenchSystem {
+  const workloads: BenchSystem['workloads'] = {};
+  for (const [id, run] of Object.entries(system.workloads)) {
+    if (!DURABLE_STATE_WORKLOADS.has(id as WorkloadId)) continue;
+    workloads[id as WorkloadId] = async (params) => {
+      const storage = mkdtempSync(join(tmpdir(), 'weir-bench-checkpoints-'));
+      let checkpoints = 0;
+      try {
+        const result = await run!({
+          ...params,
+          checkpoint: { intervalMs, storage, onCompleted: () => checkpoints++ },
+        });
+        return { ...result, checkpoints };
+      } finally {
+        rmSync(storage, { recursive: true, force: true });
+      }
+    };
+  }
+  return { name, workloads };
 }
 
 /** The same workloads with every environment created with `metrics: false`. */

@@ -43,7 +43,8 @@ export class Batcher<O> implements KeyedProcessFunction<number, Event, O> {
   ) {}
 
   open(ctx: RuntimeContext): void {
-    this.state = ctx.getState(new ValueStateDescriptor<BatchState>('batch'));
+    // The class declared, so a checkpoint restores BatchState instances (and LMDB keeps them past its cache).
+    this.state = ctx.getState(new ValueStateDescriptor<BatchState>('batch', { type: BatchState }));
   }
 
   processElement(e: Event, ctx: KeyedProcessContext<number>, out: Collector<O>): void {

@@ -45,8 +45,10 @@ export const NexmarkEventRecord = Types.record({
 /** Records per poll: large enough that the runtime's per-batch cost vanishes. */
 const BATCH = 1000;
 
-/** Events 0 .. params.events - 1 in index order, one fresh object each (the job keeps none of them). */
-/** The environment of one workload run: its parallelism, and the LMDB state backend when the run asks for it. */
+/**
+ * The environment of one workload run: its parallelism, the LMDB state backend when the run asks for it, and
+ * checkpointing (aligned, exactly-once, into a FileCheckpointStorage directory) when the run asks for it.
+ */
 export function benchEnvironment(params: WorkloadParams): StreamExecutionEnvironment {
   const env = StreamExecutionEnvironment.create({ parallelism: params.parallelism });
   if (params.lmdbPath !== undefined) {
@@ -58,9 +60,24 @@ export function benchEnvironment(params: WorkloadParams): StreamExecutionEnviron
       }),
     );
   }
+  const checkpoint = params.checkpoint;
+  if (checkpoint !== undefined) {
+    const onCompleted = checkpoint.onCompleted;
+    env.enableCheckpointing(checkpoint.intervalMs, {
+      storage: checkpoint.storage,
+      ...(onCompleted === undefined
+        ? {}
+        : {
+            listener: (event) => {
+              if (event.type === 'completed') onCompleted(event.durationMs, event.bytesWritten);
+            },
+          }),
+    });
+  }
   return env;
 }
 
+/** Events 0 .. params.events - 1 in index order, one fresh object each (the job keeps none of them). */
 export function eventSource(params: WorkloadParams): GeneratorSource<Event> {
   const probe = params.probe;
   const config = params.stream;

@@ -17,6 +17,8 @@ export interface WorkloadResult {
    * as Flink's net runtime leaves out the start of its MiniCluster. Absent or 0 on one thread.
    */
   readonly startupMs?: number;
+  /** Checkpoints completed during the run (runs with checkpointing on). */
+  readonly checkpoints?: number;
 }
 
 /** Accumulates record hashes; one per sink. Cost: one add per output record. */

@@ -123,7 +123,19 @@ export interface WorkloadParams {
   readonly lmdbPath?: string;
   /** weir-lmdb: the backend's cache in entries per subtask (`--lmdb-cache`); its default when absent. */
   readonly lmdbCacheEntries?: number;
+  /** Weir only: checkpoint every `intervalMs` into `storage` (weir-checkpointed, weir-lmdb-checkpointed). */
+  readonly checkpoint?: BenchCheckpointing;
   readonly probe?: MemoryProbe;
+}
+
+/**
+ * Checkpointing of a Weir workload run: aligned exactly-once barriers every `intervalMs` into a FileCheckpointStorage
+ * directory; `onCompleted` hears each completed checkpoint (the runner counts them per run).
+ */
+export interface BenchCheckpointing {
+  readonly intervalMs: number;
+  readonly storage: string;
+  readonly onCompleted?: (durationMs: number, bytesWritten: number) => void;
 }
 
 /** 2023-11-14T22:13:20Z: a realistic epoch-millisecond base, past 2^32 so timestamps need 64 bits. */

@@ -5,15 +5,20 @@ package dev.weir.bench;
 import java.io.Serializable;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
-/** Emits nothing; a DiscardingSink after it makes the operator part of the job graph. */
-public final class ChecksumCollector<T> extends ProcessFunction<T, Void> {
+/**
+ * Emits nothing; a DiscardingSink after it makes the operator part of the job graph. With checkpointing on it also
+ * counts the checkpoints completed while it ran (CHECKPOINTS).
+ */
+public final class ChecksumCollector<T> extends ProcessFunction<T, Void> implements CheckpointListener {
   private static final long serialVersionUID = 1L;
 
   public static final String COUNT = "count";
   public static final String SUM = "sum";
+  public static final String CHECKPOINTS = "checkpoints";
 
   /** One record's murmur3 hash (bench/workloads/checksum.ts). */
   public interface RecordHasher<T> extends Serializable {
@@ -23,6 +28,7 @@ public final class ChecksumCollector<T> extends ProcessFunction<T, Void> {
   private final RecordHasher<T> hasher;
   private transient LongCounter count;
   private transient LongCounter sum;
+  private transient LongCounter checkpoints;
 
   public ChecksumCollector(RecordHasher<T> hasher) {
     this.hasher = hasher;
@@ -34,6 +40,13 @@ public final class ChecksumCollector<T> extends ProcessFunction<T, Void> {
     sum = new LongCounter();
     getRuntimeContext().addAccumulator(COUNT, count);
     getRuntimeContext().addAccumulator(SUM, sum);
+    checkpoints = new LongCounter();
+    getRuntimeContext().addAccumulator(CHECKPOINTS, checkpoints);
+  }
+
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) {
+    checkpoints.add(1L);
   }
 
   @Override
