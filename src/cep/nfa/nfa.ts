@@ -73,6 +73,8 @@ export class NFA<T> {
   private readonly context: NFAConditionContext<T>;
   /** The states a partial match can wait in (neither Final nor Stop), for {@link isInert}. */
   private readonly restingStates: State<T>[] = [];
+  /** The start states, for {@link startsNothing}. */
+  private readonly startStates: State<T>[] = [];
   /**
    * Whether an event that {@link isInert} calls inert may go unseen: true unless time passing can complete a match
    * (a trailing `notFollowedBy` waits in a Pending state, or a skip strategy holds completed matches back while a
@@ -125,6 +127,7 @@ export class NFA<T> {
     for (const s of compiled.states) {
       if (s.isPending()) pending = true;
       if (!s.isFinal() && !s.isStop()) this.restingStates.push(s);
+      if (s.isStart()) this.startStates.push(s);
     }
     this.mayDropInertEvents =
       !pending && !(this.hasWindows && compiled.afterMatchSkipStrategy.isSkipStrategy());
@@ -150,6 +153,25 @@ export class NFA<T> {
     ctx.start(timestamp);
     try {
       const states = this.restingStates;
+      for (let i = 0; i < states.length; i++) {
+        if (!this.ignoresInPlace(ctx, states[i]!, event) || ctx.readMatch) return false;
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Whether `event` leaves a key that holds no partial match as it is (see {@link isIdle}): every start state takes
+   * nothing and ignores nothing into another state, so {@link process} keeps the initial partial matches and starts
+   * nothing, and `advanceTime` has nothing to time out. Conditions are tested as in {@link isInert}.
+   */
+  startsNothing(event: T, timestamp: number): boolean {
+    const ctx = this.probeContext;
+    ctx.start(timestamp);
+    try {
+      const states = this.startStates;
       for (let i = 0; i < states.length; i++) {
         if (!this.ignoresInPlace(ctx, states[i]!, event) || ctx.readMatch) return false;
       }

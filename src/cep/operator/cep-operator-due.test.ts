@@ -235,9 +235,11 @@ describe('CepOperator restored in event time', () => {
 
   it('a restored queue leaves keyed state when its key wakes, not only at the next snapshot', () => {
     const log: string[] = [];
-    const before = harness(Pattern.begin<Ev>('a').where(named('a')), log);
-    before.processElement(ev(1, 'x', 'p'), 5);
-    const after = harness(Pattern.begin<Ev>('a').where(named('a')), log, { restore: before.snapshot() });
+    // b is buffered (a stage takes it: an element none takes would not be) and starts nothing for p
+    const before = harness(aThenB(), log);
+    before.processElement(ev(1, 'b', 'p'), 5);
+    const after = harness(aThenB(), log, { restore: before.snapshot() });
+    assert.equal(after.backend.numStateEntries(), 1);
     after.processWatermark(5);
     assert.equal(after.backend.numStateEntries(), 0);
     assert.deepEqual(log, []);

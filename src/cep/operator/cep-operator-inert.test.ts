@@ -1,5 +1,6 @@
-// CepOperator in event time drops elements the NFA calls inert on arrival: what is dropped, what is kept, and that
-// each key's matches and timeouts are those of the NFA fed every element in timestamp order (a property test).
+// CepOperator in event time drops elements the NFA calls inert on arrival and skips, for a key with no partial match,
+// elements that start nothing: what is dropped or skipped, what is kept, and that each key's matches and timeouts are
+// those of the NFA fed every element in timestamp order (a property test).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -105,6 +106,29 @@ describe('CepOperator drops inert elements in event time', () => {
     h.processWatermark(20);
     // advanced to 12 before x: the match completes there, not at the watermark
     assert.deepEqual(log, ['match p:1@12']);
+  });
+
+  it('a key with no partial match skips the elements that start nothing, up to the first timestamp that starts something', () => {
+    const log: string[] = [];
+    const h = harness(aThenB(), log);
+    h.processElement(ev(1, 'b', 'p'), 3);
+    h.processElement(ev(2, 'a', 'p'), 4);
+    h.processElement(ev(3, 'b', 'p'), 6);
+    h.processElement(ev(4, 'b', 'q'), 5);
+    h.processWatermark(10);
+    assert.deepEqual(log, ['match p:2-3@6']);
+    assert.deepEqual(cep(h).wakeUpTimes(), []);
+    assert.equal(cep(h).numKeyRecords(), 0);
+  });
+
+  it('elements of one timestamp are skipped only all together: the comparator may put a start first', () => {
+    const log: string[] = [];
+    const h = harness(aThenB(), log);
+    // b4 arrives first, but the comparator (by id) feeds a3 first, and b4 completes its match
+    h.processElement(ev(4, 'b', 'p'), 5);
+    h.processElement(ev(3, 'a', 'p'), 5);
+    h.processWatermark(5);
+    assert.deepEqual(log, ['match p:3-4@5']);
   });
 
   it('each key gets the matches and timeouts of the NFA fed all its elements in timestamp order', () => {

@@ -383,15 +383,37 @@ export class CepOperator<IN, KEY, OUT>
           const g = groups.get(normalizedKey)!;
           // woken at an earlier entry of this round (an element, or a timeout of its record)
           if (this.groupWoken[g]) continue;
+          const record = this.records.get(normalizedKey);
+          // A key with no partial match whose elements of the round all start nothing: waking it would feed them to
+          // an NFA state that keeps each as it is (see NFA.startsNothing) and advance it with nothing to time out.
+          if (record === undefined && this.groupStartsNothing(g, normalizedKey)) {
+            this.groupWoken[g] = true;
+            continue;
+          }
           const key = denormalizeKey(normalizedKey);
           backend.setCurrentNormalizedKey(normalizedKey, key);
-          this.wake(key, normalizedKey, g, this.records.get(normalizedKey), watermark);
+          this.wake(key, normalizedKey, g, record, watermark);
         }
       }
     }
     buckets.length = 0;
     groups.clear();
     this.clearRoundScratch(elementCount, groupCount);
+  }
+
+  /**
+   * Whether no element of group `g` starts anything from an idle NFA state, and no queue a snapshot wrote for the key
+   * waits to be cleared (which waking does).
+   */
+  private groupStartsNothing(g: number, normalizedKey: NormalizedKey): boolean {
+    if (this.storedQueues.size > 0 && this.storedQueues.has(normalizedKey)) return false;
+    const elements = this.roundElements;
+    const timestamps = this.roundTimestamps;
+    const next = this.roundNext;
+    for (let i = this.groupHeads[g]!; i >= 0; i = next[i]!) {
+      if (!this.nfa.startsNothing(elements[i] as IN, timestamps[i]!)) return false;
+    }
+    return true;
   }
 
   /**
@@ -439,7 +461,7 @@ export class CepOperator<IN, KEY, OUT>
     // Stryker disable next-line ConditionalExpression: group -1 has no head, and a loop from no head feeds nothing
     if (g >= 0) {
       this.groupWoken[g] = true;
-      this.processGroup(nfaState, this.groupHeads[g]!);
+      this.processGroup(nfaState, this.groupHeads[g]!, record === undefined);
     }
     this.advanceTime(nfaState, watermark);
     record = this.wakingRecord;
@@ -474,13 +496,27 @@ export class CepOperator<IN, KEY, OUT>
   /**
    * Feeds a round's elements of one key, linked from `head` in timestamp order (ties in arrival order), to the NFA,
    * `advanceTime` before each timestamp; elements of one timestamp are sorted by the comparator when there is one.
+   * For a key with no partial match (`idle`), the leading timestamps none of whose elements starts anything are
+   * skipped: fed to the NFA they would leave its state as it is (see NFA.startsNothing). A timestamp is skipped
+   * whole or not at all, as the comparator may put any of its elements first.
    */
-  private processGroup(nfaState: NFAState, head: number): void {
+  private processGroup(nfaState: NFAState, head: number, idle: boolean): void {
     const elements = this.roundElements;
     const timestamps = this.roundTimestamps;
     const next = this.roundNext;
     const comparator = this.comparator;
     let i = head;
+    if (idle) {
+      const nfa = this.nfa;
+      skip: while (i >= 0) {
+        const ts = timestamps[i]!;
+        let j = i;
+        for (; j >= 0 && timestamps[j] === ts; j = next[j]!) {
+          if (!nfa.startsNothing(elements[j] as IN, ts)) break skip;
+        }
+        i = j;
+      }
+    }
     while (i >= 0) {
       const ts = timestamps[i]!;
       this.advanceTime(nfaState, ts);
