@@ -7,6 +7,7 @@ import { StreamExecutionEnvironment } from '../api/stream-execution-environment.
 import { ManualClock } from '../core/clock.ts';
 import { CollectSink } from './collect-sink.ts';
 import { GeneratorSource } from './generator-source.ts';
+import { SeededRandom } from './seeded-random.ts';
 import type { PollResult, ReaderOutput, SourceReader } from '../core/source.ts';
 import { openSourceReader } from '../operators/split-assignment.ts';
 
@@ -56,6 +57,47 @@ describe('GeneratorSource', () => {
       )
       .executeAndCollect();
     assert.deepEqual(squares, [0, 1, 4, 9, 16]);
+  });
+
+  it("seeds each record's random from (seed, index) at its first draw, whichever records draw", async () => {
+    const env = StreamExecutionEnvironment.create();
+    const values = await env
+      .fromSource(
+        GeneratorSource.of(
+          9,
+          (i, random) => (i % 3 === 1 ? [i, random.nextUint32(), random.nextUint32()] : [i]),
+          { seed: 5 },
+        ),
+        undefined,
+      )
+      .executeAndCollect();
+    const expected = Array.from({ length: 9 }, (_, i) => {
+      if (i % 3 !== 1) return [i];
+      const random = new SeededRandom(SeededRandom.seedFor(5, i));
+      return [i, random.nextUint32(), random.nextUint32()];
+    });
+    assert.deepEqual(values, expected);
+  });
+
+  it('lets a generator function seed the random itself', async () => {
+    const env = StreamExecutionEnvironment.create();
+    const values = await env
+      .fromSource(
+        GeneratorSource.of(
+          2,
+          (i, random) => {
+            random.setSeed(42 + i);
+            return random.nextInt(1_000_000);
+          },
+          { seed: 5 },
+        ),
+        undefined,
+      )
+      .executeAndCollect();
+    assert.deepEqual(values, [
+      new SeededRandom(42).nextInt(1_000_000),
+      new SeededRandom(43).nextInt(1_000_000),
+    ]);
   });
 
   it('gives the same records for the same seed at parallelism 1 and 3, different for another seed', async () => {

@@ -13,7 +13,10 @@ import type {
   SplitEnumeratorContext,
 } from '../core/source.ts';
 
-/** Computes record `index`. `random` is reseeded from (seed, index) before each call: use it only inside the call. */
+/**
+ * Computes record `index`. `random` is seeded from (seed, index) for each call (at its first draw): use it only
+ * inside the call.
+ */
 export type GeneratorFunction<T> = (index: number, random: SeededRandom) => T;
 
 /** Options of {@link GeneratorSource.of}. */
@@ -144,11 +147,41 @@ export interface GeneratorSplit {
 }
 
 /**
+ * The random a generator function gets: seeded from (seed, index) for each record, but only when the function first
+ * draws from it, so a function that takes no random (or draws for some records only) pays nothing per record. Every
+ * draw goes through `nextUint32`, so the values are those of a random reseeded before each call.
+ */
+class RecordRandom extends SeededRandom {
+  private index = 0;
+  private pending = false;
+
+  constructor(private readonly seed: number) {
+    super();
+  }
+
+  /** Record `index` is next: its seed is set at its first draw. */
+  forRecord(index: number): void {
+    this.index = index;
+    this.pending = true;
+  }
+
+  override setSeed(seed: number): void {
+    this.pending = false;
+    super.setSeed(seed);
+  }
+
+  override nextUint32(): number {
+    if (this.pending) this.setSeed(SeededRandom.seedFor(this.seed, this.index));
+    return super.nextUint32();
+  }
+}
+
+/**
  * Reads its splits one after the other. After a restore at another parallelism a subtask may hold several splits
  * of the old subtasks, or none.
  */
 class GeneratorReader<T> implements SourceReader<T, GeneratorSplit> {
-  private readonly random = new SeededRandom();
+  private readonly random: RecordRandom;
   /** The current split. */
   private next: number;
   private stride = 1;
@@ -159,12 +192,13 @@ class GeneratorReader<T> implements SourceReader<T, GeneratorSplit> {
   constructor(
     private readonly generator: GeneratorFunction<T>,
     private readonly count: number,
-    private readonly seed: number,
+    seed: number,
     private readonly batch: number,
     private readonly limiter: RateLimiter | undefined,
     private readonly sourceName: string,
   ) {
     this.next = count;
+    this.random = new RecordRandom(seed);
   }
 
   addSplits(splits: GeneratorSplit[]): void {
@@ -191,13 +225,13 @@ class GeneratorReader<T> implements SourceReader<T, GeneratorSplit> {
 
   /** The hot loop: one generator call and one collect per record, nothing else allocated. */
   private emit(output: ReaderOutput<T>): PollResult {
-    const { generator, random, seed, count } = this;
+    const { generator, random, count } = this;
     let emitted = 0;
     while (emitted < this.batch) {
       const stride = this.stride;
       let index = this.next;
       for (; emitted < this.batch && index < count; emitted++) {
-        random.setSeed(SeededRandom.seedFor(seed, index));
+        random.forRecord(index);
         const value = generator(index, random);
         // Advance before emitting, so a snapshot taken downstream of this record never replays it.
         index += stride;
