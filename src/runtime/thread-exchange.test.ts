@@ -525,6 +525,27 @@ describe('ThreadExchange', () => {
     for (const x of [a, b, c]) x.close();
   });
 
+  it('sends a batch by default once it holds 16,384 events, and the rest at the end of the turn', async () => {
+    const g = graph();
+    const edge = g.nodes[0]!.outputs[0]!;
+    const { port1, port2 } = new MessageChannel();
+    opened.push(port1, port2);
+    const posted: unknown[][] = [];
+    port1.postMessage = (message: unknown[]) => {
+      posted.push(message);
+    };
+    const producer = new ThreadExchange(g, new Map([[2, port1]]), () => {});
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    for (let i = 0; i < 16_383; i++) out.process(i, i);
+    assert.equal(posted.length, 0);
+    out.process(16_383, 16_383);
+    assert.equal(posted.length, 1);
+    out.process(16_384, 16_384);
+    assert.equal(posted.length, 1);
+    await turns(1);
+    assert.equal(posted.length, 2);
+  });
+
   it('sends a batch that is not full at the end of every turn', async () => {
     const { edge, producer, consumer, close } = pair(100, 4);
     const log: string[] = [];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 
-/** Records in all: per worker many more batches (4,096 records each) than the 4 credits of a channel. */
+/** Records in all: per worker more batches (16,384 records each) than the 4 credits of a channel. */
 export const COUNT = 160_000;
 // Worker threads share the process id: every thread of this job names the same files.
 const lastEmitted = (subtask: number): string =>
