@@ -17,6 +17,9 @@
 //          weir-lmdb as weir-checkpointed and weir-lmdb-checkpointed, Flink p1 on the heap and on RocksDB as
 //          flink-checkpointed-p1 and flink-rocksdb-checkpointed-p1; on by default with --with-flink at 1,000 ms,
 //          and at 10 ms with --smoke)  --no-checkpoint
+//          --checkpoint-state MB,MB (one checkpoint of that much keyed state in Weir, heap and LMDB, and with Flink in
+//          Flink, heap and RocksDB: its duration and size; default 64 with --with-flink, 1 with --smoke; 1024 for the
+//          1 GB figure)  --checkpoint-state-runs N (default 3)  --no-checkpoint-state
 // With --with-flink every system runs the same number of events (--flink-events defaults to --events) and no
 // cell budget cuts a cell short unless one is given, so Weir and Flink are compared at equal sizes.
 //          --kafka (the Kafka -> Kafka comparison; on by default with --with-flink)  --no-kafka
@@ -38,6 +41,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseKafkaOptions, type KafkaCliOptions } from './kafka/kafka-options.ts';
 import { MICRO_KEYS } from './micro/value-state-bytes.ts';
+import { runCheckpointState } from './runner/checkpoint-state.ts';
 import { buildFlink, detectToolchain, flinkVersion, runFlink } from './runner/flink-runner.ts';
 import type { Measurement } from './runner/measurement.ts';
 import type { CellSpec } from './runner/measure.ts';
@@ -46,6 +50,7 @@ import { type MicroResult, type ReportMeta, renderMarkdown } from './runner/repo
 import { renderSvg } from './runner/report-svg.ts';
 import { CHECKPOINTED_SYSTEMS, NODE_SYSTEM_NAMES } from './runner/systems.ts';
 import { computeReference, findMismatches } from './runner/verify.ts';
+import type { CheckpointStateResult } from './weir/checkpoint-job.ts';
 import { DEFAULT_KEYS, DURABLE_STATE_WORKLOADS, WORKLOAD_IDS, type WorkloadId } from './workloads/params.ts';
 
 interface Options {
@@ -75,6 +80,9 @@ interface Options {
   flinkRocksdb: boolean;
   /** The checkpointed cells' interval in ms, or undefined when they are not run. */
   checkpointEveryMs: number | undefined;
+  /** The checkpoint-state benchmark's sizes in MB (empty: not run) and runs per size. */
+  checkpointStateMb: number[];
+  checkpointStateRuns: number;
   /** The Kafka comparison's settings, or undefined when it is not run. */
   kafka: KafkaCliOptions | undefined;
   /**
@@ -90,6 +98,7 @@ interface Results {
   readonly meta: ReportMeta;
   readonly measurements: Measurement[];
   readonly micro: MicroResult[];
+  readonly checkpointState?: CheckpointStateResult[];
 }
 
 function readEarlierResults(out: string): Results | undefined {
@@ -137,6 +146,12 @@ function parseOptions(argv: readonly string[]): Options {
           : undefined;
   if (checkpointEveryMs !== undefined && !(checkpointEveryMs >= 1))
     throw new Error(`--checkpoint-every needs a number of ms >= 1, got ${checkpointEveryMs}`);
+  const checkpointStateMb = has('no-checkpoint-state')
+    ? []
+    : list('checkpoint-state', smoke ? ['1'] : withFlink ? ['64'] : []).map(Number);
+  for (const mb of checkpointStateMb)
+    if (!(mb > 0))
+      throw new Error(`--checkpoint-state needs sizes in MB above 0, got ${value('checkpoint-state')}`);
   const systems = withCheckpointedTwins(list('system', NODE_SYSTEM_NAMES), checkpointEveryMs !== undefined);
   return {
     smoke,
@@ -163,6 +178,8 @@ function parseOptions(argv: readonly string[]): Options {
     flinkObjectReuse: has('flink-object-reuse'),
     flinkRocksdb: !has('no-flink-rocksdb'),
     checkpointEveryMs,
+    checkpointStateMb,
+    checkpointStateRuns: num('checkpoint-state-runs', smoke ? 1 : 3),
     kafka: kafka ? { ...parseKafkaOptions(argv, 'kafka-'), flink: withFlink, out } : undefined,
     keepOthers: has('keep-others'),
     latency: has('no-latency') ? 'none' : smoke ? 'smoke' : has('latency') ? 'full' : 'none',
@@ -324,6 +341,22 @@ async function main(): Promise<number> {
     flinkSkipped = 'not run (use npm run bench:all to add Flink)';
   }
 
+  let checkpointState: CheckpointStateResult[] = [];
+  if (options.checkpointStateMb.length > 0) {
+    log(
+      `checkpoint-state: ${options.checkpointStateMb.join(', ')} MB of keyed state, ${options.checkpointStateRuns} run(s) each`,
+    );
+    checkpointState = await runCheckpointState(
+      {
+        sizesMb: options.checkpointStateMb,
+        runs: options.checkpointStateRuns,
+        flink: flinkMeta !== undefined,
+        inProcess: options.inProcess,
+      },
+      log,
+    );
+  }
+
   // Verify before reporting anything.
   const reference = await computeReference(measurements, options.seed, options.keys);
   const mismatches = findMismatches(measurements, reference);
@@ -357,6 +390,7 @@ async function main(): Promise<number> {
     const measured = new Set(measurements.map((m) => `${m.system}/${m.workload}`));
     measurements.push(...earlier.measurements.filter((m) => !measured.has(`${m.system}/${m.workload}`)));
     if (micro.length === 0) micro = earlier.micro;
+    if (checkpointState.length === 0) checkpointState = earlier.checkpointState ?? [];
     if (flinkMeta === undefined && earlier.meta.flink !== undefined) {
       flinkMeta = earlier.meta.flink;
       flinkSkipped = undefined;
@@ -391,11 +425,11 @@ async function main(): Promise<number> {
     ...(flinkMeta === undefined ? {} : { flink: flinkMeta }),
     ...(flinkSkipped === undefined ? {} : { flinkSkipped }),
   };
-  const markdown = renderMarkdown(meta, measurements, micro);
+  const markdown = renderMarkdown(meta, measurements, micro, checkpointState);
   mkdirSync(options.out, { recursive: true });
   writeFileSync(
     join(options.out, 'latest.json'),
-    `${JSON.stringify({ meta, measurements, micro }, null, 2)}\n`,
+    `${JSON.stringify({ meta, measurements, micro, checkpointState }, null, 2)}\n`,
   );
   writeFileSync(join(options.out, 'latest.md'), markdown);
   writeFileSync(join(options.out, 'latest.svg'), renderSvg(measurements));

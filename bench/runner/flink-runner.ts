@@ -136,7 +136,7 @@ export async function runFlink(options: FlinkOptions, log: (line: string) => voi
     '--warmup',
     String(options.warmup),
     '--parallelism',
-    options.parallelisms.join(','),
+    options.parallelisms.length === 0 ? 'none' : options.parallelisms.join(','),
     '--workloads',
     options.workloads.join(','),
     ...(options.probe ? ['--probe'] : []),

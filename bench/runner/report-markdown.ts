@@ -2,7 +2,8 @@
 
 import { WORKLOAD_IDS, WORKLOAD_TITLES } from '../workloads/params.ts';
 import type { Measurement } from './measurement.ts';
-import { renderCheckpointCost } from './report-checkpoints.ts';
+import type { CheckpointStateResult } from '../weir/checkpoint-job.ts';
+import { renderCheckpointCost, renderCheckpointState } from './report-checkpoints.ts';
 
 export interface ReportMeta {
   readonly date: string;
@@ -52,6 +53,7 @@ export function renderMarkdown(
   meta: ReportMeta,
   measurements: readonly Measurement[],
   micro: readonly MicroResult[],
+  checkpointState: readonly CheckpointStateResult[] = [],
 ): string {
   const lines: string[] = [];
   const ends = measurements.flatMap((m) => (m.endedAt === undefined ? [] : [m.endedAt])).sort();
@@ -107,6 +109,8 @@ export function renderMarkdown(
   }
   const checkpointCost = renderCheckpointCost(measurements, meta.checkpointEveryMs);
   if (checkpointCost.length > 0) lines.push('', ...checkpointCost);
+  const stateCheckpoint = renderCheckpointState(checkpointState);
+  if (stateCheckpoint.length > 0) lines.push('', ...stateCheckpoint);
   if (micro.length > 0) {
     lines.push('');
     lines.push(
