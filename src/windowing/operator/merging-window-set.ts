@@ -53,9 +53,9 @@ export class MergingWindowSet<W extends Window> {
     this.intersecting = assigner.mergesIntersectingTimeWindows();
   }
 
-  /** Reads the current key's windows from state. */
+  /** Reads the current key's windows from state (a key without any shares one frozen empty array). */
   load(): this {
-    this.pairs = this.state.value() ?? [];
+    this.pairs = this.state.value() ?? (NO_PAIRS as W[]);
     // Stryker disable next-line BooleanLiteral: a set marked changed only writes the same pairs back
     this.changed = false;
     return this;
@@ -192,7 +192,8 @@ export class MergingWindowSet<W extends Window> {
       if (w.end > end) end = w.end;
     }
     if (count === 0) {
-      pairs.push(newWindow, newWindow);
+      if (pairs.length === 0) this.pairs = [newWindow, newWindow] as unknown as W[];
+      else pairs.push(newWindow, newWindow);
       this.changed = true;
       this.lastStateWindow = newWindow as unknown as W;
       return newWindow;
@@ -264,6 +265,7 @@ export class MergingWindowSet<W extends Window> {
   private put(window: W, stateWindow: W): void {
     const i = this.indexOf(window);
     if (i >= 0) this.pairs[i + 1] = stateWindow;
+    else if (this.pairs.length === 0) this.pairs = [window, stateWindow];
     else this.pairs.push(window, stateWindow);
     this.changed = true;
   }
@@ -298,6 +300,13 @@ export function mergingWindowPairsSerializer<W>(
     },
   };
 }
+
+/**
+ * The windows of a key that has none. A key's first window replaces it with an array of exactly one pair: pushed
+ * onto an empty array, the pair took room for 19 elements (V8 grows an array by half plus 16), ~70 bytes more per
+ * live session, and most keys of a session job hold one session.
+ */
+const NO_PAIRS: readonly unknown[] = Object.freeze([]);
 
 /** The state windows merged when a window extends a single in-flight window: none. */
 const NO_WINDOWS: readonly TimeWindow[] = Object.freeze([]);
