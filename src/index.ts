@@ -124,7 +124,7 @@ export type {
 } from './core/state-descriptor.ts';
 export { StateTtlConfig, StateTtlConfigBuilder } from './core/state-ttl-config.ts';
 export type { TtlUpdateType } from './core/state-ttl-config.ts';
-export type { NamespaceSerializer } from './state/namespace.ts';
+export type { NamespaceHashing, NamespaceSerializer } from './state/namespace.ts';
 export type { TypeSerializer, StateClass } from './core/type-serializer.ts';
 export { DEFAULT_MAX_PARALLELISM } from './state/key-group-range.ts';
 
