@@ -48,6 +48,16 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     this.eventTimers.add(time, this.backend.getCurrentKey(), this.backend.currentNormalizedKey(), namespace);
   }
 
+  registerNewEventTimeTimer(namespace: N, time: number): void {
+    checkTimerTime('registerEventTimeTimer', time);
+    this.eventTimers.addNew(
+      time,
+      this.backend.getCurrentKey(),
+      this.backend.currentNormalizedKey(),
+      namespace,
+    );
+  }
+
   deleteEventTimeTimer(namespace: N, time: number): void {
     this.eventTimers.remove(time, this.backend.currentNormalizedKey(), namespace);
   }

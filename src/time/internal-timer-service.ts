@@ -22,6 +22,12 @@ export interface InternalTimerService<N> {
   currentProcessingTime(): number;
   currentWatermark(): number;
   registerEventTimeTimer(namespace: N, time: number): void;
+  /**
+   * Registers an event-time timer the caller knows is not registered (for the current key), skipping the
+   * duplicate check: the timers of one namespace at one time then cost an array slot each (see `TimerHeap.addNew`).
+   * Registering a timer that exists this way breaks the de-duplication; when in doubt use registerEventTimeTimer.
+   */
+  registerNewEventTimeTimer(namespace: N, time: number): void;
   deleteEventTimeTimer(namespace: N, time: number): void;
   registerProcessingTimeTimer(namespace: N, time: number): void;
   deleteProcessingTimeTimer(namespace: N, time: number): void;

@@ -1,6 +1,8 @@
 // TimerHeap against a sorted-array reference on random operations (property test).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { assertProperty } from '../../test/support/property.ts';
 import { TimerHeap } from './timer-heap.ts';
@@ -9,6 +11,7 @@ describe('TimerHeap', () => {
   it('polls like a de-duplicated, stably sorted list under random adds and removes', () => {
     const op = fc.record({
       kind: fc.constantFrom('add', 'add', 'remove', 'poll'),
+      fresh: fc.boolean(),
       ts: fc.integer({ min: 0, max: 20 }),
       key: fc.integer({ min: 0, max: 4 }),
       ns: fc.integer({ min: 0, max: 1 }),
@@ -21,7 +24,9 @@ describe('TimerHeap', () => {
         for (const o of ops) {
           if (o.kind === 'add') {
             const exists = reference.some((t) => t.ts === o.ts && t.key === o.key && t.ns === o.ns);
-            assert.equal(heap.add(o.ts, o.key, o.key, o.ns), !exists);
+            // A timer known to be new goes in with addNew half the time (a key list, until something else comes).
+            if (!exists && o.fresh) heap.addNew(o.ts, o.key, o.key, o.ns);
+            else assert.equal(heap.add(o.ts, o.key, o.key, o.ns), !exists);
             if (!exists) reference.push({ ts: o.ts, key: o.key, ns: o.ns, seq: seq++ });
           } else if (o.kind === 'remove') {
             const before = reference.length;
@@ -46,6 +51,7 @@ describe('TimerHeap', () => {
   it('keeps (timestamp, registration) order through bucket compaction, with many timers per timestamp', () => {
     const op = fc.record({
       kind: fc.constantFrom('add', 'add', 'add', 'remove', 'remove', 'poll', 'peek'),
+      fresh: fc.boolean(),
       ts: fc.integer({ min: 0, max: 2 }),
       key: fc.integer({ min: 0, max: 60 }),
       ns: fc.integer({ min: 0, max: 1 }),
@@ -60,7 +66,8 @@ describe('TimerHeap', () => {
         for (const o of ops) {
           if (o.kind === 'add') {
             const exists = reference.some((t) => t.ts === o.ts && t.key === o.key && t.ns === o.ns);
-            assert.equal(heap.add(o.ts, o.key, o.key, o.ns), !exists);
+            if (!exists && o.fresh) heap.addNew(o.ts, o.key, o.key, o.ns);
+            else assert.equal(heap.add(o.ts, o.key, o.key, o.ns), !exists);
             if (!exists) reference.push({ ts: o.ts, key: o.key, ns: o.ns, seq: seq++ });
           } else if (o.kind === 'remove') {
             const before = reference.length;
@@ -321,5 +328,122 @@ describe('TimerHeap', () => {
     heap.add(1, 'k', 'k', undefined);
     assert.equal(heap.remove(1, 'x', undefined), false);
     assert.equal(heap.size, 1);
+  });
+
+  describe('timers known to be new (addNew)', () => {
+    const window = { start: 0 };
+    const other = { start: 0 }; // an equal window, but another object
+
+    it("keeps a window end's keys in registration order, and hands each out with the namespace", () => {
+      const heap = new TimerHeap<{ start: number }>((w) => `w${w.start}`);
+      for (const key of [3, 1, 2]) heap.addNew(9, key, key, window);
+      heap.addNew(4, 7, 7, window);
+      assert.equal(heap.size, 4);
+      assert.equal(heap.numListed(), 4);
+      assert.deepEqual(
+        heap.values().map((t) => [t.timestamp, t.key, t.normalizedKey, t.namespace === window]),
+        [
+          [4, 7, 7, true],
+          [9, 3, 3, true],
+          [9, 1, 1, true],
+          [9, 2, 2, true],
+        ],
+      );
+      assert.equal(heap.poll()!.key, 7);
+      assert.equal(heap.numListed(), 3);
+      assert.equal(heap.peek()!.key, 3);
+      assert.equal(heap.peek()!.namespace, window);
+      const polled = [heap.poll()!, heap.poll()!];
+      assert.deepEqual(
+        polled.map((t) => [t.timestamp, t.key]),
+        [
+          [9, 3],
+          [9, 1],
+        ],
+      );
+      heap.addNew(9, 5, 5, window); // added while its timestamp is being polled: last in line
+      assert.deepEqual([heap.poll()!.key, heap.poll()!.key, heap.poll()], [2, 5, undefined]);
+      assert.equal(heap.size, 0);
+      assert.equal(heap.peekTimestamp(), undefined);
+      heap.addNew(9, 1, 1, window);
+      assert.equal(heap.add(9, 1, 1, window), false, 'a polled-out timestamp starts a fresh list');
+    });
+
+    it('finds, removes and de-duplicates listed timers, keeping their order', () => {
+      const heap = new TimerHeap<{ start: number }>((w) => `w${w.start}`);
+      for (const key of [1, 2, 3, 4]) heap.addNew(9, key, key, window);
+      assert.equal(heap.poll()!.key, 1, 'a polled timer stays polled when the list becomes a Map');
+      assert.equal(heap.numListed(), 3);
+      assert.equal(heap.add(9, 3, 3, other), false, 'an equal window of a listed key is a duplicate');
+      assert.equal(heap.numListed(), 0);
+      assert.equal(heap.add(9, 1, 1, window), true);
+      assert.equal(heap.size, 4);
+      assert.deepEqual(
+        heap.values().map((t) => t.key),
+        [2, 3, 4, 1],
+      );
+      const second = new TimerHeap<{ start: number }>((w) => `w${w.start}`);
+      for (const key of [1, 2, 3]) second.addNew(9, key, key, window);
+      assert.equal(second.remove(9, 2, other), true);
+      assert.equal(second.remove(9, 2, window), false);
+      assert.deepEqual([second.poll()!.key, second.poll()!.key, second.poll()], [1, 3, undefined]);
+    });
+
+    it('lists a key only beside timers of the same namespace object, a plain key and a namespace', () => {
+      const heap = new TimerHeap<{ start: number } | undefined>((w) =>
+        w === undefined ? 'void' : `w${w.start}`,
+      );
+      const composite = { user: 7 };
+      heap.addNew(9, 1, 1, window);
+      heap.addNew(9, 2, 2, other); // same key, other object: the Map form, the timer kept as registered
+      heap.addNew(9, composite, '7', window);
+      heap.addNew(9, 3, 3, window);
+      heap.addNew(5, 4, 4, undefined);
+      heap.addNew(5, 5, 5, window);
+      assert.equal(heap.numListed(), 0, 'neither timestamp kept a list');
+      const timers = heap.values();
+      assert.deepEqual(
+        timers.map((t) => [t.timestamp, t.key, t.normalizedKey]),
+        [
+          [5, 4, 4],
+          [5, 5, 5],
+          [9, 1, 1],
+          [9, 2, 2],
+          [9, composite, '7'],
+          [9, 3, 3],
+        ],
+      );
+      assert.equal(timers[0]!.namespace, undefined);
+      assert.equal(timers[3]!.namespace, other);
+      assert.equal(timers[4]!.namespace, window);
+      assert.equal(heap.add(5, 4, 4, undefined), false, 'an undefined namespace is a timer too');
+    });
+
+    it('costs an array slot per timer where add costs a Map entry', () => {
+      setFlagsFromString('--expose-gc');
+      const collectGarbage = runInNewContext('gc') as () => void;
+      const timers = 200_000;
+      const bytesPerTimer = (fill: (heap: TimerHeap<object>) => void): number => {
+        collectGarbage();
+        const before = process.memoryUsage().heapUsed;
+        const heap = new TimerHeap<object>();
+        fill(heap);
+        collectGarbage();
+        const bytes = (process.memoryUsage().heapUsed - before) / timers;
+        assert.equal(heap.size, timers);
+        return bytes;
+      };
+      const listed = bytesPerTimer((heap) => {
+        for (let key = 0; key < timers; key++) heap.addNew(1999, key, key, window);
+      });
+      const mapped = bytesPerTimer((heap) => {
+        for (let key = 0; key < timers; key++) heap.add(1999, key, key, window);
+      });
+      assert.ok(listed < 14, `${listed.toFixed(1)} bytes per listed timer`);
+      assert.ok(
+        mapped > 2 * listed,
+        `${mapped.toFixed(1)} bytes per timer in a Map, ${listed.toFixed(1)} listed`,
+      );
+    });
   });
 });

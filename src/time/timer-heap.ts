@@ -26,13 +26,25 @@ class TimerEntry<N> {
 }
 
 /**
- * The timers of one timestamp, in registration order: a Map (which iterates in insertion order, skips entries
- * deleted ahead of an iterator and visits entries added behind it) from a normalized key to the namespace of its
- * timer, or to a {@link TimerEntry} when the key is composite. A key's further namespaces at the same timestamp are
- * entries of their own, keyed by the entry object, so the Map's order stays the registration order of every timer.
+ * The timers of one timestamp, in registration order, in one of two forms.
+ *
+ * A key list: while every timer of the timestamp was added by {@link TimerHeap.addNew} with a plain key and one
+ * namespace object (a window operator's timers at a window's end: one per key, all for that window), the bucket is
+ * that namespace and an array of keys, 8 bytes per timer. Anything else a list cannot answer (a duplicate check, a
+ * removal, a second namespace, a composite key) turns it into the Map form first, keeping the order.
+ *
+ * The Map form: a Map (which iterates in insertion order, skips entries deleted ahead of an iterator and visits
+ * entries added behind it) from a normalized key to the namespace of its timer, or to a {@link TimerEntry} when the
+ * key is composite. A key's further namespaces at the same timestamp are entries of their own, keyed by the entry
+ * object, so the Map's order stays the registration order of every timer.
  */
 class TimerBucket<N> {
   readonly timers = new Map<NormalizedKey | TimerEntry<N>, N | TimerEntry<N>>();
+  /** The key list (undefined: the Map form); its timers from `listHead` on are queued, the ones before it polled. */
+  list: NormalizedKey[] | undefined = undefined;
+  listHead = 0;
+  /** The namespace of every timer in the key list. */
+  listNamespace: N | undefined = undefined;
   /** The further namespaces of a key at this timestamp (rare: windows of one key that end together). */
   more: Map<NormalizedKey, TimerEntry<N>[]> | undefined = undefined;
   /** Reads the Map in order while the bucket is polled; every timer still queued is `head` or behind it. */
@@ -53,7 +65,8 @@ class TimerBucket<N> {
  * of the head bucket without touching the heap. Polling order is (timestamp, registration order).
  *
  * A queued timer costs one Map entry (tens of bytes; no object per timer unless its key is composite), which
- * matters because window operators keep one timer per key and window: the timers are most of their memory.
+ * matters because window operators keep one timer per key and window: the timers are most of their memory. A
+ * timer the caller knows to be new ({@link addNew}) costs one array slot while its timestamp holds nothing else.
  *
  * Costs: add, remove and the duplicate check O(1) in an existing bucket, O(log b) for a new timestamp or an
  * emptied one (b = distinct timestamps queued); poll and peek amortised O(1).
@@ -79,10 +92,20 @@ export class TimerHeap<N> {
     return this.count;
   }
 
+  /** How many of the queued timers are held in key lists, 8 bytes each (see {@link addNew}); O(timestamps). */
+  numListed(): number {
+    let n = 0;
+    for (const bucket of this.heap) if (bucket.list !== undefined) n += bucket.list.length - bucket.listHead;
+    return n;
+  }
+
   /** The earliest timer, without removing it. */
   peek(): HeapTimer<N> | undefined {
     const bucket = this.heap[0];
     if (bucket === undefined) return undefined;
+    const list = bucket.list;
+    if (list !== undefined)
+      return this.timerOf(bucket.timestamp, list[bucket.listHead]!, bucket.listNamespace!);
     this.loadHead(bucket);
     return this.timerOf(bucket.timestamp, bucket.headSlot!, bucket.headValue!);
   }
@@ -99,6 +122,7 @@ export class TimerHeap<N> {
    */
   add(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket = this.bucketFor(timestamp);
+    if (bucket.list !== undefined) this.toMapForm(bucket);
     const timers = bucket.timers;
     const first = timers.get(normalizedKey);
     if (first !== undefined && this.sameNamespace(first, namespace)) return false;
@@ -120,12 +144,39 @@ export class TimerHeap<N> {
     return true;
   }
 
+  /**
+   * Adds a timer the caller knows is not queued (say, the timer of a window pane that did not exist before), with
+   * no duplicate check: a window's end gathers its keys in a list (see {@link TimerBucket}) while every timer
+   * there is added this way for one namespace object. Adding a timer that is queued breaks the de-duplication.
+   */
+  addNew(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): void {
+    const bucket = this.bucketFor(timestamp);
+    const list = bucket.list;
+    if (key === normalizedKey && namespace !== undefined) {
+      if (list !== undefined) {
+        if (bucket.listNamespace === namespace) {
+          list.push(normalizedKey);
+          this.count++;
+          return;
+        }
+      } else if (bucket.timers.size === 0) {
+        // A new bucket: every bucket in the Map form holds a timer, or is dropped.
+        bucket.list = [normalizedKey];
+        bucket.listNamespace = namespace;
+        this.count++;
+        return;
+      }
+    }
+    this.add(timestamp, key, normalizedKey, namespace);
+  }
+
   /** Removes the timer (timestamp, key, namespace) if present. Returns true when removed. */
   remove(timestamp: number, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket =
       // Stryker disable next-line ConditionalExpression,OptionalChaining: a cache; the Map holds the same bucket
       this.lastBucket?.timestamp === timestamp ? this.lastBucket : this.byTimestamp.get(timestamp);
     if (bucket === undefined) return false;
+    if (bucket.list !== undefined) this.toMapForm(bucket);
     const first = bucket.timers.get(normalizedKey);
     let slot: NormalizedKey | TimerEntry<N> | undefined;
     if (first !== undefined && this.sameNamespace(first, namespace)) slot = normalizedKey;
@@ -147,6 +198,13 @@ export class TimerHeap<N> {
   poll(): HeapTimer<N> | undefined {
     const bucket = this.heap[0];
     if (bucket === undefined) return undefined;
+    const list = bucket.list;
+    if (list !== undefined) {
+      const timer = this.timerOf(bucket.timestamp, list[bucket.listHead++]!, bucket.listNamespace!);
+      this.count--;
+      if (bucket.listHead === list.length) this.dropBucket(bucket);
+      return timer;
+    }
     this.loadHead(bucket);
     const slot = bucket.headSlot!;
     const timer = this.timerOf(bucket.timestamp, slot, bucket.headValue!);
@@ -165,8 +223,13 @@ export class TimerHeap<N> {
   values(): readonly HeapTimer<N>[] {
     const all: HeapTimer<N>[] = [];
     const buckets = [...this.heap].sort((a, b) => a.timestamp - b.timestamp);
-    for (const bucket of buckets)
-      for (const [slot, value] of bucket.timers) all.push(this.timerOf(bucket.timestamp, slot, value));
+    for (const bucket of buckets) {
+      const list = bucket.list;
+      if (list !== undefined)
+        for (let i = bucket.listHead; i < list.length; i++)
+          all.push(this.timerOf(bucket.timestamp, list[i]!, bucket.listNamespace!));
+      else for (const [slot, value] of bucket.timers) all.push(this.timerOf(bucket.timestamp, slot, value));
+    }
     return all;
   }
 
@@ -204,6 +267,16 @@ export class TimerHeap<N> {
     }
     const key = slot as NormalizedKey;
     return { timestamp, key, normalizedKey: key, namespace: value };
+  }
+
+  /** Turns a key list into the Map form, in order; the list's polled timers are gone already. */
+  private toMapForm(bucket: TimerBucket<N>): void {
+    const list = bucket.list!;
+    const namespace = bucket.listNamespace!;
+    for (let i = bucket.listHead; i < list.length; i++) bucket.timers.set(list[i]!, namespace);
+    bucket.list = undefined;
+    bucket.listHead = 0;
+    bucket.listNamespace = undefined;
   }
 
   /** Reads the bucket's next queued timer into its head, unless it is there already. */

@@ -236,4 +236,22 @@ describe('TimerServiceManager', () => {
     restored.manager.advanceWatermark(3);
     assert.deepEqual(restored.fired, ['event k@3/w (key k)']);
   });
+
+  it('keeps timers known to be new as a list of keys: fired with their keys, snapshotted as any timer', () => {
+    const { backend, manager, service, fired } = setup();
+    const s = service();
+    for (const key of ['b', 'a', 'c']) {
+      backend.setCurrentKey(key);
+      s.registerNewEventTimeTimer('w', 9);
+    }
+    assert.equal((s as InternalTimerServiceImpl<string, string>).eventTimers.numListed(), 3);
+    assert.throws(() => s.registerNewEventTimeTimer('w', Number.NaN), /registerEventTimeTimer\(NaN\)/);
+    const restored = setup();
+    restored.service();
+    restored.manager.restore(manager.snapshot(MAXP));
+    for (const m of [manager, restored.manager]) m.advanceWatermark(9);
+    const expected = ['event b@9/w (key b)', 'event a@9/w (key a)', 'event c@9/w (key c)'];
+    assert.deepEqual(fired, expected);
+    assert.deepEqual(restored.fired.slice().sort(), expected.slice().sort(), 'restored by key group');
+  });
 });

@@ -82,8 +82,9 @@ export abstract class Trigger<T, W extends Window> {
    * it keeps no state of its own, `onElement` registers one event-time timer at `window.maxTimestamp()` and returns
    * CONTINUE while the watermark is before it (FIRE once past it), `onEventTime` fires for that timer only, it never
    * uses processing time, and `clear` only deletes that timer. The window operator then skips calls whose effect
-   * would be nil (the trigger for an element joining an existing pane, a second registration of the same timer),
-   * so results are the same, cheaper. A trigger that returns true without behaving so gets wrong results; the
+   * would be nil (the trigger for an element joining an existing pane, a second registration of the same timer)
+   * and, for an element that creates a pane before the watermark reaches the window's end, registers that timer
+   * itself instead of calling `onElement`, so results are the same, cheaper. A trigger that returns true without behaving so gets wrong results; the
    * default is false.
    */
   firesOnlyAtWindowEnd(): boolean {

@@ -55,6 +55,7 @@ export class TriggerTestHarness<T, W extends Window> {
       currentProcessingTime: () => service.currentProcessingTime(),
       currentWatermark: () => service.currentWatermark(),
       registerEventTimeTimer: (window, time) => service.registerEventTimeTimer(window, time),
+      registerNewEventTimeTimer: (window, time) => service.registerNewEventTimeTimer(window, time),
       registerProcessingTimeTimer: (window, time) => service.registerProcessingTimeTimer(window, time),
       deleteEventTimeTimer: (window, time) =>
         service.deleteEventTimeTimer(window, checkTime('deleteEventTimeTimer', time)),

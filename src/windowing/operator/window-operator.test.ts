@@ -1270,7 +1270,117 @@ describe('WindowOperator: the window-end trigger capability', () => {
       h.close();
       calls.push(trigger.onElementCalls);
     }
-    // Declared: once per pane (0 and 3500 created panes). Not declared: once per element.
-    assert.deepEqual(calls, [2, 5]);
+    // Declared: never (the operator registers a new pane's timer itself, as the contract describes). Not declared:
+    // once per element.
+    assert.deepEqual(calls, [0, 5]);
+  });
+});
+
+describe('WindowOperator: window-end timers as one list of keys per window end', () => {
+  const countPerKey = () =>
+    operator({
+      assigner: TumblingEventTimeWindows.of(1000),
+      state: reducing(),
+      fn: passThrough(),
+      trigger: EventTimeTrigger.create(),
+    });
+  const windowTimers = (h: KeyedOperatorHarness<T2, unknown>) =>
+    h.timers.services.get('window-timers')!.eventTimers as {
+      numListed(): number;
+      values(): readonly { timestamp: number; key: unknown; namespace: unknown }[];
+    };
+  const listing = (h: KeyedOperatorHarness<T2, unknown>) =>
+    windowTimers(h)
+      .values()
+      .map((t) => `${String(t.key)}@${t.timestamp} ${String(t.namespace)}`);
+
+  it('keeps one timer per (key, window) in registration order, fires each with its key, and restores', () => {
+    let h = harness(countPerKey());
+    feed(h, [
+      ['c', 1, 10],
+      ['a', 1, 20],
+      ['c', 1, 30],
+      ['b', 1, 999],
+      ['b', 1, 1500],
+      ['a', 1, 1100],
+    ]);
+    assert.deepEqual(listing(h), [
+      'c@999 TimeWindow{start=0, end=1000}',
+      'a@999 TimeWindow{start=0, end=1000}',
+      'b@999 TimeWindow{start=0, end=1000}',
+      'b@1999 TimeWindow{start=1000, end=2000}',
+      'a@1999 TimeWindow{start=1000, end=2000}',
+    ]);
+    assert.equal(windowTimers(h).numListed(), 5, 'every timer an array slot');
+    h.processWatermark(999);
+    assert.deepEqual(h.output, [
+      record(['c', 2], 999),
+      record(['a', 1], 999),
+      record(['b', 1], 999),
+      watermark(999),
+    ]);
+    const snapshot = h.snapshot();
+    h.close();
+    h = harness(countPerKey(), snapshot);
+    assert.deepEqual(listing(h), [
+      'b@1999 TimeWindow{start=1000, end=2000}',
+      'a@1999 TimeWindow{start=1000, end=2000}',
+    ]);
+    h.processElement(['d', 1], 1200); // a new key joins a restored window end, after its restored keys
+    h.processElement(['a', 1], 1300);
+    h.processWatermark(1999);
+    assert.deepEqual(h.output, [
+      record(['b', 1], 1999),
+      record(['a', 2], 1999),
+      record(['d', 1], 1999),
+      watermark(1999),
+    ]);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    assert.equal(h.numEventTimeTimers(), 0);
+    h.close();
+  });
+
+  it('with allowed lateness lists the cleanup timers too, and a late element still fires at once', () => {
+    const h = harness(
+      operator({
+        assigner: TumblingEventTimeWindows.of(1000),
+        state: reducing(),
+        fn: passThrough(),
+        trigger: EventTimeTrigger.create(),
+        lateness: 500,
+        lateTag,
+      }),
+    );
+    feed(h, [
+      ['a', 1, 100],
+      ['b', 1, 200],
+      ['a', 1, 300],
+    ]);
+    assert.deepEqual(listing(h), [
+      'a@999 TimeWindow{start=0, end=1000}',
+      'b@999 TimeWindow{start=0, end=1000}',
+      'a@1499 TimeWindow{start=0, end=1000}',
+      'b@1499 TimeWindow{start=0, end=1000}',
+    ]);
+    assert.equal(windowTimers(h).numListed(), 4);
+    h.processWatermark(1200);
+    h.processElement(['c', 1], 400); // late, within the lateness: a pane of its own, fired at once
+    h.processElement(['a', 1], 500);
+    h.processWatermark(1499);
+    h.processElement(['a', 1], 600); // past the cleanup time: the late output
+    h.processWatermark(2000);
+    assert.deepEqual(h.output, [
+      record(['a', 2], 999),
+      record(['b', 1], 999),
+      watermark(1200),
+      record(['c', 1], 999),
+      record(['a', 3], 999),
+      watermark(1499),
+      watermark(2000),
+    ]);
+    assert.deepEqual(h.sideOutputs.get(lateTag.id), [{ value: ['a', 1], timestamp: 600 }]);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    assert.equal(h.numEventTimeTimers(), 0);
+    h.close();
   });
 });

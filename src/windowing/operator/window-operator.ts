@@ -91,10 +91,14 @@ type PaneState<ACC> = InternalAppendingState<any, any> & { get(): ACC | undefine
  * `maxTimestamp` and the cleanup timer at `maxTimestamp + allowedLateness`, and both live exactly as long as the
  * pane (they are removed only by firing, which needs the watermark past `maxTimestamp`, or by `clearAllState`,
  * which drops the pane too), so `onElement` would return CONTINUE and both registrations would be de-duplicated
- * no-ops. The pane state's `add` says whether it created the entry. With that trigger and no allowed lateness the trigger's timer *is* the cleanup timer, so the
- * operator does not register or delete it a second time, and at cleanup it skips the trigger's `clear`, whose
- * only timer has fired by then. Each skip replaces a call whose effect would have been nil, so results, timers
- * and state are exactly those of the general path.
+ * no-ops. The pane state's `add` says whether it created the entry. An element that creates a pane skips the
+ * trigger too: the operator registers what its `onElement` would (the timer at `maxTimestamp`), then the cleanup
+ * timer, both as timers known to be new, which the timer service keeps as one list of keys per window end (an
+ * array slot per key, not a Map entry: see `TimerHeap.addNew`). With that trigger and no allowed lateness the
+ * trigger's timer *is* the cleanup timer, so the operator does not register or delete it a second time, and at
+ * cleanup it skips the trigger's `clear`, whose only timer has fired by then. Each skip replaces a call whose
+ * effect would have been nil or is done in its place, so results, timers and state are exactly those of the
+ * general path.
  */
 export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   extends AbstractStreamOperator<OUT>
@@ -261,7 +265,14 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       skipped = false;
       windowState.setCurrentNamespace(window);
       if (this.existingPaneFastPath) {
-        if (!windowState.add(value) && window.maxTimestamp() > watermark) continue;
+        const created = windowState.add(value);
+        if (window.maxTimestamp() > watermark) {
+          if (created === false) continue;
+          if (created === true) {
+            this.registerNewPaneTimers(window);
+            continue;
+          }
+        }
       } else {
         this.addToPane(value, timestamp);
       }
@@ -474,6 +485,22 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       this.isEventTime &&
       saturatingAdd(timestamp, this.allowedLateness) <= this.timerService.currentWatermark()
     );
+  }
+
+  /**
+   * The timers of a pane the element just created, in a window the watermark has not passed, with a trigger that
+   * fires only at the window's end: what its `onElement` would register (maxTimestamp; it would return CONTINUE),
+   * then the cleanup timer. Neither can be queued: a pane lives exactly as long as its timers (see "Hot path"), a
+   * pane that existed before was removed only at its cleanup time, and the watermark has not reached the window's
+   * end since, let alone that. So both go in as new timers, which the timer service keeps as one list of keys per
+   * window end.
+   */
+  private registerNewPaneTimers(window: W): void {
+    const timerService = this.timerService;
+    timerService.registerNewEventTimeTimer(window, window.maxTimestamp());
+    if (this.cleanupIsTriggerTimer) return;
+    const cleanupTime = this.cleanupTime(window);
+    if (cleanupTime !== MAX_WATERMARK) timerService.registerNewEventTimeTimer(window, cleanupTime);
   }
 
   private registerCleanupTimer(window: W): void {
