@@ -151,6 +151,45 @@ describe('assigners', () => {
     assert.deepEqual(bounds(odd.assignWindows(null, 5, ctx())), [[3, 8]]);
   });
 
+  it('hands out one window object per window start, out of order across a boundary too', () => {
+    const tumbling = TumblingEventTimeWindows.of(1000);
+    const [a] = tumbling.assignWindows(null, 999, ctx());
+    const [b] = tumbling.assignWindows(null, 1000, ctx());
+    assert.equal(tumbling.assignWindows(null, 998, ctx())[0], a, 'the window before the boundary');
+    assert.equal(tumbling.assignWindows(null, 1001, ctx())[0], b);
+    assert.notEqual(tumbling.assignWindows(null, 2000, ctx())[0], a);
+    assert.equal(tumbling.assignWindows(null, 1500, ctx())[0], b, 'the last two windows are kept');
+    assert.deepEqual(bounds(tumbling.assignWindows(null, 10, ctx())), [[0, 1000]]);
+
+    const sliding = SlidingEventTimeWindows.of(5000, 1000);
+    const first = sliding.assignWindows(null, 999, ctx());
+    const second = sliding.assignWindows(null, 1000, ctx());
+    assert.deepEqual(bounds(second), [
+      [1000, 6000],
+      [0, 5000],
+      [-1000, 4000],
+      [-2000, 3000],
+      [-3000, 2000],
+    ]);
+    assert.deepEqual(second.slice(1), first.slice(0, 4), 'the windows both lists hold are the same objects');
+    for (let i = 1; i < 5; i++) assert.equal(second[i], first[i - 1]);
+    assert.equal(sliding.assignWindows(null, 998, ctx()), first, 'back across the boundary: the cached list');
+    assert.equal(sliding.assignWindows(null, 1001, ctx()), second);
+    const third = sliding.assignWindows(null, 2000, ctx());
+    assert.equal(third[1], second[0], 'a new list takes the objects of the last one');
+    assert.equal(third[4], first[2]);
+    assert.equal(sliding.assignWindows(null, 1999, ctx()), second, 'and keeps the list before it');
+
+    // A size that is not a multiple of the slide: lists of two lengths within one slide, each reused.
+    const odd = SlidingEventTimeWindows.of(5, 3);
+    const long = odd.assignWindows(null, 3, ctx());
+    const short = odd.assignWindows(null, 5, ctx());
+    assert.deepEqual(bounds(short), [[3, 8]]);
+    assert.equal(short[0], long[0]);
+    assert.equal(odd.assignWindows(null, 4, ctx()), long);
+    assert.equal(odd.assignWindows(null, 5, ctx()), short);
+  });
+
   it('processing-time assigners use the clock, not the timestamp', () => {
     assert.deepEqual(bounds(TumblingProcessingTimeWindows.of(1000).assignWindows(null, 99_999, ctx(1500))), [
       [1000, 2000],

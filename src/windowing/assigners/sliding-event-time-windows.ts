@@ -6,7 +6,7 @@ import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
 import { fixedSizeTimeWindowSerializer, TimeWindow } from '../time-window.ts';
 import { WindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
 import { requireTimestamp } from './require-timestamp.ts';
-import { SlidingWindowCache } from './sliding-window-cache.ts';
+import { WindowListCache } from './window-list-cache.ts';
 
 /**
  * Puts each element into every window of `size` ms that starts at a multiple of `slide` (plus `offset`) and
@@ -18,7 +18,7 @@ import { SlidingWindowCache } from './sliding-window-cache.ts';
  * keyed.window(SlidingEventTimeWindows.of(Time.minutes(10), Time.minutes(1))).aggregate(avg)
  */
 export class SlidingEventTimeWindows extends WindowAssigner<unknown, TimeWindow> {
-  private readonly cache: SlidingWindowCache;
+  private readonly cache: WindowListCache;
 
   protected constructor(
     readonly size: number,
@@ -31,7 +31,7 @@ export class SlidingEventTimeWindows extends WindowAssigner<unknown, TimeWindow>
         `SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0, got size ${size}, slide ${slide} and offset ${offset}`,
       );
     }
-    this.cache = new SlidingWindowCache(size, slide);
+    this.cache = new WindowListCache(size, slide);
   }
 
   static of(size: number, slide: number, offset = 0): SlidingEventTimeWindows {

@@ -5,7 +5,7 @@ import type { Trigger } from '../trigger.ts';
 import { ProcessingTimeTrigger } from '../triggers/processing-time-trigger.ts';
 import { fixedSizeTimeWindowSerializer, TimeWindow } from '../time-window.ts';
 import { WindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
-import { SlidingWindowCache } from './sliding-window-cache.ts';
+import { WindowListCache } from './window-list-cache.ts';
 
 /**
  * Puts each element into every window of `size` ms that starts at a multiple of `slide` (plus `offset`) and
@@ -16,7 +16,7 @@ import { SlidingWindowCache } from './sliding-window-cache.ts';
  * keyed.window(SlidingProcessingTimeWindows.of(Time.seconds(30), Time.seconds(5))).reduce((a, b) => a + b)
  */
 export class SlidingProcessingTimeWindows extends WindowAssigner<unknown, TimeWindow> {
-  private readonly cache: SlidingWindowCache;
+  private readonly cache: WindowListCache;
 
   protected constructor(
     readonly size: number,
@@ -29,7 +29,7 @@ export class SlidingProcessingTimeWindows extends WindowAssigner<unknown, TimeWi
         `SlidingProcessingTimeWindows parameters must satisfy abs(offset) < slide and size > 0, got size ${size}, slide ${slide} and offset ${offset}`,
       );
     }
-    this.cache = new SlidingWindowCache(size, slide);
+    this.cache = new WindowListCache(size, slide);
   }
 
   static of(size: number, slide: number, offset = 0): SlidingProcessingTimeWindows {

@@ -6,22 +6,22 @@ import { EventTimeTrigger } from '../triggers/event-time-trigger.ts';
 import { fixedSizeTimeWindowSerializer, TimeWindow } from '../time-window.ts';
 import { WindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
 import { requireTimestamp } from './require-timestamp.ts';
+import { WindowListCache } from './window-list-cache.ts';
 
 /**
  * Puts each element into the one window of `size` milliseconds that contains its timestamp, as Flink's
  * `TumblingEventTimeWindows`. Windows are aligned to the epoch, shifted by `offset` (e.g. `-Time.hours(8)` for
  * days in UTC+8). The default trigger fires when the watermark passes the window's end.
  *
- * The last window is cached, so in-order input allocates nothing per element.
+ * The last two windows are cached, so input in order, or out of order across one window boundary, allocates nothing
+ * per element, and every element of a window gets the same window object.
  *
  * @example
  * keyed.window(TumblingEventTimeWindows.of(Time.minutes(1))).aggregate(countAggregate)
  * // element at 61_500 → window [60_000, 120_000), emitted with timestamp 119_999
  */
 export class TumblingEventTimeWindows extends WindowAssigner<unknown, TimeWindow> {
-  private cachedStart = Number.NaN;
-  // Stryker disable next-line ArrayDeclaration: never returned, as the NaN start before it equals no start
-  private cached: readonly TimeWindow[] = [];
+  private readonly cache: WindowListCache;
 
   protected constructor(
     readonly size: number,
@@ -33,6 +33,7 @@ export class TumblingEventTimeWindows extends WindowAssigner<unknown, TimeWindow
         `TumblingEventTimeWindows parameters must satisfy abs(offset) < size, got size ${size} and offset ${offset}`,
       );
     }
+    this.cache = new WindowListCache(size, size);
   }
 
   /** Windows of `size` ms, aligned to the epoch shifted by `offset` ms. */
@@ -47,11 +48,7 @@ export class TumblingEventTimeWindows extends WindowAssigner<unknown, TimeWindow
   ): readonly TimeWindow[] {
     requireTimestamp(timestamp);
     const start = TimeWindow.getWindowStartWithOffset(timestamp, this.offset, this.size);
-    if (start !== this.cachedStart) {
-      this.cachedStart = start;
-      this.cached = [new TimeWindow(start, start + this.size)];
-    }
-    return this.cached;
+    return this.cache.windowsFor(start, start);
   }
 
   getDefaultTrigger(): Trigger<unknown, TimeWindow> {

@@ -5,6 +5,7 @@ import type { Trigger } from '../trigger.ts';
 import { ProcessingTimeTrigger } from '../triggers/processing-time-trigger.ts';
 import { fixedSizeTimeWindowSerializer, TimeWindow } from '../time-window.ts';
 import { WindowAssigner, type WindowAssignerContext } from '../window-assigner.ts';
+import { WindowListCache } from './window-list-cache.ts';
 
 /**
  * Puts each element into the window of `size` milliseconds that contains the current processing time (the
@@ -15,9 +16,7 @@ import { WindowAssigner, type WindowAssignerContext } from '../window-assigner.t
  * keyed.window(TumblingProcessingTimeWindows.of(Time.seconds(10))).reduce((a, b) => a + b)
  */
 export class TumblingProcessingTimeWindows extends WindowAssigner<unknown, TimeWindow> {
-  private cachedStart = Number.NaN;
-  // Stryker disable next-line ArrayDeclaration: never returned, as the NaN start before it equals no start
-  private cached: readonly TimeWindow[] = [];
+  private readonly cache: WindowListCache;
 
   protected constructor(
     readonly size: number,
@@ -29,6 +28,7 @@ export class TumblingProcessingTimeWindows extends WindowAssigner<unknown, TimeW
         `TumblingProcessingTimeWindows parameters must satisfy abs(offset) < size, got size ${size} and offset ${offset}`,
       );
     }
+    this.cache = new WindowListCache(size, size);
   }
 
   static of(size: number, offset = 0): TumblingProcessingTimeWindows {
@@ -42,11 +42,7 @@ export class TumblingProcessingTimeWindows extends WindowAssigner<unknown, TimeW
   ): readonly TimeWindow[] {
     const now = context.getCurrentProcessingTime();
     const start = TimeWindow.getWindowStartWithOffset(now, this.offset, this.size);
-    if (start !== this.cachedStart) {
-      this.cachedStart = start;
-      this.cached = [new TimeWindow(start, start + this.size)];
-    }
-    return this.cached;
+    return this.cache.windowsFor(start, start);
   }
 
   getDefaultTrigger(): Trigger<unknown, TimeWindow> {

@@ -1340,6 +1340,25 @@ describe('WindowOperator: window-end timers as one list of keys per window end',
     h.close();
   });
 
+  it('keeps the timers listed when elements alternate across a window boundary (one window object per start)', () => {
+    for (const assigner of [TumblingEventTimeWindows.of(1000), SlidingEventTimeWindows.of(2000, 1000)]) {
+      const h = harness(
+        operator({ assigner, state: reducing(), fn: passThrough(), trigger: EventTimeTrigger.create() }),
+      );
+      feed(h, [
+        ['a', 1, 900],
+        ['b', 1, 1100],
+        ['c', 1, 950],
+        ['d', 1, 1050],
+        ['e', 1, 990],
+      ]);
+      const timers = windowTimers(h);
+      assert.equal(timers.numListed(), timers.values().length, String(assigner));
+      assert.equal(timers.numListed(), assigner instanceof TumblingEventTimeWindows ? 5 : 10);
+      h.close();
+    }
+  });
+
   it('with allowed lateness lists the cleanup timers too, and a late element still fires at once', () => {
     const h = harness(
       operator({
