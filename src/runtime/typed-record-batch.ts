@@ -35,11 +35,11 @@ type ReadRecord = (
 export interface RecordCodec {
   readonly write: WriteRecord;
   readonly read: ReadRecord;
+  /** An object of the records' shape that sets how V8 lays out their fields (see {@link codecOf}), kept with them. */
+  readonly layout: object;
 }
 
 const codecs = new WeakMap<RecordType<unknown>, RecordCodec>();
-/** The objects that set each record shape's field layout (see {@link codecOf}); kept so the layout stays. */
-const primed: object[] = [];
 
 /**
  * One function per record type, generated so that each field is a constant property access (V8 keeps the call site
@@ -79,17 +79,18 @@ export function codecOf(type: RecordType<unknown>): RecordCodec {
   write.push('const p = Object.getPrototypeOf(v); if (p !== Object.prototype && p !== null) return false;');
   // Exactly the declared fields: one that is not declared would not arrive, so it is refused instead.
   write.push(`let k = 0; for (const _ in v) k++; return k === ${fields.length};`);
-  codec = {
-    write: new Function('v', 'n', 'o', 't', write.join('\n')) as WriteRecord,
-    read: new Function('n', 'o', 't', 's', `return { ${read.join(', ')} };`) as ReadRecord,
-  };
   // One object of the records' shape with a non-number in each numeric field, made before any record is read, so
   // that V8 keeps those fields tagged rather than as boxed doubles: the numbers read from the Float64Array are then
   // stored as small integers where they are integral (as the producer's own records hold them), not each in a heap
   // number of its own. A type declared with an object literal (`Types.record({ id: 'number' })`) has made such an
   // object already; this makes it so however the type was built. Only V8's layout changes: every number still
   // arrives exactly (-0, NaN, fractions).
-  primed.push(new Function(`return { ${shape.join(', ')} };`)() as object);
+  const layout = new Function(`return { ${shape.join(', ')} };`)() as object;
+  codec = {
+    write: new Function('v', 'n', 'o', 't', write.join('\n')) as WriteRecord,
+    read: new Function('n', 'o', 't', 's', `return { ${read.join(', ')} };`) as ReadRecord,
+    layout,
+  };
   codecs.set(type, codec);
   return codec;
 }
@@ -167,7 +168,7 @@ export class TypedRecordBatch {
   /** Writes a record; returns false (and writes nothing that counts) when it does not fit the declared type. */
   record(value: unknown, timestamp: number): boolean {
     const at = this.used;
-    if (at + this.stride > this.numbers.length) this.grow(at + this.stride);
+    if (at + this.stride > this.numbers.length) this.grow();
     const numbers = this.numbers;
     const strings = this.strings.length;
     if (!this.write(value, numbers, at + 2, this.strings)) {
@@ -229,14 +230,19 @@ export class TypedRecordBatch {
   }
 
   private control(kind: number, value: number): void {
-    if (this.used + 2 > this.numbers.length) this.grow(this.used + 2);
+    if (this.used + 2 > this.numbers.length) this.grow();
     this.numbers[this.used] = kind;
     this.numbers[this.used + 1] = value;
     this.used += 2;
   }
 
-  private grow(needed: number): void {
-    const bigger = new Float64Array(Math.max(needed, this.numbers.length * 2));
+  /**
+   * Doubles the buffer. That always makes room for the next event: the first buffer holds at least one record's
+   * stride (and a control event's two slots, since a stride is at least two), so no event needs more than the
+   * buffer's length beyond what is used.
+   */
+  private grow(): void {
+    const bigger = new Float64Array(this.numbers.length * 2);
     bigger.set(this.numbers.subarray(0, this.used));
     this.numbers = bigger;
   }
