@@ -613,6 +613,36 @@ describe('Subtask busy time', () => {
     assert.equal(input.recordsIn, 4);
   });
 
+  it('names the operator, the record and its timestamp when a keyed record fails, timed or not', () => {
+    const timing = new BusyTimeTracker(true);
+    const probe = new Probe();
+    const { subtask, node } = build({ keyed: true, probe, services: { timing } });
+    probe.onRecord = (value) => {
+      throw new Error(`cannot take ${String(value)}`);
+    };
+    const input = subtask.inputs[0]!;
+    const selector = node.transformation.keySelectors[0]!;
+    const failure = (run: () => void): string => {
+      try {
+        run();
+      } catch (error) {
+        assert.ok(error instanceof JobExecutionError);
+        return error.message;
+      }
+      return 'no failure';
+    };
+    const plain = failure(() => input.processKeyed(13, 1, 3, selector));
+    timing.beginBatch();
+    const timed = failure(() => input.processKeyed(15, 3, 5, selector));
+    assert.deepEqual(
+      [plain, timed],
+      [
+        "Operator 'probe' (subtask 1/1) failed while processing record 13 (timestamp 1): cannot take 13",
+        "Operator 'probe' (subtask 1/1) failed while processing record 15 (timestamp 3): cannot take 15",
+      ],
+    );
+  });
+
   it("keys a record by the input's own selector when the exchange used another", () => {
     const probe = new Probe();
     const { subtask } = build({ keyed: true, probe });
