@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GlobalWindow } from './global-window.ts';
-import { TimeWindow } from './time-window.ts';
+import { TimeWindow, timeWindowSerializer } from './time-window.ts';
 import type { TriggerContext } from './trigger.ts';
 import { isFire, isPurge, TriggerResult, triggerResultName } from './trigger-result.ts';
 import { DeltaTrigger } from './triggers/delta-trigger.ts';
@@ -16,6 +16,29 @@ describe('windows and trigger results', () => {
       ),
       [true, false, false, false],
     );
+  });
+
+  it("a session window's hash is start + 31 * end folded into a small integer, and equals compares both ends", () => {
+    const { hash, equals } = timeWindowSerializer.hashing!;
+    const start = 1_700_000_000_000;
+    const windows = [
+      new TimeWindow(start, start + 10_000),
+      new TimeWindow(start, start + 10_001),
+      new TimeWindow(start + 1, start + 10_000),
+      new TimeWindow(-5, 3),
+    ];
+    assert.deepEqual(
+      windows.map((w) => hash(w)),
+      [1_018_280_688, 1_018_280_719, 1_018_280_689, 88],
+    );
+    assert.ok(windows.every((w) => Number.isInteger(hash(w)) && hash(w) >= 0 && hash(w) < 2 ** 30));
+    assert.equal(hash(undefined as unknown as TimeWindow), 0, 'a handle without a window yet');
+    assert.deepEqual(
+      windows.map((w) => equals(w, new TimeWindow(start, start + 10_000))),
+      [true, false, false, false],
+    );
+    const none = undefined as unknown as TimeWindow;
+    assert.deepEqual([equals(none, windows[0]!), equals(windows[0]!, none)], [false, false]);
   });
 
   it('the global window equals only itself and names itself', () => {
