@@ -417,6 +417,11 @@ describe('TimerHeap', () => {
       assert.equal(timers[3]!.namespace, other);
       assert.equal(timers[4]!.namespace, window);
       assert.equal(heap.add(5, 4, 4, undefined), false, 'an undefined namespace is a timer too');
+      heap.addNew(2, composite, '7', window); // a composite key first at a timestamp: no list either
+      heap.addNew(2, 8, 8, window);
+      assert.equal(heap.numListed(), 0);
+      const polled = heap.poll()!;
+      assert.deepEqual([polled.key, polled.normalizedKey], [composite, '7']);
     });
 
     it('costs an array slot per timer where add costs a Map entry', () => {

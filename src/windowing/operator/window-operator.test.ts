@@ -19,9 +19,11 @@ import type { ProcessWindowFunction } from '../process-window-function.ts';
 import { assertOutputEqualsSorted, record, watermark } from '../../../test/support/assert-output.ts';
 import {
   KeyedOperatorHarness,
+  type HarnessBackendFactory,
   type HarnessOutput,
   type HarnessSnapshot,
 } from '../../../test/support/keyed-operator-harness.ts';
+import { HeapKeyedStateBackend } from '../../state/heap/heap-keyed-state-backend.ts';
 import { TimeWindow } from '../time-window.ts';
 import { Trigger, type TriggerContext } from '../trigger.ts';
 import { TriggerResult } from '../trigger-result.ts';
@@ -1357,6 +1359,37 @@ describe('WindowOperator: window-end timers as one list of keys per window end',
       assert.equal(timers.numListed(), assigner instanceof TumblingEventTimeWindows ? 5 : 10);
       h.close();
     }
+  });
+
+  it('registers through the trigger, de-duplicated, when the pane state cannot say whether it created the pane', () => {
+    // The AppendingState contract returns nothing from add: a backend may not know. Only `true` means "new".
+    const unknownAdds: HarnessBackendFactory = (maxParallelism, range, clock) => {
+      const backend = new HeapKeyedStateBackend(maxParallelism, range, clock, 'window');
+      const create = backend.getOrCreateKeyedState.bind(backend);
+      backend.getOrCreateKeyedState = ((descriptor, serializer) => {
+        const state = create(descriptor, serializer) as unknown as { add(value: unknown): unknown };
+        if (descriptor.name === 'window-contents') {
+          const add = state.add.bind(state);
+          state.add = (value) => void add(value);
+        }
+        return state;
+      }) as typeof backend.getOrCreateKeyedState;
+      return backend;
+    };
+    const h = new KeyedOperatorHarness<T2, T2>(countPerKey(), key, { backend: unknownAdds });
+    feed(h, [
+      ['a', 1, 10],
+      ['a', 1, 20],
+      ['b', 1, 30],
+    ]);
+    assert.deepEqual(listing(h), [
+      'a@999 TimeWindow{start=0, end=1000}',
+      'b@999 TimeWindow{start=0, end=1000}',
+    ]);
+    assert.equal(windowTimers(h).numListed(), 0);
+    h.processWatermark(999);
+    assert.deepEqual(h.output, [record(['a', 2], 999), record(['b', 1], 999), watermark(999)]);
+    h.close();
   });
 
   it('with allowed lateness lists the cleanup timers too, and a late element still fires at once', () => {
