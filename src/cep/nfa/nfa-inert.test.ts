@@ -56,6 +56,13 @@ describe('NFA.isInert', () => {
       .followedBy('c')
       .where(named('c'));
     assert.equal(inert(loop, 'x'), false);
+    // the loop moves a partial match into its own ignore state: fed to the NFA, x changes it
+    const h = new NFATestHarness(loop);
+    h.consume(new Event(1, 'a', 0), 1);
+    h.consume(new Event(2, 'b', 0), 2);
+    h.nfaState.stateChanged = false;
+    h.consume(new Event(3, 'x', 0), 3);
+    assert.equal(h.nfaState.stateChanged, true);
   });
 
   it('a negative stage sees every event: one it matches is not inert, one it does not match is', () => {
@@ -116,6 +123,51 @@ describe('NFA.isInert', () => {
     const after = h.nfaState.partialMatches.items;
     assert.equal(after.length, before.length);
     for (let i = 0; i < after.length; i++) assert.equal(after[i], before[i]);
+  });
+});
+
+describe('NFA.startsNothing', () => {
+  const starts = (p: Pattern<Event, any, any, any>, name: string) =>
+    !nfaOf(p).startsNothing(new Event(0, name, 0), 1);
+
+  it('only the start states count: an event a later stage takes starts nothing', () => {
+    assert.equal(starts(abc(), 'x'), false);
+    assert.equal(starts(abc(), 'b'), false);
+    assert.equal(starts(abc(), 'c'), false);
+    assert.equal(starts(abc(), 'a'), true);
+  });
+
+  it('a start state that proceeds to a stage which takes or ignores the event starts something', () => {
+    const optionalStart = Pattern.begin<Event>('a')
+      .where(named('a'))
+      .optional()
+      .followedBy('b')
+      .where(named('b'));
+    assert.equal(starts(optionalStart, 'b'), true);
+    assert.equal(starts(optionalStart, 'x'), true);
+  });
+
+  it('a start condition that reads the partial match, or throws, leaves the answer false', () => {
+    const reads = Pattern.begin<Event>('a').where(
+      (e, ctx) => ctx.getEventsForPattern('a').length === 0 && e.name === 'a',
+    );
+    assert.equal(starts(reads, 'x'), true);
+    const throws = Pattern.begin<Event>('a').where((e) => {
+      if (e.name === 'boom') throw new Error('boom');
+      return e.name === 'a';
+    });
+    assert.equal(nfaOf(throws).startsNothing(new Event(0, 'boom', 0), 1), false);
+    assert.equal(starts(throws, 'x'), false);
+  });
+
+  it('an event that starts nothing leaves an idle NFA state as it is', () => {
+    const h = new NFATestHarness(abc().within(100));
+    const before = h.nfaState.partialMatches.items.slice();
+    const b = new Event(1, 'b', 0);
+    assert.equal(h.nfa.startsNothing(b, 1), true);
+    assert.deepEqual(h.consume(b, 1), []);
+    assert.equal(h.nfaState.stateChanged, false);
+    assert.deepEqual(h.nfaState.partialMatches.items, before);
   });
 });
 
