@@ -147,17 +147,7 @@ export class NFA<T> {
    * `ctx.timestamp()` returns. O(states · edges).
    */
   isInert(event: T, timestamp: number): boolean {
-    const ctx = this.probeContext;
-    ctx.start(timestamp);
-    try {
-      const states = this.restingStates;
-      for (let i = 0; i < states.length; i++) {
-        if (!this.ignoresInPlace(ctx, states[i]!, event) || ctx.readMatch) return false;
-      }
-      return true;
-    } catch {
-      return false;
-    }
+    return this.allIgnoreInPlace(this.restingStates, event, timestamp);
   }
 
   /**
@@ -166,10 +156,17 @@ export class NFA<T> {
    * nothing, and `advanceTime` has nothing to time out. Conditions are tested as in {@link isInert}.
    */
   startsNothing(event: T, timestamp: number): boolean {
+    return this.allIgnoreInPlace(this.startStates, event, timestamp);
+  }
+
+  /**
+   * Whether every one of `states` leaves a partial match waiting in it as it is when it sees `event` (see
+   * {@link ignoresInPlace}), with no condition reading the partial match and none throwing.
+   */
+  private allIgnoreInPlace(states: readonly State<T>[], event: T, timestamp: number): boolean {
     const ctx = this.probeContext;
     ctx.start(timestamp);
     try {
-      const states = this.startStates;
       for (let i = 0; i < states.length; i++) {
         if (!this.ignoresInPlace(ctx, states[i]!, event) || ctx.readMatch) return false;
       }
