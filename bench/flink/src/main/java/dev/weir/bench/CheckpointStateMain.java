@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -128,7 +127,7 @@ public final class CheckpointStateMain {
         line.put("syncMs", (double) sync);
         line.put("asyncMs", (double) async);
       }
-      print(line);
+      Main.emit(line);
       cluster.cancelJob(job).get();
       while (!cluster.getJobStatus(job).get().isGloballyTerminalState()) Thread.sleep(20);
     } finally {
@@ -153,19 +152,6 @@ public final class CheckpointStateMain {
     }
   }
 
-  private static void print(Map<String, Object> fields) {
-    StringBuilder sb = new StringBuilder("{");
-    for (Map.Entry<String, Object> e : fields.entrySet()) {
-      if (sb.length() > 1) sb.append(',');
-      sb.append('"').append(e.getKey()).append("\":");
-      Object v = e.getValue();
-      if (v instanceof String) sb.append('"').append(v).append('"');
-      else if (v instanceof Double d) sb.append(String.format(Locale.ROOT, "%.3f", d));
-      else sb.append(v);
-    }
-    System.out.println(sb.append('}'));
-    System.out.flush();
-  }
 
   /**
    * Key i's value for i below the key count, then fillers with key -1, one per millisecond, that the job drops: the

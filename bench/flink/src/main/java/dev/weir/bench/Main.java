@@ -250,7 +250,7 @@ public final class Main {
   }
 
   /** One JSON object per line on stdout; everything else Flink prints goes to stderr. */
-  private static void emit(Map<String, ?> fields) {
+  static void emit(Map<String, ?> fields) {
     StringBuilder sb = new StringBuilder("{");
     boolean first = true;
     for (Map.Entry<String, ?> e : fields.entrySet()) {
