@@ -1,11 +1,12 @@
-// NFA.isInert and mayDropInertEvents: which events leave every partial match as it is, and which patterns may drop them.
+// NFA.isInert, startsNothing, eventReach and mayDropInertEvents: which events leave every partial match as it is, which
+// start nothing, and which patterns may drop them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Event, NFATestHarness } from '../../../test/support/nfa-test-harness.ts';
 import { Pattern } from '../pattern/pattern.ts';
 import { AfterMatchSkipStrategy } from './after-match-skip-strategy.ts';
 import { compilePattern } from './compiler/nfa-compiler.ts';
-import { NFA } from './nfa.ts';
+import { EVENT_INERT, EVENT_MAY_START, EVENT_STARTS_NOTHING, NFA } from './nfa.ts';
 
 const named = (n: string) => (e: Event) => e.name === n;
 const nfaOf = (p: Pattern<Event, any, any, any>) => new NFA(compilePattern(p), false);
@@ -168,6 +169,51 @@ describe('NFA.startsNothing', () => {
     assert.deepEqual(h.consume(b, 1), []);
     assert.equal(h.nfaState.stateChanged, false);
     assert.deepEqual(h.nfaState.partialMatches.items, before);
+  });
+});
+
+describe('NFA.eventReach', () => {
+  const reach = (p: Pattern<Event, any, any, any>, name: string, timestamp = 1) =>
+    nfaOf(p).eventReach(new Event(0, name, 0), timestamp);
+
+  it('is inert, starts nothing, or may start: isInert and startsNothing in one answer', () => {
+    assert.equal(reach(abc(), 'x'), EVENT_INERT);
+    assert.equal(reach(abc(), 'a'), EVENT_MAY_START);
+    assert.equal(reach(abc(), 'b'), EVENT_STARTS_NOTHING);
+    assert.equal(reach(abc(), 'c'), EVENT_STARTS_NOTHING);
+    // strict contiguity: nothing is inert, and only a starts something
+    const strict = Pattern.begin<Event>('a').where(named('a')).next('b').where(named('b'));
+    assert.equal(reach(strict, 'x'), EVENT_STARTS_NOTHING);
+    assert.equal(reach(strict, 'a'), EVENT_MAY_START);
+  });
+
+  it('agrees with isInert and startsNothing when conditions read the context or throw', () => {
+    const clockAfterStart = Pattern.begin<Event>('a')
+      .where(named('a'))
+      .followedBy('b')
+      .where((e, ctx) => ctx.currentProcessingTime() < 0 && e.name === 'b');
+    assert.equal(reach(clockAfterStart, 'x'), EVENT_STARTS_NOTHING);
+    assert.equal(reach(clockAfterStart, 'a'), EVENT_MAY_START);
+    const readsAtStart = Pattern.begin<Event>('a')
+      .where((e, ctx) => ctx.getEventsForPattern('a').length === 0 && e.name === 'a')
+      .followedBy('b')
+      .where(named('b'));
+    assert.equal(reach(readsAtStart, 'x'), EVENT_MAY_START);
+    const throwsLater = Pattern.begin<Event>('a')
+      .where(named('a'))
+      .followedBy('b')
+      .where((e) => {
+        if (e.name === 'boom') throw new Error('boom');
+        return e.name === 'b';
+      });
+    assert.equal(reach(throwsLater, 'boom'), EVENT_STARTS_NOTHING);
+    assert.equal(reach(throwsLater, 'x'), EVENT_INERT);
+    const late = Pattern.begin<Event>('a')
+      .where(named('a'))
+      .followedBy('b')
+      .where((_, ctx) => ctx.timestamp() >= 10);
+    assert.equal(reach(late, 'x', 9), EVENT_INERT);
+    assert.equal(reach(late, 'x', 10), EVENT_STARTS_NOTHING);
   });
 });
 

@@ -39,6 +39,15 @@ const EMPTY: any[] = Object.freeze([] as any[]) as any[];
 const NOTHING_ADVANCED: AdvanceTimeResult<any> = Object.freeze({ matches: EMPTY, timedOut: EMPTY });
 const EMPTY_QUEUE: JavaPriorityQueue<any> = Object.freeze({ items: EMPTY });
 
+/** What an event can do to a key's partial matches, judged from its conditions alone (see {@link NFA.eventReach}). */
+export type EventReach = typeof EVENT_INERT | typeof EVENT_STARTS_NOTHING | typeof EVENT_MAY_START;
+/** The event changes no partial match, whatever the key holds ({@link NFA.isInert}). */
+export const EVENT_INERT = 0;
+/** The event starts nothing from a key with no partial match ({@link NFA.startsNothing}), but is not inert. */
+export const EVENT_STARTS_NOTHING = 1;
+/** The event may start a partial match. */
+export const EVENT_MAY_START = 2;
+
 /**
  * The non-deterministic finite automaton of a pattern (Flink's `NFA`), after the SASE paper "Efficient Pattern
  * Matching over Event Streams". Pure: it holds only the compiled states; a key's matching state (`NFAState`) and
@@ -75,6 +84,8 @@ export class NFA<T> {
   private readonly restingStates: State<T>[] = [];
   /** The start states, for {@link startsNothing}. */
   private readonly startStates: State<T>[] = [];
+  /** The states a partial match can wait in past the start (the resting states that are no start state). */
+  private readonly restingStatesPastStart: State<T>[] = [];
   /**
    * Whether an event that {@link isInert} calls inert may go unseen: true unless time passing can complete a match
    * (a trailing `notFollowedBy` waits in a Pending state, or a skip strategy holds completed matches back while a
@@ -126,6 +137,7 @@ export class NFA<T> {
       if (s.isPending()) pending = true;
       if (!s.isFinal() && !s.isStop()) this.restingStates.push(s);
       if (s.isStart()) this.startStates.push(s);
+      else if (!s.isFinal() && !s.isStop()) this.restingStatesPastStart.push(s);
     }
     this.mayDropInertEvents =
       !pending && !(this.hasWindows && compiled.afterMatchSkipStrategy.isSkipStrategy());
@@ -157,6 +169,18 @@ export class NFA<T> {
    */
   startsNothing(event: T, timestamp: number): boolean {
     return this.allIgnoreInPlace(this.startStates, event, timestamp);
+  }
+
+  /**
+   * {@link isInert} and {@link startsNothing} at once, each condition tested once: {@link EVENT_INERT} when the event
+   * is inert, else {@link EVENT_STARTS_NOTHING} when it starts nothing, else {@link EVENT_MAY_START}. The start states
+   * are asked first: an event that may start something needs no other answer (inert implies starting nothing).
+   */
+  eventReach(event: T, timestamp: number): EventReach {
+    if (!this.allIgnoreInPlace(this.startStates, event, timestamp)) return EVENT_MAY_START;
+    return this.allIgnoreInPlace(this.restingStatesPastStart, event, timestamp)
+      ? EVENT_INERT
+      : EVENT_STARTS_NOTHING;
   }
 
   /**

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
+import { KeyedOperatorHarness, type HarnessSnapshot } from '../../../test/support/keyed-operator-harness.ts';
 import { assertProperty } from '../../../test/support/property.ts';
 import { OutputTag } from '../../core/output-tag.ts';
 import { AfterMatchSkipStrategy } from '../nfa/after-match-skip-strategy.ts';
@@ -42,11 +42,17 @@ function logged(log: string[]) {
   };
 }
 
-function harness(pattern: Pattern<Ev, any, any, any>, log: string[], late?: OutputTag<Ev>) {
+function harness(
+  pattern: Pattern<Ev, any, any, any>,
+  log: string[],
+  late?: OutputTag<Ev>,
+  restore?: HarnessSnapshot,
+) {
   return new KeyedOperatorHarness<Ev, string>(
     () =>
       new CepOperator<Ev, string, string>(compilePattern(pattern), logged(log) as never, false, byId, late),
     (e) => e.key,
+    restore === undefined ? {} : { restore },
   );
 }
 
@@ -129,6 +135,59 @@ describe('CepOperator drops inert elements in event time', () => {
     h.processElement(ev(3, 'a', 'p'), 5);
     h.processWatermark(5);
     assert.deepEqual(log, ['match p:3-4@5']);
+  });
+
+  it('a key with no partial match wakes at its first element of the round, one that starts nothing included', () => {
+    const log: string[] = [];
+    const h = harness(aThenB(), log);
+    // Flink's timer for p fires at 3, before q's at 4: p's match comes first though q's a is earlier than p's
+    h.processElement(ev(1, 'b', 'p'), 3);
+    h.processElement(ev(2, 'a', 'q'), 4);
+    h.processElement(ev(3, 'a', 'p'), 5);
+    h.processElement(ev(4, 'b', 'q'), 6);
+    h.processElement(ev(5, 'b', 'p'), 6);
+    h.processWatermark(10);
+    assert.deepEqual(log, ['match p:3-5@6', 'match q:2-4@6']);
+  });
+
+  it('many keys starting something in one round: each wakes in turn, the rest are not woken', () => {
+    const log: string[] = [];
+    const h = harness(aThenB(), log);
+    const keys = Array.from({ length: 12 }, (_, k) => `k${String(k).padStart(2, '0')}`);
+    let id = 0;
+    // each key's b first (in reverse key order), then the a's, then the b's completing them; idle keys only send b's
+    for (const key of [...keys].reverse()) h.processElement(ev(id++, 'b', key), 3);
+    for (const key of keys) h.processElement(ev(id++, 'b', `idle-${key}`), 4);
+    for (const key of keys) h.processElement(ev(id++, 'a', key), 5);
+    for (const key of keys) h.processElement(ev(id++, 'b', key), 6);
+    h.processWatermark(10);
+    assert.deepEqual(
+      log,
+      [...keys].reverse().map((key) => `match ${key}:${24 + keys.indexOf(key)}-${36 + keys.indexOf(key)}@6`),
+    );
+    assert.equal(cep(h).numKeyRecords(), 0);
+    assert.deepEqual(cep(h).wakeUpTimes(), []);
+  });
+
+  it('a restored queue of elements that start nothing still starts from a later element that does', () => {
+    for (const order of ['restored first', 'restored after'] as const) {
+      const log: string[] = [];
+      const before = harness(aThenB(), log);
+      // restored: a b that starts nothing (p), or an a that starts a match (q)
+      if (order === 'restored first') before.processElement(ev(1, 'b', 'p'), 5);
+      else before.processElement(ev(1, 'a', 'p'), 5);
+      const after = harness(aThenB(), log, undefined, before.snapshot());
+      if (order === 'restored first') {
+        after.processElement(ev(2, 'a', 'p'), 6);
+        after.processElement(ev(3, 'b', 'p'), 7);
+      } else {
+        // a b after the restored a: the key is woken from the a on, not from where the restored queue starts
+        after.processElement(ev(3, 'b', 'p'), 7);
+      }
+      after.processWatermark(10);
+      assert.deepEqual(log, [order === 'restored first' ? 'match p:2-3@7' : 'match p:1-3@7'], order);
+      assert.equal(after.backend.numStateEntries(), 0, order);
+    }
   });
 
   it('each key gets the matches and timeouts of the NFA fed all its elements in timestamp order', () => {

@@ -18,14 +18,21 @@ import {
   type PatternProcessFunction,
 } from '../functions.ts';
 import type { CompiledPattern } from '../nfa/compiler/nfa-compiler.ts';
-import { NFA, type CepTimerService, type Match, type TimedOutMatch } from '../nfa/nfa.ts';
+import {
+  EVENT_INERT,
+  EVENT_MAY_START,
+  NFA,
+  type CepTimerService,
+  type Match,
+  type TimedOutMatch,
+} from '../nfa/nfa.ts';
 import type { NFAState } from '../nfa/nfa-state.ts';
 import { nfaStateSerializer } from '../nfa/nfa-state-serializer.ts';
 import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
-import { DueBuffer, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
+import { DueBuffer, STARTING_ELEMENT, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
 import { denormalizeKey, type NormalizedKey } from '../../state/key-hash.ts';
 import {
   snapshotPartialMatches,
@@ -88,6 +95,9 @@ interface CepRecord {
    * under the same sequence number (an entry whose pair is gone is stale).
    */
   registrations: readonly number[];
+  /** The watermark round that last gave the key a group of its round (see {@link CepOperator.runRound}), and which. */
+  round: number;
+  group: number;
 }
 
 /** The registrations of a record that has none (shared: a record's array is replaced, never changed). */
@@ -97,6 +107,8 @@ const NO_REGISTRATIONS: readonly number[] = [];
 const RECORD_POOL_SIZE = 256;
 /** Scratch arrays of a watermark round longer than this are dropped after it rather than kept for the next. */
 const ROUND_SCRATCH_KEPT = 4096;
+/** Up to this many starters in a round are found by a scan of their keys, more through a Map. */
+const STARTERS_SCANNED = 8;
 
 /** Emptied queues kept for reuse, at most this many, each of at most {@link POOLED_CAPACITY} slots. */
 const QUEUE_POOL_SIZE = 4096;
@@ -158,18 +170,29 @@ export class CepOperator<IN, KEY, OUT>
   private nextSeq = 0;
   /** Event time: the watermark of the current or last watermark round. */
   private roundWatermark = Number.NEGATIVE_INFINITY;
-  // Scratch of one watermark round: its buckets, its keys with elements (groups) and their elements, linked by key.
-  // Every slot of these arrays is written before it is read.
+  /** Numbers the watermark rounds: a record's `round` says whether its `group` is this round's. */
+  private roundNumber = 0;
+  // Scratch of one watermark round: its buckets; the keys it wakes (groups, in waking order), each with its key, its
+  // record (if it has one), the time from which its elements are fed, and its elements, linked; the keys with no
+  // record it may wake (starters: keys with an element that may start something, or a queue to clear), each with its
+  // group once it has one. Every slot of these arrays is written before it is read.
   // Stryker disable ArrayDeclaration: see above
   private readonly roundBuckets: DueBucket[] = [];
-  private readonly groups = new Map<NormalizedKey, number>();
+  private groupKeys: NormalizedKey[] = [];
+  private groupRecords: (CepRecord | undefined)[] = [];
+  private groupFrom: number[] = [];
   private groupHeads: number[] = [];
   private groupTails: number[] = [];
-  private groupWoken: boolean[] = [];
   private roundElements: unknown[] = [];
   private roundTimestamps: number[] = [];
   private roundNext: number[] = [];
+  private starterKeys: NormalizedKey[] = [];
+  private starterFrom: number[] = [];
+  private starterGroups: number[] = [];
   // Stryker restore ArrayDeclaration
+  private starterCount = 0;
+  /** The starters by key, index into the arrays above, once there are more than {@link STARTERS_SCANNED}. */
+  private readonly starterIndex = new Map<NormalizedKey, number>();
   /** The key being woken, and its record once it has one: timeouts registered meanwhile belong to it. */
   private wakingKey: unknown = undefined;
   private wakingNormalizedKey: NormalizedKey = 0;
@@ -274,9 +297,10 @@ export class CepOperator<IN, KEY, OUT>
     }
     // In event time the watermark is trusted: an element at or before it is late (Flink's CepOperator check).
     if (timestamp > this.timerService.currentWatermark()) {
+      const reach = this.nfa.eventReach(value, timestamp);
       // an element no partial match would take or be changed by never reaches the NFA (see NFA.isInert)
-      if (this.dropInert && this.nfa.isInert(value, timestamp)) return;
-      this.bufferEventInEventTime(value, timestamp);
+      if (reach === EVENT_INERT && this.dropInert) return;
+      this.bufferEventInEventTime(value, timestamp, reach === EVENT_MAY_START);
     } else if (this.lateDataOutputTag !== undefined) {
       this.output.collectSide(this.lateDataOutputTag, value, timestamp);
     } else if (++this.numLateRecordsDropped === 1) {
@@ -318,39 +342,81 @@ export class CepOperator<IN, KEY, OUT>
   }
 
   /**
-   * One watermark round: takes the buckets due at or before the watermark out of the due buffer, groups their elements
-   * by key (each key's in timestamp order, then arrival), then goes through their entries in order and wakes each key
-   * at its first one: the key's elements up to the watermark are all fed to the NFA then. Timeouts registered meanwhile
-   * are later than the watermark (earlier ones would fire with nothing left to do), so the round's buckets stay as
-   * taken.
+   * One watermark round: takes the buckets due at or before the watermark out of the due buffer, gives each key to wake
+   * a group holding its elements to feed (in timestamp order, then arrival), in the order of the key's first entry,
+   * and wakes the groups in that order: Flink's timers at those times would fire in it (by time, then registration).
+   * A key is woken when it has a record (partial matches), or else when one of its elements of the round may start
+   * something (a starter, see NFA.startsNothing) or a snapshot wrote a queue for it (which waking clears); a key with
+   * no record is fed its elements from the first timestamp with a starter on (a timestamp whole, as the comparator may
+   * put any of its elements first): fed to its initial NFA state, those before it would leave it as it is, with
+   * nothing to time out. Every other element is dropped with one lookup of its key's record.
+   *
+   * The groups are found before any key is woken: waking a key changes only its own record and registrations (a
+   * record forgotten and reused for another key in the round drops its registrations, and a new one registers only
+   * after the watermark), so what decides the groups holds through the round. Timeouts registered meanwhile are later
+   * than the watermark (earlier ones would fire with nothing left to do), so the round's buckets stay as taken.
    */
   private runRound(watermark: number): void {
     const buckets = this.roundBuckets;
     this.due.takeUpTo(watermark, buckets);
-    const groups = this.groups;
+    const round = ++this.roundNumber;
+    this.findStarters(buckets);
+    const records = this.records;
     let elementCount = 0;
     let groupCount = 0;
     for (let b = 0; b < buckets.length; b++) {
       const bucket = buckets[b]!;
       const entries = bucket.entries;
       const ts = bucket.timestamp;
-      // Stryker disable next-line EqualityOperator: the slot past the last entry is empty: it makes a group of no key that no entry wakes
-      for (let i = 0; i < bucket.count; i += 2) {
-        const item = entries[i];
+      let i = 0;
+      // Stryker disable next-line EqualityOperator: the slot past the last entry is empty, read as an element of no key that nothing wakes
+      while (i < bucket.count) {
+        let item = entries[i];
+        let normalizedKey: NormalizedKey;
         if (item === TIMEOUT_ENTRY) {
-          i++;
+          const record = entries[i + 1] as CepRecord;
+          const seq = entries[i + 2] as number;
+          i += 3;
+          // stale (the registration was dropped when the key woke, or its record was forgotten), or grouped already
+          if (record.round === round || !this.isRegistered(record, ts, seq)) continue;
+          record.round = round;
+          record.group = groupCount;
+          this.startGroup(groupCount++, record.normalizedKey, record, Number.NEGATIVE_INFINITY);
           continue;
         }
-        const normalizedKey = entries[i + 1] as NormalizedKey;
-        let g = groups.get(normalizedKey);
-        if (g === undefined) {
-          g = groupCount++;
-          groups.set(normalizedKey, g);
-          this.groupHeads[g] = elementCount;
-          this.groupWoken[g] = false;
+        if (item === STARTING_ELEMENT) {
+          item = entries[i + 1];
+          normalizedKey = entries[i + 2] as NormalizedKey;
+          i += 3;
         } else {
-          this.roundNext[this.groupTails[g]!] = elementCount;
+          normalizedKey = entries[i + 1] as NormalizedKey;
+          i += 2;
         }
+        let g: number;
+        const record = records.get(normalizedKey);
+        if (record !== undefined) {
+          if (record.round === round) {
+            g = record.group;
+          } else {
+            record.round = round;
+            g = record.group = groupCount++;
+            this.startGroup(g, normalizedKey, record, Number.NEGATIVE_INFINITY);
+          }
+        } else {
+          const s = this.starterOf(normalizedKey);
+          // neither a record nor a starter: the key is not woken, and this element starts nothing
+          if (s < 0) continue;
+          g = this.starterGroups[s]!;
+          if (g < 0) {
+            g = this.starterGroups[s] = groupCount++;
+            this.startGroup(g, normalizedKey, undefined, this.starterFrom[s]!);
+          }
+        }
+        // Stryker disable next-line EqualityOperator: an element at the first starter's time is fed (a timestamp goes whole)
+        if (ts < this.groupFrom[g]!) continue;
+        const tail = this.groupTails[g]!;
+        if (tail < 0) this.groupHeads[g] = elementCount;
+        else this.roundNext[tail] = elementCount;
         this.groupTails[g] = elementCount;
         this.roundElements[elementCount] = item;
         this.roundTimestamps[elementCount] = ts;
@@ -359,66 +425,92 @@ export class CepOperator<IN, KEY, OUT>
       }
     }
     const backend = this.backend;
-    for (let b = 0; b < buckets.length; b++) {
-      const bucket = buckets[b]!;
-      const entries = bucket.entries;
-      // Stryker disable next-line EqualityOperator: the slot past the last entry is empty: its key has no group, and waking no key finds nothing to do
-      for (let i = 0; i < bucket.count; i += 2) {
-        const item = entries[i];
-        if (item === TIMEOUT_ENTRY) {
-          const record = entries[i + 1] as CepRecord;
-          i++;
-          // stale: dropped when the key woke (earlier in this round or before), or the record was forgotten
-          if (!this.isRegistered(record, bucket.timestamp, entries[i + 1] as number)) continue;
-          backend.setCurrentNormalizedKey(record.normalizedKey, record.key);
-          this.wake(
-            record.key,
-            record.normalizedKey,
-            groups.get(record.normalizedKey) ?? -1,
-            record,
-            watermark,
-          );
-        } else {
-          const normalizedKey = entries[i + 1] as NormalizedKey;
-          const g = groups.get(normalizedKey)!;
-          // woken at an earlier entry of this round (an element, or a timeout of its record)
-          if (this.groupWoken[g]) continue;
-          const record = this.records.get(normalizedKey);
-          // A key with no partial match whose elements of the round all start nothing: waking it would feed them to
-          // an NFA state that keeps each as it is (see NFA.startsNothing) and advance it with nothing to time out.
-          if (record === undefined && this.groupStartsNothing(g, normalizedKey)) {
-            this.groupWoken[g] = true;
-            continue;
-          }
-          const key = denormalizeKey(normalizedKey);
-          backend.setCurrentNormalizedKey(normalizedKey, key);
-          this.wake(key, normalizedKey, g, record, watermark);
-        }
-      }
+    for (let g = 0; g < groupCount; g++) {
+      const normalizedKey = this.groupKeys[g]!;
+      const record = this.groupRecords[g];
+      const key = record === undefined ? denormalizeKey(normalizedKey) : record.key;
+      backend.setCurrentNormalizedKey(normalizedKey, key);
+      this.wake(key, normalizedKey, this.groupHeads[g]!, record, watermark);
     }
     buckets.length = 0;
-    groups.clear();
     this.clearRoundScratch(elementCount, groupCount);
   }
 
-  /**
-   * Whether no element of group `g` starts anything from an idle NFA state, and no queue a snapshot wrote for the key
-   * waits to be cleared (which waking does).
-   */
-  private groupStartsNothing(g: number, normalizedKey: NormalizedKey): boolean {
-    if (this.storedQueues.size > 0 && this.storedQueues.has(normalizedKey)) return false;
-    const elements = this.roundElements;
-    const timestamps = this.roundTimestamps;
-    const next = this.roundNext;
-    for (let i = this.groupHeads[g]!; i >= 0; i = next[i]!) {
-      if (!this.nfa.startsNothing(elements[i] as IN, timestamps[i]!)) return false;
-    }
-    return true;
+  /** Opens group `g` of the round, for the key (and its record, if it has one), fed its elements from `from` on. */
+  private startGroup(
+    g: number,
+    normalizedKey: NormalizedKey,
+    record: CepRecord | undefined,
+    from: number,
+  ): void {
+    this.groupKeys[g] = normalizedKey;
+    this.groupRecords[g] = record;
+    this.groupFrom[g] = from;
+    this.groupHeads[g] = -1;
+    this.groupTails[g] = -1;
   }
 
   /**
-   * Lets the round's elements go; arrays grown past {@link ROUND_SCRATCH_KEPT} are dropped rather than kept. Memory
-   * only: every slot is written before it is read in the next round.
+   * Lists the round's starters (see {@link runRound}): each key with an element that may start something, from the
+   * time of its first such element (the buckets are in time order), and each key with a queue a snapshot wrote, from
+   * Infinity when it has no such element (woken, it is fed nothing). A key with a record is listed too and never looked
+   * up. Elements that may start something are a small share in most patterns (a pattern's first stage).
+   */
+  private findStarters(buckets: readonly DueBucket[]): void {
+    this.starterCount = 0;
+    this.starterIndex.clear();
+    const storedQueues = this.storedQueues;
+    const anyStored = storedQueues.size > 0;
+    for (let b = 0; b < buckets.length; b++) {
+      const bucket = buckets[b]!;
+      const entries = bucket.entries;
+      let i = 0;
+      // Stryker disable next-line EqualityOperator: the slot past the last entry is empty, read as an element of no key
+      while (i < bucket.count) {
+        const item = entries[i];
+        if (item === TIMEOUT_ENTRY) {
+          i += 3;
+        } else if (item === STARTING_ELEMENT) {
+          this.addStarter(entries[i + 2] as NormalizedKey, bucket.timestamp);
+          i += 3;
+        } else {
+          if (anyStored && storedQueues.has(entries[i + 1] as NormalizedKey)) {
+            this.addStarter(entries[i + 1] as NormalizedKey, Number.POSITIVE_INFINITY);
+          }
+          i += 2;
+        }
+      }
+    }
+  }
+
+  /** Lists a starter from `from`, or lowers the time of one listed (from Infinity: a key with a queue to clear). */
+  private addStarter(normalizedKey: NormalizedKey, from: number): void {
+    const s = this.starterOf(normalizedKey);
+    if (s >= 0) {
+      // Stryker disable next-line EqualityOperator: equal times leave it as it is
+      if (from < this.starterFrom[s]!) this.starterFrom[s] = from;
+      return;
+    }
+    const n = this.starterCount++;
+    this.starterKeys[n] = normalizedKey;
+    this.starterFrom[n] = from;
+    this.starterGroups[n] = -1;
+    if (n === STARTERS_SCANNED) for (let k = 0; k <= n; k++) this.starterIndex.set(this.starterKeys[k]!, k);
+    else if (n > STARTERS_SCANNED) this.starterIndex.set(normalizedKey, n);
+  }
+
+  /** The index of the key's starter in this round, or -1 when it is none. */
+  private starterOf(normalizedKey: NormalizedKey): number {
+    const n = this.starterCount;
+    if (n > STARTERS_SCANNED) return this.starterIndex.get(normalizedKey) ?? -1;
+    const keys = this.starterKeys;
+    for (let s = 0; s < n; s++) if (keys[s] === normalizedKey) return s;
+    return -1;
+  }
+
+  /**
+   * Lets the round's elements and records go; arrays grown past {@link ROUND_SCRATCH_KEPT} are dropped rather than
+   * kept. Memory only: every slot is written before it is read in the next round.
    */
   // Stryker disable all: see above
   private clearRoundScratch(elementCount: number, groupCount: number): void {
@@ -430,22 +522,32 @@ export class CepOperator<IN, KEY, OUT>
       this.roundElements.fill(undefined, 0, elementCount);
     }
     if (groupCount > ROUND_SCRATCH_KEPT) {
+      this.groupKeys = [];
+      this.groupRecords = [];
+      this.groupFrom = [];
       this.groupHeads = [];
       this.groupTails = [];
-      this.groupWoken = [];
+    } else {
+      this.groupRecords.fill(undefined, 0, groupCount);
     }
+    if (this.starterCount > ROUND_SCRATCH_KEPT) {
+      this.starterKeys = [];
+      this.starterFrom = [];
+      this.starterGroups = [];
+    }
+    this.starterIndex.clear();
   }
   // Stryker restore all
 
   /**
-   * Wakes the current key at the watermark: feeds its buffered elements up to it (group `g` of the round, or none) to
-   * the NFA, advances the NFA to it, then keeps the NFA state in the key's record (creating it when a partial match
+   * Wakes the current key at the watermark: feeds the round's elements of its group (linked from `head`, or none: -1)
+   * to the NFA, advances the NFA to it, then keeps the NFA state in the key's record (creating it when a partial match
    * started), or forgets the record when no partial match is left.
    */
   private wake(
     key: unknown,
     normalizedKey: NormalizedKey,
-    g: number,
+    head: number,
     record: CepRecord | undefined,
     watermark: number,
   ): void {
@@ -458,11 +560,7 @@ export class CepOperator<IN, KEY, OUT>
     this.wakingKey = key;
     this.wakingNormalizedKey = normalizedKey;
     this.wakingRecord = record;
-    // Stryker disable next-line ConditionalExpression: group -1 has no head, and a loop from no head feeds nothing
-    if (g >= 0) {
-      this.groupWoken[g] = true;
-      this.processGroup(nfaState, this.groupHeads[g]!, record === undefined);
-    }
+    this.processGroup(nfaState, head);
     this.advanceTime(nfaState, watermark);
     record = this.wakingRecord;
     this.wakingRecord = undefined;
@@ -496,27 +594,13 @@ export class CepOperator<IN, KEY, OUT>
   /**
    * Feeds a round's elements of one key, linked from `head` in timestamp order (ties in arrival order), to the NFA,
    * `advanceTime` before each timestamp; elements of one timestamp are sorted by the comparator when there is one.
-   * For a key with no partial match (`idle`), the leading timestamps none of whose elements starts anything are
-   * skipped: fed to the NFA they would leave its state as it is (see NFA.startsNothing). A timestamp is skipped
-   * whole or not at all, as the comparator may put any of its elements first.
    */
-  private processGroup(nfaState: NFAState, head: number, idle: boolean): void {
+  private processGroup(nfaState: NFAState, head: number): void {
     const elements = this.roundElements;
     const timestamps = this.roundTimestamps;
     const next = this.roundNext;
     const comparator = this.comparator;
     let i = head;
-    if (idle) {
-      const nfa = this.nfa;
-      skip: while (i >= 0) {
-        const ts = timestamps[i]!;
-        let j = i;
-        for (; j >= 0 && timestamps[j] === ts; j = next[j]!) {
-          if (!nfa.startsNothing(elements[j] as IN, ts)) break skip;
-        }
-        i = j;
-      }
-    }
     while (i >= 0) {
       const ts = timestamps[i]!;
       this.advanceTime(nfaState, ts);
@@ -608,6 +692,9 @@ export class CepOperator<IN, KEY, OUT>
         // Stryker disable next-line BooleanLiteral: a clear too many changes nothing (see forget)
         stored: false,
         registrations: NO_REGISTRATIONS,
+        // Stryker disable next-line UnaryOperator: round numbers start at 1: any number below is no round's
+        round: -1,
+        group: -1,
       };
     } else {
       // a pooled record was forgotten: no NFA state, no registrations, not stored
@@ -656,7 +743,10 @@ export class CepOperator<IN, KEY, OUT>
     for (const { key, normalizedKey, queue, nfaState } of restored) {
       if (queue !== undefined) {
         for (let i = 0; i < queue.size; i++) {
-          this.due.addElement(queue.timestamps[i]!, queue.elements[i], normalizedKey);
+          const ts = queue.timestamps[i]!;
+          const element = queue.elements[i] as IN;
+          if (this.nfa.startsNothing(element, ts)) this.due.addElement(ts, element, normalizedKey);
+          else this.due.addStartingElement(ts, element, normalizedKey);
         }
         this.storedQueues.add(normalizedKey);
       }
@@ -701,10 +791,13 @@ export class CepOperator<IN, KEY, OUT>
 
   /**
    * Event time: buffers an element until the watermark passes it: one entry in the due buffer, nothing per key (the
-   * entry numbers it as Flink's timer for a newly buffered timestamp would be numbered).
+   * entry numbers it as Flink's timer for a newly buffered timestamp would be numbered), marked when it may start
+   * something (see {@link runRound}).
    */
-  private bufferEventInEventTime(event: IN, timestamp: number): void {
-    this.due.addElement(timestamp, event, this.backend.currentNormalizedKey());
+  private bufferEventInEventTime(event: IN, timestamp: number, mayStart: boolean): void {
+    const normalizedKey = this.backend.currentNormalizedKey();
+    if (mayStart) this.due.addStartingElement(timestamp, event, normalizedKey);
+    else this.due.addElement(timestamp, event, normalizedKey);
   }
 
   /** A queue of one element, from the pool when it has one. */
@@ -784,16 +877,11 @@ export class CepOperator<IN, KEY, OUT>
       if (record.registrations.length > 0) first.set(record.normalizedKey, record.registrations[0]!);
     }
     for (const bucket of this.due.buckets()) {
-      for (let i = 0; i < bucket.count; i += 2) {
-        if (bucket.entries[i] === TIMEOUT_ENTRY) {
-          i++;
-          continue;
-        }
-        const normalizedKey = bucket.entries[i + 1] as NormalizedKey;
+      forEachElement(bucket, (_element, normalizedKey) => {
         const known = first.get(normalizedKey);
         // Stryker disable next-line EqualityOperator: an equal time is already the one known
         if (known === undefined || bucket.timestamp < known) first.set(normalizedKey, bucket.timestamp);
-      }
+      });
     }
     return [...first.values()].sort((a, b) => a - b);
   }
@@ -934,22 +1022,16 @@ export class CepOperator<IN, KEY, OUT>
   private writeQueues(): void {
     const queues = new Map<NormalizedKey, ElementQueue<IN>>();
     for (const bucket of this.due.buckets()) {
-      const entries = bucket.entries;
-      for (let i = 0; i < bucket.count; i += 2) {
-        if (entries[i] === TIMEOUT_ENTRY) {
-          i++;
-          continue;
-        }
-        const normalizedKey = entries[i + 1] as NormalizedKey;
+      forEachElement(bucket, (element, normalizedKey) => {
         let queue = queues.get(normalizedKey);
         if (queue === undefined) {
           queue = { size: 0, timestamps: [], elements: [] };
           queues.set(normalizedKey, queue);
         }
         queue.timestamps.push(bucket.timestamp);
-        queue.elements.push(entries[i] as IN);
+        queue.elements.push(element as IN);
         queue.size++;
-      }
+      });
     }
     // A key whose queue keyed state holds still buffers elements: a key's elements leave the buffer only when it wakes,
     // and waking clears its queue. So every queue written before is rewritten here.
@@ -1096,6 +1178,27 @@ export class CepOperator<IN, KEY, OUT>
   /** @internal */
   currentProcessingTime(): number {
     return this.timerService.currentProcessingTime();
+  }
+}
+
+/** Calls `fn` with each element of the bucket and its key, in order (for snapshots and tools, not the record path). */
+function forEachElement(
+  bucket: DueBucket,
+  fn: (element: unknown, normalizedKey: NormalizedKey) => void,
+): void {
+  const entries = bucket.entries;
+  let i = 0;
+  while (i < bucket.count) {
+    const item = entries[i];
+    if (item === TIMEOUT_ENTRY) {
+      i += 3;
+    } else if (item === STARTING_ELEMENT) {
+      fn(entries[i + 1], entries[i + 2] as NormalizedKey);
+      i += 3;
+    } else {
+      fn(item, entries[i + 1] as NormalizedKey);
+      i += 2;
+    }
   }
 }
 

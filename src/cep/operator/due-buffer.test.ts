@@ -1,18 +1,26 @@
 // DueBuffer: entries by due time, in the order they were added, whatever the times' slots in its table.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DueBuffer, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
+import { DueBuffer, STARTING_ELEMENT, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
 
-/** Each bucket as `time: entries`, an element as `key=element`, a timeout as `!holder#seq`. */
+/**
+ * Each bucket as `time: entries`, an element as `key=element`, one marked as starting something as `key=*element`, a
+ * timeout as `!holder#seq`.
+ */
 function show(buckets: readonly DueBucket[]): string[] {
   return buckets.map((b) => {
     const parts: string[] = [];
-    for (let i = 0; i < b.count; i += 2) {
+    let i = 0;
+    while (i < b.count) {
       if (b.entries[i] === TIMEOUT_ENTRY) {
         parts.push(`!${String(b.entries[i + 1])}#${String(b.entries[i + 2])}`);
-        i++;
+        i += 3;
+      } else if (b.entries[i] === STARTING_ELEMENT) {
+        parts.push(`${String(b.entries[i + 2])}=*${String(b.entries[i + 1])}`);
+        i += 3;
       } else {
         parts.push(`${String(b.entries[i + 1])}=${String(b.entries[i])}`);
+        i += 2;
       }
     }
     return `${b.timestamp}: ${parts.join(' ')}`;
@@ -43,6 +51,22 @@ describe('DueBuffer', () => {
     assert.deepEqual(show(taken), ['8: q=e', '9: p=d']);
     assert.equal(buffer.firstTime(), Number.POSITIVE_INFINITY);
     assert.deepEqual(buffer.buckets(), []);
+  });
+
+  it('keeps an element marked as starting something in order with the others, in three slots', () => {
+    const buffer = new DueBuffer();
+    buffer.addElement(3, 'a', 'p');
+    buffer.addStartingElement(3, 'b', 'q');
+    buffer.addTimeout(3, 'r', 0);
+    buffer.addStartingElement(2, 'c', 'p');
+    buffer.addElement(3, 'd', 'q');
+    const taken: DueBucket[] = [];
+    buffer.takeUpTo(3, taken);
+    assert.deepEqual(show(taken), ['2: p=*c', '3: p=a q=*b !r#0 q=d']);
+    assert.deepEqual(
+      taken.map((b) => b.count),
+      [3, 10],
+    );
   });
 
   it('keeps times that share a slot of its table apart, and frees the slot for a later time', () => {

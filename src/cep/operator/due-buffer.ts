@@ -1,12 +1,15 @@
 // DueBuffer: what the CEP operator waits for in event time (buffered elements and partial-match timeouts), by time.
 
-/** The first slot of a timeout entry; any other value there is a buffered element. */
+/** The first slot of a timeout entry. */
 export const TIMEOUT_ENTRY: unique symbol = Symbol('timeout');
+/** The first slot of an entry for an element that may start something (see {@link DueBuffer.addStartingElement}). */
+export const STARTING_ELEMENT: unique symbol = Symbol('starting element');
 
 /**
  * The entries of one due time, the first `count` slots of `entries`, in the order they were added (see
- * {@link DueBuffer}): an element takes two slots (element, key), a timeout three ({@link TIMEOUT_ENTRY}, its holder,
- * its sequence number).
+ * {@link DueBuffer}): an element takes two slots (element, key), or three when marked as one that may start
+ * something ({@link STARTING_ELEMENT}, element, key); a timeout three ({@link TIMEOUT_ENTRY}, its holder, its sequence
+ * number). A first slot holding neither marker is an element.
  */
 export class DueBucket {
   count = 0;
@@ -47,6 +50,21 @@ export class DueBuffer {
     entries[i] = element;
     entries[i + 1] = key;
     bucket.count = i + 2;
+  }
+
+  /**
+   * Adds an element at `time` (later than any time taken so far), marked as one that may start something: the reader
+   * of the entries decides what that means (the CEP operator: an element that may start a partial match, which a key
+   * with none needs to be woken for; the others are two-slot entries).
+   */
+  addStartingElement(time: number, element: unknown, key: unknown): void {
+    const bucket = this.bucketFor(time, 3);
+    const entries = bucket.entries;
+    const i = bucket.count;
+    entries[i] = STARTING_ELEMENT;
+    entries[i + 1] = element;
+    entries[i + 2] = key;
+    bucket.count = i + 3;
   }
 
   /** Adds a timeout at `time` (later than any time taken so far) for `holder`, numbered `seq`. */
