@@ -6,21 +6,10 @@ import {
   Pattern,
   StreamExecutionEnvironment,
   TumblingEventTimeWindows,
-  ValueStateDescriptor,
   WatermarkStrategy,
-  type Collector,
-  type KeyedProcessContext,
-  type KeyedProcessFunction,
-  type RuntimeContext,
-  type ValueState,
 } from '../../src/index.ts';
-import {
-  DeliveryGuarantee,
-  Deserializers,
-  KafkaSink,
-  KafkaSource,
-  OffsetsInitializer,
-} from '../../src/connectors/kafka/index.ts';
+import { Deserializers, KafkaSource, OffsetsInitializer } from '../../src/connectors/kafka/index.ts';
+import { RunningCount, lineSink, windowSum } from './keyed-test-functions.ts';
 
 /** One input record. `level` drives the pattern: low (< 20) followed by high (> 80) within {@link WITHIN_MS}. */
 export interface ChaosEvent {
@@ -45,28 +34,6 @@ export interface ChaosJob {
   readonly bounded: boolean;
 }
 
-/** Writes each record as `<key>:<id>:<count>`, with the running count of its key (keyed state). */
-class RunningCount implements KeyedProcessFunction<string, ChaosEvent, string> {
-  private count!: ValueState<number>;
-
-  open(ctx: RuntimeContext): void {
-    this.count = ctx.getState(new ValueStateDescriptor<number>('count', { defaultValue: 0 }));
-  }
-
-  processElement(e: ChaosEvent, _ctx: KeyedProcessContext<string>, out: Collector<string>): void {
-    const count = this.count.value()! + 1;
-    this.count.update(count);
-    out.collect(`${e.key}:${e.id}:${count}`);
-  }
-}
-
-interface WindowSum {
-  key: string;
-  first: number;
-  count: number;
-  sum: number;
-}
-
 const timedOut = new OutputTag<string>('timed-out');
 
 /**
@@ -82,16 +49,7 @@ export function buildChaosJob(env: StreamExecutionEnvironment, job: ChaosJob): v
     .setStartingOffsets(OffsetsInitializer.earliest())
     .setValueOnlyDeserializer(Deserializers.json<ChaosEvent>());
   if (job.bounded) source = source.setBounded(OffsetsInitializer.latest());
-  // One transactional id prefix per sink operator in the single-process run: two sinks sharing one would fence
-  // each other. In the cluster every sink writes into its task's transaction instead.
-  const sink = (name: string) =>
-    KafkaSink.builder<string>()
-      .setBootstrapServers(job.bootstrapServers)
-      .setTopic(job.output)
-      .setRecordSerializer((line) => ({ key: line.slice(0, line.indexOf(':')), value: line }))
-      .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-      .setTransactionalIdPrefix(`${job.output}-reference-${name}`)
-      .build();
+  const sink = (name: string) => lineSink(job.bootstrapServers, job.output, name);
   const keyed = env
     .fromSource(
       source.build(),
@@ -100,28 +58,14 @@ export function buildChaosJob(env: StreamExecutionEnvironment, job: ChaosJob): v
     )
     .keyBy((e) => e.key);
 
-  keyed.process(new RunningCount(), 'count').uid('count').sinkTo(sink('count'), 'count-output');
+  keyed
+    .process(new RunningCount<ChaosEvent>((e, count) => `${e.key}:${e.id}:${count}`), 'count')
+    .uid('count')
+    .sinkTo(sink('count'), 'count-output');
 
   keyed
     .window(TumblingEventTimeWindows.of(WINDOW_MS))
-    .aggregate({
-      createAccumulator: (): WindowSum => ({ key: '', first: Infinity, count: 0, sum: 0 }),
-      add: (e: ChaosEvent, acc: WindowSum) => {
-        acc.key = e.key;
-        acc.first = Math.min(acc.first, e.id);
-        acc.count++;
-        acc.sum += e.id;
-        return acc;
-      },
-      getResult: (acc: WindowSum) =>
-        `W${acc.key}:${Math.floor((acc.first * MS_PER_ID) / WINDOW_MS)}:${acc.count}:${acc.sum}`,
-      merge: (a: WindowSum, b: WindowSum) => ({
-        key: a.key,
-        first: Math.min(a.first, b.first),
-        count: a.count + b.count,
-        sum: a.sum + b.sum,
-      }),
-    })
+    .aggregate(windowSum<ChaosEvent>(MS_PER_ID, WINDOW_MS))
     .uid('window')
     .sinkTo(sink('window'), 'window-output');
 

@@ -1,25 +1,10 @@
 // The job of the cluster-mode tests: a Kafka topic → map → keyBy → a running count and a window → KafkaSink (exactly once), in one process or many.
 import { pathToFileURL } from 'node:url';
-import {
-  StreamExecutionEnvironment,
-  TumblingEventTimeWindows,
-  ValueStateDescriptor,
-  WatermarkStrategy,
-  type Collector,
-  type KeyedProcessContext,
-  type KeyedProcessFunction,
-  type RuntimeContext,
-  type ValueState,
-} from '../../src/index.ts';
-import {
-  DeliveryGuarantee,
-  Deserializers,
-  KafkaSink,
-  KafkaSource,
-  OffsetsInitializer,
-} from '../../src/connectors/kafka/index.ts';
+import { StreamExecutionEnvironment, TumblingEventTimeWindows, WatermarkStrategy } from '../../src/index.ts';
+import { Deserializers, KafkaSource, OffsetsInitializer } from '../../src/connectors/kafka/index.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/index.ts';
 import type { LocalStores, StateBackend } from '../../src/state/state-backend.ts';
+import { RunningCount, lineSink, windowSum } from './keyed-test-functions.ts';
 
 /** One input record: its key picks the input partition, so each key's records are in order in one partition. */
 export interface ClusterTestEvent {
@@ -48,28 +33,6 @@ interface Doubled {
   readonly double: number;
 }
 
-/** Describes each record as `key:id:double:count`, with the running count of its key (keyed state). */
-class RunningCount implements KeyedProcessFunction<string, Doubled, string> {
-  private count!: ValueState<number>;
-
-  open(ctx: RuntimeContext): void {
-    this.count = ctx.getState(new ValueStateDescriptor<number>('count', { defaultValue: 0 }));
-  }
-
-  processElement(e: Doubled, _ctx: KeyedProcessContext<string>, out: Collector<string>): void {
-    const count = this.count.value()! + 1;
-    this.count.update(count);
-    out.collect(`${e.key}:${e.id}:${e.double}:${count}`);
-  }
-}
-
-interface WindowSum {
-  key: string;
-  first: number;
-  count: number;
-  sum: number;
-}
-
 /**
  * The job: double each id, key by key, then (1) describe each record with its key's running count and (2) count
  * and sum the ids of each key in tumbling event-time windows, written as `W<key>:<window>:<count>:<sum>`; both
@@ -82,15 +45,7 @@ export function buildClusterTestJob(env: StreamExecutionEnvironment, job: Cluste
     .setStartingOffsets(OffsetsInitializer.earliest())
     .setValueOnlyDeserializer(Deserializers.json<ClusterTestEvent>());
   if (job.bounded) source = source.setBounded(OffsetsInitializer.latest());
-  // One transactional id prefix per sink operator: two sinks sharing one would fence each other.
-  const sink = (name: string) =>
-    KafkaSink.builder<string>()
-      .setBootstrapServers(job.bootstrapServers)
-      .setTopic(job.output)
-      .setRecordSerializer((line) => ({ key: line.slice(0, line.indexOf(':')), value: line }))
-      .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-      .setTransactionalIdPrefix(`${job.output}-reference-${name}`)
-      .build();
+  const sink = (name: string) => lineSink(job.bootstrapServers, job.output, name);
   const wait = new Int32Array(new SharedArrayBuffer(4));
   const slowMs = job.slowMs ?? 0;
   const keyed = env
@@ -106,27 +61,13 @@ export function buildClusterTestJob(env: StreamExecutionEnvironment, job: Cluste
       return { key: e.key, id: e.id, double: e.id * 2 };
     }, 'double')
     .keyBy((e) => e.key);
-  keyed.process(new RunningCount(), 'count').uid('count').sinkTo(sink('count'), 'output');
+  keyed
+    .process(new RunningCount<Doubled>((e, count) => `${e.key}:${e.id}:${e.double}:${count}`), 'count')
+    .uid('count')
+    .sinkTo(sink('count'), 'output');
   keyed
     .window(TumblingEventTimeWindows.of(WINDOW_MS))
-    .aggregate({
-      createAccumulator: (): WindowSum => ({ key: '', first: Infinity, count: 0, sum: 0 }),
-      add: (e: Doubled, acc: WindowSum) => {
-        acc.key = e.key;
-        acc.first = Math.min(acc.first, e.id);
-        acc.count++;
-        acc.sum += e.id;
-        return acc;
-      },
-      getResult: (acc: WindowSum) =>
-        `W${acc.key}:${Math.floor((acc.first * MS_PER_ID) / WINDOW_MS)}:${acc.count}:${acc.sum}`,
-      merge: (a: WindowSum, b: WindowSum) => ({
-        key: a.key,
-        first: Math.min(a.first, b.first),
-        count: a.count + b.count,
-        sum: a.sum + b.sum,
-      }),
-    })
+    .aggregate(windowSum<Doubled>(MS_PER_ID, WINDOW_MS))
     .uid('window')
     .sinkTo(sink('window'), 'window-output');
 }

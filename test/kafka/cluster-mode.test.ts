@@ -229,13 +229,18 @@ async function stopGracefully(member: Member): Promise<void> {
   );
 }
 
+/** A new input and output topic of {@link PARTITIONS} partitions each, and a new job id starting with `job`. */
+async function freshTopics(job: string): Promise<{ input: string; output: string; jobId: string }> {
+  const input = uniqueTopic('cluster-in');
+  const output = uniqueTopic('cluster-out');
+  await createTopic(input, PARTITIONS);
+  await createTopic(output, PARTITIONS);
+  return { input, output, jobId: uniqueTopic(job) };
+}
+
 describe('cluster mode: one job as several processes on Kafka', () => {
   it('two processes split the 12 tasks and write exactly the output of a single-process run', async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-job');
     await produce(input, [...events(0, 3_000), ...sentinels()]);
     const expected = await referenceRun(input);
     assert.equal(expected.length, outputCount(3_000));
@@ -258,11 +263,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
   });
 
   it('`weir run --cluster --job-id` runs one job file as two processes, with the output of a single-process run', async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-cli-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-cli-job');
     await produce(input, [...events(0, 1_000), ...sentinels()]);
     const expected = await referenceRun(input);
     assert.equal(expected.length, outputCount(1_000));
@@ -293,11 +294,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
   });
 
   it('a SIGKILLed process loses its tasks to the survivor, which restores their state and timers: no loss, no duplicate, counts and windows continue', async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-job');
     const tail = await openTail(output);
 
     // One process alone owns every task and works on the first 1,000: no window closes yet (event time
@@ -341,11 +338,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
   });
 
   it('a task whose producer a new owner fences stops without a commit and starts again from its last commit: the process goes on, the output is exactly once', async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-fence-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-fence-job');
     const tail = await openTail(output);
     await produce(input, events(0, 1_000));
     const a = start('a', jobId, input, output, 1);
@@ -385,11 +378,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
   });
 
   it("keeps each keyed task's state in the environment's backend (LMDB), a store per task, restored from the changelog after a move to another process", async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-lmdb-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-lmdb-job');
     const tail = await openTail(output);
     const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-lmdb-'));
     try {
@@ -427,11 +416,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
   });
 
   it('a process restarted on its directory restores each task from its local store and checkpoint, reading only the changelog written since (exactly what the other process wrote); a corrupt or missing checkpoint restores in full', async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-local-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-local-job');
     const tail = await openTail(output);
     const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-local-'));
     try {
@@ -506,11 +491,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
   });
 
   it("with standbyReplicas 1, the survivor of a SIGKILL takes the killed process's keyed tasks over from its standbys, reading only the changelog committed since their last catch-up: far fewer messages than the standbys read in all, and the output is exactly the single-process run's", async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-standby-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-standby-job');
     const tail = await openTail(output);
     const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-standby-'));
     try {
@@ -575,11 +556,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
   });
 
   it('a process killed after writing its store and before the commit that covers it does not trust that store: it restores it in full, and the output is exactly once', async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-crash-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-crash-job');
     const tail = await openTail(output);
     const stores = mkdtempSync(join(tmpdir(), 'weir-cluster-crash-'));
     try {
@@ -614,11 +591,7 @@ describe('cluster mode: one job as several processes on Kafka', () => {
   });
 
   it('fails the task, naming the topic, partition and offset, when its changelog holds a record it cannot decode', async () => {
-    const input = uniqueTopic('cluster-in');
-    const output = uniqueTopic('cluster-out');
-    const jobId = uniqueTopic('cluster-job');
-    await createTopic(input, PARTITIONS);
-    await createTopic(output, PARTITIONS);
+    const { input, output, jobId } = await freshTopics('cluster-job');
     // The changelog of the running count (uid 'count'), as the job creates it, with one record that is not a key
     // group's state at offset 0 of partition 2: task 1_2 reads it when it restores.
     const changelog = `${jobId}-count-changelog`;
