@@ -84,6 +84,40 @@ describe('StateTable', () => {
     assert.deepEqual([single.size, single.get(0), [...single]], [0, undefined, []]);
   });
 
+  it('a namespace holds up to eight keys in its flat array, then a Map, in insertion order through every form', () => {
+    const table = new StateTable<unknown>();
+    const inner = table.entriesForWrite('w', {});
+    const list = [1, 2];
+    inner.set(0, 'a').set(1, list);
+    assert.deepEqual([inner.size, inner.get(1), inner.get(2)], [2, list, undefined]);
+    assert.equal(inner.get(1), list, 'an array value stays one value');
+    for (let k = 2; k < 8; k++) inner.set(k, k);
+    inner.set(3, 'three');
+    assert.deepEqual([...inner.keys()], [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual([inner.size, inner.get(3), inner.get(7), inner.get(8)], [8, 'three', 7, undefined]);
+    assert.equal(inner.delete(8), false, 'a key not held');
+    assert.equal(inner.delete(0), true);
+    assert.deepEqual([...inner.keys()], [1, 2, 3, 4, 5, 6, 7]);
+    inner.set(8, 8).set(9, 9);
+    assert.deepEqual(
+      [inner.size, [...inner.keys()]],
+      [9, [1, 2, 3, 4, 5, 6, 7, 8, 9]],
+      'the ninth key: a Map',
+    );
+    assert.deepEqual([inner.get(1), inner.get(3), inner.get(9), inner.get(0)], [list, 'three', 9, undefined]);
+    for (let k = 1; k < 9; k++) inner.delete(k);
+    assert.deepEqual([...inner], [[9, 9]]);
+    const two = table.entriesForWrite('v', {});
+    two.set('x', 1).set('y', 2);
+    assert.equal(two.delete('x'), true);
+    assert.deepEqual([two.size, [...two], two.get('y'), two.get('x')], [1, [['y', 2]], 2, undefined]);
+    two.set('z', 3);
+    assert.equal(two.delete('z'), true, 'the last of two goes');
+    assert.deepEqual([...two], [['y', 2]]);
+    assert.equal(two.delete('y'), true);
+    assert.equal(two.size, 0);
+  });
+
   it('clear empties the table and its cache', () => {
     const table = new StateTable<number>();
     table.entriesForWrite('a', {}).set('k', 1);

@@ -4,18 +4,23 @@ import type { NamespaceHashing, NamespaceSerializer } from '../namespace.ts';
 import { structuredCloneSerializer } from '../../core/type-serializer.ts';
 
 /**
- * The entries of one namespace, and the namespace object itself (for snapshots). A namespace that holds a single
- * key keeps it in two fields and has no Map: a session window's pane belongs to one key, so the contents state of
- * a session job holds one namespace per live session, and a Map each (~90 bytes, plus an entry in a Map of
- * namespace objects) was most of its memory. The Map comes with the second key and stays (plain keyed state and
- * fixed-size windows hold many keys per namespace).
+ * The entries of one namespace, and the namespace object itself (for snapshots), in one of three forms by size. A
+ * namespace that holds a single key keeps it in two fields; two to {@link SMALL_ENTRIES} keys lie flat in one array
+ * (key, value, key, value, ...); more go in a Map. A session window's pane belongs to one key, and the state windows
+ * of a session job that share their window (sessions of different keys opened by bids of one millisecond) hold two
+ * to eight keys each: a Map each was most of the job's state (a V8 Map of a few entries costs ~90 bytes empty and
+ * keeps the slots of deleted entries until it rehashes, ~300 bytes each as measured; the array costs 8 bytes per
+ * entry and a header). Fixed-size windows and plain keyed state hold many keys per namespace and reach the Map form
+ * after {@link SMALL_ENTRIES} keys, where it stays.
  *
  * Keys compare with `===`, which is the Map's SameValueZero for normalized keys (never NaN; -0 is 0).
  */
 export class NamespaceEntries<V> {
-  /** The key of the single entry, or undefined (no entry, or the entries are in `map`). */
+  /** The key of the single entry, or undefined (no entry, or the entries are in `list` or `map`). */
   private key: NormalizedKey | undefined = undefined;
   private value: V | undefined = undefined;
+  /** Two to SMALL_ENTRIES entries, key then value, in insertion order (exactly as long as it holds). */
+  private list: unknown[] | undefined = undefined;
   private map: Map<NormalizedKey, V> | undefined = undefined;
   /** The next namespace of the same lookup key, when the table indexes by a hash (see {@link StateTable}). */
   next: NamespaceEntries<V> | undefined = undefined;
@@ -24,24 +29,28 @@ export class NamespaceEntries<V> {
 
   get size(): number {
     if (this.map !== undefined) return this.map.size;
+    if (this.list !== undefined) return this.list.length >> 1;
     return this.key === undefined ? 0 : 1;
   }
 
   get(key: NormalizedKey): V | undefined {
     if (this.map !== undefined) return this.map.get(key);
+    const list = this.list;
+    if (list !== undefined) {
+      for (let i = 0; i < list.length; i += 2) if (list[i] === key) return list[i + 1] as V;
+      return undefined;
+    }
     return key === this.key ? this.value : undefined;
   }
 
   set(key: NormalizedKey, value: V): this {
     if (this.map !== undefined) this.map.set(key, value);
+    else if (this.list !== undefined) this.setInList(this.list, key, value);
     else if (this.key === undefined || this.key === key) {
       this.key = key;
       this.value = value;
     } else {
-      this.map = new Map([
-        [this.key, this.value as V],
-        [key, value],
-      ]);
+      this.list = [this.key, this.value, key, value];
       this.key = undefined;
       this.value = undefined;
     }
@@ -50,6 +59,20 @@ export class NamespaceEntries<V> {
 
   delete(key: NormalizedKey): boolean {
     if (this.map !== undefined) return this.map.delete(key);
+    const list = this.list;
+    if (list !== undefined) {
+      for (let i = 0; i < list.length; i += 2) {
+        if (list[i] !== key) continue;
+        if (list.length === 4) {
+          // One entry is left: back to the two fields, so a namespace that shrinks holds no array.
+          this.key = list[2 - i] as NormalizedKey;
+          this.value = list[3 - i] as V;
+          this.list = undefined;
+        } else list.splice(i, 2);
+        return true;
+      }
+      return false;
+    }
     if (key !== this.key) return false;
     this.key = undefined;
     this.value = undefined;
@@ -59,13 +82,39 @@ export class NamespaceEntries<V> {
   /** The entries, in insertion order (as a Map's). */
   *[Symbol.iterator](): IterableIterator<[NormalizedKey, V]> {
     if (this.map !== undefined) yield* this.map;
-    else if (this.key !== undefined) yield [this.key, this.value as V];
+    else if (this.list !== undefined) {
+      const list = this.list;
+      for (let i = 0; i < list.length; i += 2) yield [list[i] as NormalizedKey, list[i + 1] as V];
+    } else if (this.key !== undefined) yield [this.key, this.value as V];
   }
 
   *keys(): IterableIterator<NormalizedKey> {
     for (const [key] of this) yield key;
   }
+
+  private setInList(list: unknown[], key: NormalizedKey, value: V): void {
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] === key) {
+        list[i + 1] = value;
+        return;
+      }
+    }
+    if (list.length < 2 * SMALL_ENTRIES) {
+      // concat allocates exactly the new length (a push would grow the array by half plus 16 slots); the pair is
+      // passed as one array so that a value that is itself an array stays one element.
+      this.list = list.concat([key, value]);
+      return;
+    }
+    const map = new Map<NormalizedKey, V>();
+    for (let i = 0; i < list.length; i += 2) map.set(list[i] as NormalizedKey, list[i + 1] as V);
+    map.set(key, value);
+    this.map = map;
+    this.list = undefined;
+  }
 }
+
+/** The most entries a namespace keeps in its flat array before it takes a Map (a scan of up to 8 keys). */
+const SMALL_ENTRIES = 8;
 
 /** The namespace serializer of a table built without one: the lookup key is the namespace itself. */
 const itself: NamespaceSerializer<unknown> = {
