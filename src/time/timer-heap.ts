@@ -26,12 +26,19 @@ class TimerEntry<N> {
 }
 
 /**
- * The timers of one timestamp, in registration order, in one of two forms.
+ * The timers of one timestamp, in registration order, in one of three forms.
  *
  * A key list: while every timer of the timestamp was added by {@link TimerHeap.addNew} with a plain key and one
  * namespace object (a window operator's timers at a window's end: one per key, all for that window), the bucket is
  * that namespace and an array of keys, 8 bytes per timer. Anything else a list cannot answer (a duplicate check, a
  * removal, a second namespace, a composite key) turns it into the Map form first, keeping the order.
+ *
+ * A pair list: a bucket that {@link TimerHeap.add} opened holds up to {@link PAIRS_MAX} timers with plain keys as
+ * key, namespace, key, namespace, ... in one array, and answers duplicate checks and removals by a scan. Timers at
+ * scattered timestamps come a few per millisecond (a session window's end moves with every element that extends
+ * it: ~6 timers per bucket on the session benchmark), and a Map per bucket cost ~300 bytes, most of the memory of
+ * a session's timer, and an allocation per new timestamp. More timers, or a composite key, turn it into the Map
+ * form, keeping the order.
  *
  * The Map form: a Map (which iterates in insertion order, skips entries deleted ahead of an iterator and visits
  * entries added behind it) from a normalized key to the namespace of its timer, or to a {@link TimerEntry} when the
@@ -39,9 +46,12 @@ class TimerEntry<N> {
  * object, so the Map's order stays the registration order of every timer.
  */
 class TimerBucket<N> {
-  readonly timers = new Map<NormalizedKey | TimerEntry<N>, N | TimerEntry<N>>();
-  /** The key list (undefined: the Map form); its timers from `listHead` on are queued, the ones before it polled. */
+  /** The Map form (undefined until a bucket takes it; a bucket in no form yet is new and holds nothing). */
+  timers: Map<NormalizedKey | TimerEntry<N>, N | TimerEntry<N>> | undefined = undefined;
+  /** The key list; its timers from `listHead` on are queued, the ones before it polled. */
   list: NormalizedKey[] | undefined = undefined;
+  /** The pair list (key, namespace, ...); its pairs from `listHead` on are queued, as in the key list. */
+  pairs: unknown[] | undefined = undefined;
   listHead = 0;
   /** The namespace of every timer in the key list. */
   listNamespace: N | undefined = undefined;
@@ -56,6 +66,9 @@ class TimerBucket<N> {
 
   constructor(readonly timestamp: number) {}
 }
+
+/** The most timers a pair list holds before its bucket takes the Map form (a scan of up to 16 keys). */
+const PAIRS_MAX = 16;
 
 /**
  * Flink's HeapPriorityQueueSet, with timers grouped by timestamp: a binary min-heap of buckets, one per distinct
@@ -106,6 +119,13 @@ export class TimerHeap<N> {
     const list = bucket.list;
     if (list !== undefined)
       return this.timerOf(bucket.timestamp, list[bucket.listHead]!, bucket.listNamespace!);
+    const pairs = bucket.pairs;
+    if (pairs !== undefined)
+      return this.timerOf(
+        bucket.timestamp,
+        pairs[bucket.listHead] as NormalizedKey,
+        pairs[bucket.listHead + 1] as N,
+      );
     this.loadHead(bucket);
     return this.timerOf(bucket.timestamp, bucket.headSlot!, bucket.headValue!);
   }
@@ -123,7 +143,30 @@ export class TimerHeap<N> {
   add(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket = this.bucketFor(timestamp);
     if (bucket.list !== undefined) this.toMapForm(bucket);
-    const timers = bucket.timers;
+    else if (bucket.timers === undefined) {
+      const plain = key === normalizedKey && namespace !== undefined;
+      const pairs = bucket.pairs;
+      if (pairs === undefined) {
+        if (plain) {
+          // A new bucket: it holds nothing, so this timer is no duplicate.
+          bucket.pairs = [normalizedKey, namespace];
+          this.count++;
+          return true;
+        }
+      } else {
+        for (let i = bucket.listHead; i < pairs.length; i += 2)
+          if (pairs[i] === normalizedKey && this.same(pairs[i + 1] as N, namespace)) return false;
+        if (plain && pairs.length - bucket.listHead < 2 * PAIRS_MAX) {
+          // Exactly one pair longer: a push would grow the array by half plus 16 slots, more than the pairs of
+          // most timestamps. The copy is at most PAIRS_MAX pairs.
+          bucket.pairs = pairs.concat([normalizedKey, namespace]);
+          this.count++;
+          return true;
+        }
+      }
+      this.toMapForm(bucket);
+    }
+    const timers = bucket.timers!;
     const first = timers.get(normalizedKey);
     if (first !== undefined && this.sameNamespace(first, namespace)) return false;
     let list = bucket.more?.get(normalizedKey);
@@ -159,8 +202,8 @@ export class TimerHeap<N> {
           this.count++;
           return;
         }
-      } else if (bucket.timers.size === 0) {
-        // A new bucket: every bucket in the Map form holds a timer, or is dropped.
+      } else if (bucket.timers === undefined && bucket.pairs === undefined) {
+        // A new bucket: every bucket in a form holds a timer, or is dropped.
         bucket.list = [normalizedKey];
         bucket.listNamespace = namespace;
         this.count++;
@@ -176,8 +219,11 @@ export class TimerHeap<N> {
       // Stryker disable next-line ConditionalExpression,OptionalChaining: a cache; the Map holds the same bucket
       this.lastBucket?.timestamp === timestamp ? this.lastBucket : this.byTimestamp.get(timestamp);
     if (bucket === undefined) return false;
+    const pairs = bucket.pairs;
+    if (pairs !== undefined) return this.removePair(bucket, pairs, normalizedKey, namespace);
     if (bucket.list !== undefined) this.toMapForm(bucket);
-    const first = bucket.timers.get(normalizedKey);
+    const timers = bucket.timers!;
+    const first = timers.get(normalizedKey);
     let slot: NormalizedKey | TimerEntry<N> | undefined;
     if (first !== undefined && this.sameNamespace(first, namespace)) slot = normalizedKey;
     else {
@@ -187,10 +233,10 @@ export class TimerHeap<N> {
       slot = list![i]!;
       this.dropMore(bucket, normalizedKey, list!, i);
     }
-    bucket.timers.delete(slot);
+    timers.delete(slot);
     if (bucket.headSlot === slot) this.clearHead(bucket);
     this.count--;
-    if (bucket.timers.size === 0) this.dropBucket(bucket);
+    if (timers.size === 0) this.dropBucket(bucket);
     return true;
   }
 
@@ -205,17 +251,26 @@ export class TimerHeap<N> {
       if (bucket.listHead === list.length) this.dropBucket(bucket);
       return timer;
     }
+    const pairs = bucket.pairs;
+    if (pairs !== undefined) {
+      const head = bucket.listHead;
+      const timer = this.timerOf(bucket.timestamp, pairs[head] as NormalizedKey, pairs[head + 1] as N);
+      bucket.listHead = head + 2;
+      this.count--;
+      if (head + 2 === pairs.length) this.dropBucket(bucket);
+      return timer;
+    }
     this.loadHead(bucket);
     const slot = bucket.headSlot!;
     const timer = this.timerOf(bucket.timestamp, slot, bucket.headValue!);
     this.clearHead(bucket);
-    bucket.timers.delete(slot);
+    bucket.timers!.delete(slot);
     if (typeof slot === 'object') {
       const list = bucket.more!.get(slot.normalizedKey)!;
       this.dropMore(bucket, slot.normalizedKey, list, list.indexOf(slot));
     }
     this.count--;
-    if (bucket.timers.size === 0) this.dropBucket(bucket);
+    if (bucket.timers!.size === 0) this.dropBucket(bucket);
     return timer;
   }
 
@@ -228,7 +283,12 @@ export class TimerHeap<N> {
       if (list !== undefined)
         for (let i = bucket.listHead; i < list.length; i++)
           all.push(this.timerOf(bucket.timestamp, list[i]!, bucket.listNamespace!));
-      else for (const [slot, value] of bucket.timers) all.push(this.timerOf(bucket.timestamp, slot, value));
+      else if (bucket.pairs !== undefined) {
+        const pairs = bucket.pairs;
+        for (let i = bucket.listHead; i < pairs.length; i += 2)
+          all.push(this.timerOf(bucket.timestamp, pairs[i] as NormalizedKey, pairs[i + 1] as N));
+      } else
+        for (const [slot, value] of bucket.timers!) all.push(this.timerOf(bucket.timestamp, slot, value));
     }
     return all;
   }
@@ -269,21 +329,60 @@ export class TimerHeap<N> {
     return { timestamp, key, normalizedKey: key, namespace: value };
   }
 
-  /** Turns a key list into the Map form, in order; the list's polled timers are gone already. */
+  /**
+   * Turns a key list or a pair list into the Map form, in order (the lists' polled timers are gone already), or
+   * gives a new bucket its Map.
+   */
   private toMapForm(bucket: TimerBucket<N>): void {
-    const list = bucket.list!;
-    const namespace = bucket.listNamespace!;
-    for (let i = bucket.listHead; i < list.length; i++) bucket.timers.set(list[i]!, namespace);
+    const timers = (bucket.timers = new Map());
+    const list = bucket.list;
+    const pairs = bucket.pairs;
+    if (list !== undefined) {
+      const namespace = bucket.listNamespace!;
+      for (let i = bucket.listHead; i < list.length; i++) timers.set(list[i]!, namespace);
+    } else if (pairs !== undefined) {
+      for (let i = bucket.listHead; i < pairs.length; i += 2) {
+        const normalizedKey = pairs[i] as NormalizedKey;
+        const namespace = pairs[i + 1] as N;
+        if (!timers.has(normalizedKey)) timers.set(normalizedKey, namespace);
+        else {
+          // A further namespace of a key at this timestamp: an entry of its own, as `add` makes it.
+          const entry = new TimerEntry<N>(normalizedKey, normalizedKey, namespace);
+          let more = (bucket.more ??= new Map()).get(normalizedKey);
+          if (more === undefined) bucket.more.set(normalizedKey, (more = []));
+          more.push(entry);
+          timers.set(entry, entry);
+        }
+      }
+    }
     bucket.list = undefined;
+    bucket.pairs = undefined;
     bucket.listHead = 0;
     bucket.listNamespace = undefined;
+  }
+
+  /** Removes a timer from a pair list; an emptied bucket is dropped. */
+  private removePair(
+    bucket: TimerBucket<N>,
+    pairs: unknown[],
+    normalizedKey: NormalizedKey,
+    namespace: N,
+  ): boolean {
+    for (let i = bucket.listHead; i < pairs.length; i += 2) {
+      if (pairs[i] !== normalizedKey || !this.same(pairs[i + 1] as N, namespace)) continue;
+      pairs.splice(i, 2);
+      this.count--;
+      if (bucket.listHead === pairs.length) this.dropBucket(bucket);
+      return true;
+    }
+    return false;
   }
 
   /** Reads the bucket's next queued timer into its head, unless it is there already. */
   private loadHead(bucket: TimerBucket<N>): void {
     if (bucket.headSlot !== undefined) return;
     // A queued bucket holds a timer, and every timer is behind the cursor, so the cursor reaches one.
-    const next = (bucket.cursor ??= bucket.timers.entries()).next().value!;
+    const next = (bucket.cursor ??= bucket.timers!.entries()).next().value!;
     bucket.headSlot = next[0];
     bucket.headValue = next[1];
   }
