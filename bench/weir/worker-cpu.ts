@@ -1,12 +1,15 @@
 // Where weir-p2's CPU goes beside weir's: per run, CPU time of every thread (main, each worker, and the rest of the
-// process: V8's compiler and GC helper threads, the module hooks thread), with each thread's system time, GC pauses
-// and (workers) event-loop idle time, in ns per event, and each system's CPU against the first system's in the same
-// round. Systems: p1 (weir), one-thread-p2 (weir at parallelism 2 on one thread: what parallelism costs without
-// crossing threads), p2 (weir-p2); a system may set environment variables for its runs (`p2+NAME=1`), for an A/B of
-// a change behind a variable (`p2+WEIR_BENCH_WORKER_YOUNG_MB=192`: the workers' young generation). Runs alternate as in worker-speedup.ts, and every run's count and checksum must equal
-// the first's. Needs Node 24 (process.threadCpuUsage). CPU time per thread rises with the machine's load (caches,
-// scheduling), less than wall time does: compare systems within one process, by the per-round ratios.
+// process: V8's compiler and GC helper threads, the module hooks thread), with each thread's system time, GC pauses and
+// (workers) event-loop idle time, in ns per event, and each system's CPU against the first system's in the same round;
+// w1 and w2 are the workers that ran hosts 1 and 2 (host 1 runs a parallelism-1 source or windowAll). Systems: p1
+// (weir), one-thread-p2 (weir at parallelism 2 on one thread: what parallelism costs without crossing threads), p2
+// (weir-p2); a system may set environment variables for its runs (`p2+NAME=1`), for an A/B of a change behind a
+// variable (`p2+WEIR_BENCH_WORKER_YOUNG_MB=192`: the workers' young generation; `+WEIR_BENCH_WORKER_MIN_SEMI_MB=64`:
+// its initial size). Runs alternate as in worker-speedup.ts, and every run's count and checksum must equal the first's.
+// Needs Node 24 (process.threadCpuUsage). CPU time per thread rises with the machine's load (caches, scheduling), less
+// than wall time does: compare systems within one process, by the per-round ratios.
 // Run: npx -y -p node@24 node --import tsx bench/weir/worker-cpu.ts [workload,...] [events] [runs] [p1,one-thread-p2,p2]
+import { setFlagsFromString } from 'node:v8';
 import { BroadcastChannel } from 'node:worker_threads';
 import { loadSystem } from '../runner/systems.ts';
 import { defaultParams, type WorkloadId } from '../workloads/params.ts';
@@ -81,6 +84,11 @@ for (const workload of workloads) {
       const threads = name.startsWith('p2') ? 2 : 1;
       const system = threads === 1 ? p1 : p2;
       for (const [k, v] of variables(name)) process.env[k] = v;
+      // Workers started during this system's runs begin with semi-spaces of this many MB instead of growing to
+      // them (V8 reads the flag when it makes an isolate, so only workers started meanwhile take it): an A/B of the
+      // workers' initial young generation. Pair it with its own WEIR_BENCH_WORKER_YOUNG_MB, for a pool of its own.
+      const semi = process.env.WEIR_BENCH_WORKER_MIN_SEMI_MB;
+      if (semi !== undefined) setFlagsFromString(`--min-semi-space-size=${semi}`);
       // `one-thread-p2`: weir at parallelism 2 on one thread (the cost of parallelism without crossing threads).
       const parallelism = name.startsWith('one-thread-p2') ? 2 : threads;
       const params = defaultParams(r < 0 ? Math.floor(events / 5) : events, 42, parallelism);
@@ -100,6 +108,7 @@ for (const workload of workloads) {
       const all = processCpu() - process0;
       const after = threads === 2 && r >= 0 ? await workerFigures(live) : new Map<number, CpuProbeReport>();
       for (const [k] of variables(name)) delete process.env[k];
+      if (semi !== undefined) setFlagsFromString('--min-semi-space-size=0');
       if (r < 0) continue;
       const sum = `${result.count}/${result.checksum}`;
       reference ??= sum;
@@ -122,7 +131,8 @@ for (const workload of workloads) {
         .filter((id) => before.has(id))
         .sort((a, b) => grown(b) - grown(a))
         .slice(0, threads);
-      for (const id of ran.sort((a, b) => a - b)) {
+      // By host: w1 is the worker that ran host 1's subtasks (a parallelism-1 source, a windowAll), whichever thread.
+      for (const id of ran.sort((a, b) => after.get(a)!.host - after.get(b)!.host || a - b)) {
         const a = after.get(id)!;
         const b = before.get(id)!;
         w++;

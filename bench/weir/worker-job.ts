@@ -4,6 +4,7 @@ import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import type { WorkloadId, WorkloadParams } from '../workloads/params.ts';
+import { workerSlotData } from '../../src/execution/workers/worker-slot.ts';
 import { weirSystem } from './index.ts';
 
 /** The channel on which bench/weir/worker-cpu.ts asks each worker for its figures (when WEIR_BENCH_CPU_PROBE is set). */
@@ -12,6 +13,12 @@ export const CPU_PROBE_CHANNEL = 'weir-bench-cpu-probe';
 /** A worker's cumulative figures since the probe was installed: CPU time, GC pauses and event-loop idle time. */
 export interface CpuProbeReport {
   readonly threadId: number;
+  /**
+   * The worker's host number in its latest job (1 or 2 at two workers): subtask i of an operator runs on host
+   * 1 + i % workers, so host 1 runs a parallelism-1 source. Kept workers take a job's hosts in no fixed order, so a
+   * run's workers are told apart by this rather than by thread id.
+   */
+  readonly host: number;
   readonly cpuMs: number;
   /** Of which in the kernel (system time): wake-ups, futexes, memory mapping. */
   readonly systemMs: number;
@@ -68,6 +75,7 @@ function installCpuProbe(): void {
     ).threadCpuUsage();
     const report: CpuProbeReport = {
       threadId,
+      host: workerSlotData()?.host ?? 0,
       cpuMs: (usage.user + usage.system) / 1000,
       systemMs: usage.system / 1000,
       gcMs: gc.gcMs,
