@@ -140,6 +140,59 @@ describe('MergingWindowSet', () => {
     assert.equal(restored.numStateEntries(), 0);
   });
 
+  it('stores a window that is its own state window and alone as itself, anything else as the array of pairs', () => {
+    const { backend, set } = newSet();
+    const state = backend.getOrCreateKeyedState(
+      new ValueStateDescriptor<MergingWindowPairs<TimeWindow>>('merging-window-set', {}),
+      voidNamespaceSerializer,
+    ) as InternalValueState<VoidNamespace, MergingWindowPairs<TimeWindow>>;
+    state.setCurrentNamespace(VoidNamespace);
+    const first = w(0, 3);
+    set.addWindow(first, () => {});
+    set.persist();
+    assert.equal(state.value(), first, 'a new session: the window alone');
+    backend.setCurrentKey('j');
+    set.load().addWindow(w(10, 13), () => {});
+    set.persist();
+    backend.setCurrentKey('k');
+    set.load().addWindow(w(20, 23), () => {}); // a second session of k, on the array the set reuses
+    set.persist();
+    const stored = state.value() as TimeWindow[];
+    assert.deepEqual(stored.map(b), [
+      [0, 3],
+      [0, 3],
+      [20, 23],
+      [20, 23],
+    ]);
+    backend.setCurrentKey('j');
+    assert.deepEqual(b(set.load().getStateWindow(w(10, 13))), [10, 13]);
+    set.addWindow(w(12, 15), () => {}); // extends j's session: window and state window differ
+    set.persist();
+    assert.deepEqual((state.value() as TimeWindow[]).map(b), [
+      [10, 15],
+      [10, 13],
+    ]);
+    backend.setCurrentKey('k');
+    assert.equal(state.value(), stored, "k's array is its own, untouched by j");
+    set.load().retireWindow(w(20, 23));
+    set.persist();
+    assert.equal(state.value(), stored[0], 'back to one window that is its own state window: stored alone');
+    set.load().retireWindow(w(0, 3));
+    set.persist();
+    assert.equal(state.value(), undefined);
+    assert.equal(backend.numStateEntries(), 1, "only j's windows are left");
+  });
+
+  it('serializes a window stored alone as the one pair it stands for', () => {
+    const serializer = mergingWindowPairsSerializer(timeWindowSerializer);
+    const alone = serializer.serialize(w(10, 13));
+    assert.deepEqual(alone, serializer.serialize([w(10, 13), w(10, 13)]));
+    assert.deepEqual((serializer.deserialize(alone) as TimeWindow[]).map(b), [
+      [10, 13],
+      [10, 13],
+    ]);
+  });
+
   it('serializes the windows as [window, state window] pairs, the snapshot form', () => {
     const serializer = mergingWindowPairsSerializer(timeWindowSerializer);
     const bytes = serializer.serialize([w(0, 5), w(0, 3), w(10, 13), w(10, 13)]);
@@ -156,7 +209,7 @@ describe('MergingWindowSet', () => {
         [10, 13],
       ],
     ]);
-    const back = serializer.deserialize(bytes);
+    const back = serializer.deserialize(bytes) as TimeWindow[];
     assert.ok(back.every((x) => x instanceof TimeWindow));
     assert.deepEqual(back.map(b), [
       [0, 5],
