@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GlobalWindow } from './global-window.ts';
-import { TimeWindow, timeWindowSerializer } from './time-window.ts';
+import { fixedSizeTimeWindowSerializer, TimeWindow, timeWindowSerializer } from './time-window.ts';
 import type { TriggerContext } from './trigger.ts';
 import { isFire, isPurge, TriggerResult, triggerResultName } from './trigger-result.ts';
 import { DeltaTrigger } from './triggers/delta-trigger.ts';
@@ -35,6 +35,35 @@ describe('windows and trigger results', () => {
     assert.equal(hash(undefined as unknown as TimeWindow), 0, 'a handle without a window yet');
     assert.deepEqual(
       windows.map((w) => equals(w, new TimeWindow(start, start + 10_000))),
+      [true, false, false, false],
+    );
+    const none = undefined as unknown as TimeWindow;
+    assert.deepEqual([equals(none, windows[0]!), equals(windows[0]!, none)], [false, false]);
+  });
+
+  it("a fixed-size window's hash is its start's low 30 bits, and equals compares starts as its key does", () => {
+    const { hash, equals } = fixedSizeTimeWindowSerializer.hashing!;
+    const start = 1_700_000_000_000;
+    const windows = [
+      new TimeWindow(start, start + 10_000),
+      new TimeWindow(start + 2_000, start + 12_000),
+      new TimeWindow(start + 2 ** 30, start + 2 ** 30 + 10_000),
+      new TimeWindow(-5, 5),
+    ];
+    assert.deepEqual(
+      windows.map((w) => hash(w)),
+      [266_692_608, 266_694_608, 266_692_608, 1_073_741_819],
+    );
+    assert.ok(windows.every((w) => Number.isInteger(hash(w)) && hash(w) >= 0 && hash(w) < 2 ** 30));
+    assert.equal(hash(undefined as unknown as TimeWindow), 0, 'a handle without a window yet');
+    assert.deepEqual(
+      windows.map((w) => equals(w, new TimeWindow(start, start + 10_000))),
+      [true, false, false, false],
+    );
+    assert.deepEqual(
+      windows.map(
+        (w) => fixedSizeTimeWindowSerializer.key(w) === fixedSizeTimeWindowSerializer.key(windows[0]!),
+      ),
       [true, false, false, false],
     );
     const none = undefined as unknown as TimeWindow;

@@ -135,6 +135,22 @@ describe('WindowOperator edges', () => {
     assert.deepEqual(emitted(h), []);
   });
 
+  it('fixed-size windows whose starts share the heap backend hash (2^30 ms apart) keep their panes apart', () => {
+    const size = 2 ** 29;
+    const { h } = contents(TumblingEventTimeWindows.of(size), EventTimeTrigger.create());
+    h.processElement(1, 1);
+    h.processElement(2, 2 ** 30 + 1);
+    h.processElement(3, 2);
+    h.processElement(4, 2 ** 30 + 2);
+    assert.equal(h.numKeyedStateEntries(), 2);
+    h.processWatermark(size - 1);
+    assert.deepEqual(emitted(h), ['[0,536870912) 1,3']);
+    assert.equal(h.numKeyedStateEntries(), 1);
+    h.processWatermark(Number.POSITIVE_INFINITY);
+    assert.deepEqual(emitted(h), ['[0,536870912) 1,3', '[1073741824,1610612736) 2,4']);
+    assert.equal(h.numKeyedStateEntries(), 0);
+  });
+
   it('a timer firing an empty pane (purged earlier) calls no function', () => {
     const { h } = contents(
       TumblingEventTimeWindows.of(100),
