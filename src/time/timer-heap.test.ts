@@ -330,6 +330,82 @@ describe('TimerHeap', () => {
     assert.equal(heap.size, 1);
   });
 
+  describe('a short key list for add and remove', () => {
+    it('de-duplicates, removes and polls in registration order up to 32 queued keys, then takes a Map', () => {
+      const heap = new TimerHeap<number>();
+      for (let key = 31; key >= 0; key--) assert.equal(heap.add(9, key, key, 0), true);
+      assert.equal(heap.numListed(), 32, 'every timer an array slot');
+      assert.equal(heap.add(9, 7, 7, 0), false, 'a listed key is a duplicate');
+      assert.equal(heap.remove(9, 7, 0), true);
+      assert.equal(heap.remove(9, 7, 0), false, 'removed once');
+      assert.equal(heap.poll()!.key, 31);
+      assert.equal(heap.remove(9, 31, 0), false, 'a polled timer is gone');
+      assert.equal(heap.add(9, 7, 7, 0), true, 'a removed timer can come back, last in line');
+      assert.equal(heap.numListed(), 31);
+      assert.equal(heap.add(9, 100, 100, 0), true);
+      assert.equal(heap.numListed(), 32);
+      assert.equal(heap.add(9, 101, 101, 0), true, 'a 33rd queued key turns the list into a Map');
+      assert.equal(heap.numListed(), 0);
+      assert.equal(heap.add(9, 100, 100, 0), false, 'still de-duplicated');
+      const keys: unknown[] = [];
+      while (heap.peek() !== undefined) keys.push(heap.poll()!.key);
+      const expected = [...Array.from({ length: 31 }, (_, i) => 30 - i).filter((k) => k !== 7), 7, 100, 101];
+      assert.deepEqual(keys, expected);
+      assert.equal(heap.size, 0);
+    });
+
+    it('drops a timestamp whose last listed timer is removed, and keeps the one it polls', () => {
+      const heap = new TimerHeap<number>();
+      heap.add(5, 1, 1, 0);
+      heap.add(5, 2, 2, 0);
+      heap.add(8, 3, 3, 0);
+      assert.equal(heap.peek()!.key, 1);
+      assert.equal(heap.remove(5, 2, 0), true, 'behind the peeked timer');
+      assert.equal(heap.poll()!.key, 1);
+      assert.equal(heap.peekTimestamp(), 8, 'timestamp 5 is empty and gone');
+      assert.equal(heap.remove(8, 3, 0), true);
+      assert.equal(heap.peekTimestamp(), undefined);
+      assert.equal(heap.add(5, 2, 2, 0), true, 'a dropped timestamp starts afresh');
+      assert.equal(heap.size, 1);
+    });
+
+    it('removes by an equal namespace, and turns into pairs for another namespace or a Map for a composite key', () => {
+      const window = { start: 0 };
+      const other = { start: 0 }; // equal to window, another object
+      const later = { start: 1 };
+      const heap = new TimerHeap<{ start: number }>((w) => `w${w.start}`);
+      heap.add(9, 1, 1, window);
+      heap.add(9, 2, 2, window);
+      assert.equal(heap.numListed(), 2);
+      assert.equal(heap.remove(9, 2, other), true, 'an equal namespace removes the listed timer');
+      assert.equal(heap.remove(9, 1, later), false, 'another namespace has no timer in the list');
+      assert.equal(heap.numListed(), 1);
+      assert.equal(heap.add(9, 1, 1, other), false, 'an equal namespace is a duplicate');
+      assert.equal(heap.add(9, 3, 3, later), true);
+      assert.equal(heap.numListed(), 0, 'a pair list now');
+      heap.add(4, 1, 1, window);
+      heap.add(4, { user: 1 }, 'u1', window);
+      assert.equal(heap.numListed(), 0);
+      assert.deepEqual(
+        heap.values().map((t) => [t.timestamp, t.normalizedKey, t.namespace.start]),
+        [
+          [4, 1, 0],
+          [4, 'u1', 0],
+          [9, 1, 0],
+          [9, 3, 1],
+        ],
+      );
+      assert.equal(
+        heap.values()[2]!.namespace,
+        window,
+        'the timer keeps the namespace it was registered with',
+      );
+      assert.equal(heap.remove(9, 1, other), true, 'from the pair list, by an equal namespace');
+      const keys = [heap.poll()!.key, heap.poll()!.key, heap.poll()!.key, heap.poll()];
+      assert.deepEqual(keys, [1, { user: 1 }, 3, undefined]);
+    });
+  });
+
   describe('timers at scattered timestamps (a pair list per timestamp)', () => {
     const a = { start: 0 };
     const b = { start: 1 };

@@ -28,17 +28,21 @@ class TimerEntry<N> {
 /**
  * The timers of one timestamp, in registration order, in one of three forms.
  *
- * A key list: while every timer of the timestamp was added by {@link TimerHeap.addNew} with a plain key and one
- * namespace object (a window operator's timers at a window's end: one per key, all for that window), the bucket is
- * that namespace and an array of keys, 8 bytes per timer. Anything else a list cannot answer (a duplicate check, a
- * removal, a second namespace, a composite key) turns it into the Map form first, keeping the order.
+ * A key list: while every timer of the timestamp has a plain key and one namespace object, the bucket is that
+ * namespace and an array of keys, 8 bytes per timer. Two kinds of timers keep it: those added by
+ * {@link TimerHeap.addNew} (a window operator's timers at a window's end: one per key, all for that window, however
+ * many), and those added and removed by {@link TimerHeap.add} and {@link TimerHeap.remove} while at most
+ * {@link SCANNED_LIST} are queued, searched by a scan (a process function's one timer per key at event time plus a
+ * delay: about a dozen keys a millisecond on the batching benchmark, most deleted before they fire). A timer of
+ * another namespace object turns a short list into a pair list; anything else a list cannot answer (a duplicate
+ * check or a removal in a long list, a composite key) turns it into the Map form, keeping the order.
  *
- * A pair list: a bucket that {@link TimerHeap.add} opened holds up to {@link PAIRS_MAX} timers with plain keys as
- * key, namespace, key, namespace, ... in one array, and answers duplicate checks and removals by a scan. Timers at
- * scattered timestamps come a few per millisecond (a session window's end moves with every element that extends
- * it: ~6 timers per bucket on the session benchmark), and a Map per bucket cost ~300 bytes, most of the memory of
- * a session's timer, and an allocation per new timestamp. More timers, or a composite key, turn it into the Map
- * form, keeping the order.
+ * A pair list: a bucket whose timers have plain keys and several namespace objects holds up to {@link PAIRS_MAX}
+ * timers as key, namespace, key, namespace, ... in one array, and answers duplicate checks and removals by a scan.
+ * Timers at scattered timestamps come a few per millisecond (a session window's end moves with every element that
+ * extends it: ~6 timers per bucket on the session benchmark, each of its own window), and a Map per bucket cost
+ * ~300 bytes, most of the memory of a session's timer, and an allocation per new timestamp. More timers, or a
+ * composite key, turn it into the Map form, keeping the order.
  *
  * The Map form: a Map (which iterates in insertion order, skips entries deleted ahead of an iterator and visits
  * entries added behind it) from a normalized key to the namespace of its timer, or to a {@link TimerEntry} when the
@@ -71,18 +75,28 @@ class TimerBucket<N> {
 const PAIRS_MAX = 16;
 
 /**
+ * The most queued timers of a key list that {@link TimerHeap.add} and {@link TimerHeap.remove} search by a scan
+ * (`indexOf` over plain keys) instead of turning the list into a Map: a process function's one timer per key at
+ * event time plus a delay comes about a dozen keys to a millisecond, and a longer list (a window's end) is better
+ * served by the Map's O(1) lookups.
+ */
+const SCANNED_LIST = 32;
+
+/**
  * Flink's HeapPriorityQueueSet, with timers grouped by timestamp: a binary min-heap of buckets, one per distinct
- * timestamp, each an insertion-ordered Map of its timers keyed by the timer's key, which is also the index that
- * rejects duplicates of (timestamp, key, namespace). Event-time timers cluster on few timestamps (every key's
- * window ends at the same millisecond), so most adds land in the bucket used last and a poll takes the next timer
- * of the head bucket without touching the heap. Polling order is (timestamp, registration order).
+ * timestamp, each its timers in registration order (a list of keys, a list of key and namespace pairs, or an
+ * insertion-ordered Map keyed by the timer's key, see {@link TimerBucket}), which is also the index that rejects
+ * duplicates of (timestamp, key, namespace). Event-time timers cluster on few timestamps (every key's window ends
+ * at the same millisecond), so most adds land in the bucket used last and a poll takes the next timer of the head
+ * bucket without touching the heap. Polling order is (timestamp, registration order).
  *
- * A queued timer costs one Map entry (tens of bytes; no object per timer unless its key is composite), which
- * matters because window operators keep one timer per key and window: the timers are most of their memory. A
- * timer the caller knows to be new ({@link addNew}) costs one array slot while its timestamp holds nothing else.
+ * A queued timer costs an array slot or two in the lists and one Map entry in the Map form (tens of bytes; no
+ * object per timer unless its key is composite), which matters because window operators keep one timer per key and
+ * window: the timers are most of their memory.
  *
- * Costs: add, remove and the duplicate check O(1) in an existing bucket, O(log b) for a new timestamp or an
- * emptied one (b = distinct timestamps queued); poll and peek amortised O(1).
+ * Costs: add, remove and the duplicate check O(1) in an existing bucket (a scan of at most 32 keys or 16 pairs in
+ * the lists), O(log b) for a new timestamp or an emptied one (b = distinct timestamps queued); poll and peek
+ * amortised O(1).
  */
 export class TimerHeap<N> {
   private readonly heap: TimerBucket<N>[] = [];
@@ -142,14 +156,30 @@ export class TimerHeap<N> {
    */
   add(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket = this.bucketFor(timestamp);
-    if (bucket.list !== undefined) this.toMapForm(bucket);
-    else if (bucket.timers === undefined) {
+    const list = bucket.list;
+    if (list !== undefined) {
+      const queued = list.length - bucket.listHead;
+      if (queued <= SCANNED_LIST && key === normalizedKey && namespace !== undefined) {
+        if (namespace === bucket.listNamespace) {
+          // Strict equality is the Map's SameValueZero for normalized keys (never NaN; -0 is 0).
+          if (list.indexOf(normalizedKey, bucket.listHead) >= 0) return false;
+          if (queued < SCANNED_LIST) {
+            list.push(normalizedKey);
+            this.count++;
+            return true;
+          }
+        } else if (queued < PAIRS_MAX) this.toPairs(bucket, list);
+      }
+      if (bucket.list !== undefined) this.toMapForm(bucket);
+    }
+    if (bucket.timers === undefined) {
       const plain = key === normalizedKey && namespace !== undefined;
       const pairs = bucket.pairs;
       if (pairs === undefined) {
         if (plain) {
           // A new bucket: it holds nothing, so this timer is no duplicate.
-          bucket.pairs = [normalizedKey, namespace];
+          bucket.list = [normalizedKey];
+          bucket.listNamespace = namespace;
           this.count++;
           return true;
         }
@@ -169,8 +199,8 @@ export class TimerHeap<N> {
     const timers = bucket.timers!;
     const first = timers.get(normalizedKey);
     if (first !== undefined && this.sameNamespace(first, namespace)) return false;
-    let list = bucket.more?.get(normalizedKey);
-    if (list !== undefined) for (const entry of list) if (this.same(entry.namespace, namespace)) return false;
+    let more = bucket.more?.get(normalizedKey);
+    if (more !== undefined) for (const entry of more) if (this.same(entry.namespace, namespace)) return false;
     this.count++;
     // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: memory only: as an entry of its own the first timer of a key is found, ordered and removed alike
     if (first === undefined) {
@@ -181,16 +211,16 @@ export class TimerHeap<N> {
       return true;
     }
     const entry = new TimerEntry(key, normalizedKey, namespace);
-    if (list === undefined) (bucket.more ??= new Map()).set(normalizedKey, (list = []));
-    list.push(entry);
+    if (more === undefined) (bucket.more ??= new Map()).set(normalizedKey, (more = []));
+    more.push(entry);
     timers.set(entry, entry);
     return true;
   }
 
   /**
    * Adds a timer the caller knows is not queued (say, the timer of a window pane that did not exist before), with
-   * no duplicate check: a window's end gathers its keys in a list (see {@link TimerBucket}) while every timer
-   * there is added this way for one namespace object. Adding a timer that is queued breaks the de-duplication.
+   * no duplicate check: a window's end gathers its keys in a list (see {@link TimerBucket}) of any length while
+   * every timer there has one namespace object. Adding a timer that is queued breaks the de-duplication.
    */
   addNew(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): void {
     const bucket = this.bucketFor(timestamp);
@@ -221,7 +251,21 @@ export class TimerHeap<N> {
     if (bucket === undefined) return false;
     const pairs = bucket.pairs;
     if (pairs !== undefined) return this.removePair(bucket, pairs, normalizedKey, namespace);
-    if (bucket.list !== undefined) this.toMapForm(bucket);
+    const list = bucket.list;
+    if (list !== undefined) {
+      if (list.length - bucket.listHead <= SCANNED_LIST) {
+        // A list holds timers of its one namespace: another namespace has no timer here.
+        if (namespace !== bucket.listNamespace && !this.same(bucket.listNamespace!, namespace)) return false;
+        const i = list.indexOf(normalizedKey, bucket.listHead);
+        if (i < 0) return false;
+        // Polled keys stay before listHead; the queued ones behind the removed key move up, in order.
+        list.splice(i, 1);
+        this.count--;
+        if (bucket.listHead === list.length) this.dropBucket(bucket);
+        return true;
+      }
+      this.toMapForm(bucket);
+    }
     const timers = bucket.timers!;
     const first = timers.get(normalizedKey);
     let slot: NormalizedKey | TimerEntry<N> | undefined;
@@ -357,6 +401,22 @@ export class TimerHeap<N> {
     }
     bucket.list = undefined;
     bucket.pairs = undefined;
+    bucket.listHead = 0;
+    bucket.listNamespace = undefined;
+  }
+
+  /** Turns a short key list into a pair list, in order (the list's polled timers are gone already). */
+  private toPairs(bucket: TimerBucket<N>, list: NormalizedKey[]): void {
+    const namespace = bucket.listNamespace;
+    const head = bucket.listHead;
+    // Exactly sized, as the pair list's own growth keeps it.
+    const pairs = new Array<unknown>(2 * (list.length - head));
+    for (let i = head; i < list.length; i++) {
+      pairs[2 * (i - head)] = list[i];
+      pairs[2 * (i - head) + 1] = namespace;
+    }
+    bucket.pairs = pairs;
+    bucket.list = undefined;
     bucket.listHead = 0;
     bucket.listNamespace = undefined;
   }
