@@ -428,6 +428,7 @@ export class CepOperator<IN, KEY, OUT>
     for (let g = 0; g < groupCount; g++) {
       const normalizedKey = this.groupKeys[g]!;
       const record = this.groupRecords[g];
+      // Stryker disable next-line ConditionalExpression: a record keeps its key as denormalised when it was made: an equal key
       const key = record === undefined ? denormalizeKey(normalizedKey) : record.key;
       backend.setCurrentNormalizedKey(normalizedKey, key);
       this.wake(key, normalizedKey, this.groupHeads[g]!, record, watermark);
@@ -460,6 +461,7 @@ export class CepOperator<IN, KEY, OUT>
     this.starterCount = 0;
     this.starterIndex.clear();
     const storedQueues = this.storedQueues;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut: an empty set holds no key
     const anyStored = storedQueues.size > 0;
     for (let b = 0; b < buckets.length; b++) {
       const bucket = buckets[b]!;
@@ -474,6 +476,7 @@ export class CepOperator<IN, KEY, OUT>
           this.addStarter(entries[i + 2] as NormalizedKey, bucket.timestamp);
           i += 3;
         } else {
+          // Stryker disable next-line ConditionalExpression,LogicalOperator: a key listed with no queue to clear is fed nothing, and its initial NFA state stays as it is
           if (anyStored && storedQueues.has(entries[i + 1] as NormalizedKey)) {
             this.addStarter(entries[i + 1] as NormalizedKey, Number.POSITIVE_INFINITY);
           }
@@ -496,12 +499,14 @@ export class CepOperator<IN, KEY, OUT>
     this.starterFrom[n] = from;
     this.starterGroups[n] = -1;
     if (n === STARTERS_SCANNED) for (let k = 0; k <= n; k++) this.starterIndex.set(this.starterKeys[k]!, k);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: entries of the first starters only fill the Map early (it is cleared each round)
     else if (n > STARTERS_SCANNED) this.starterIndex.set(normalizedKey, n);
   }
 
   /** The index of the key's starter in this round, or -1 when it is none. */
   private starterOf(normalizedKey: NormalizedKey): number {
     const n = this.starterCount;
+    // Stryker disable next-line ConditionalExpression: the Map only saves the scan, which finds the same starter
     if (n > STARTERS_SCANNED) return this.starterIndex.get(normalizedKey) ?? -1;
     const keys = this.starterKeys;
     for (let s = 0; s < n; s++) if (keys[s] === normalizedKey) return s;
@@ -692,8 +697,8 @@ export class CepOperator<IN, KEY, OUT>
         // Stryker disable next-line BooleanLiteral: a clear too many changes nothing (see forget)
         stored: false,
         registrations: NO_REGISTRATIONS,
-        // Stryker disable next-line UnaryOperator: round numbers start at 1: any number below is no round's
-        round: -1,
+        // rounds are numbered from 1
+        round: 0,
         group: -1,
       };
     } else {
