@@ -1,7 +1,7 @@
 // Transformation: one node of the logical job graph the DataStream API records, before it is made physical.
 import type { KeySelector } from '../core/functions.ts';
 import type { OutputTag } from '../core/output-tag.ts';
-import type { RecordType } from '../core/record-type.ts';
+import type { DeclaredType } from '../core/tagged-union-type.ts';
 import type { Sink } from '../core/sink.ts';
 import type { Source } from '../core/source.ts';
 import type { AbstractStreamOperator } from '../operators/stream-operator.ts';
@@ -51,8 +51,11 @@ export class Transformation {
   inheritInputParallelism = false;
   /** A CEP operator: the REST API and the dashboard show its partial matches per key. */
   isCep = false;
-  /** The declared type of the main output's records (`returns`): how they are written between threads. */
-  outputType: RecordType<unknown> | undefined = undefined;
+  /**
+   * The declared type of the main output's records (`returns`, or a join's tagged union of two declared inputs): how
+   * they are written between threads.
+   */
+  outputType: DeclaredType | undefined = undefined;
 
   constructor(
     readonly kind: TransformationKind,

@@ -1,5 +1,5 @@
 // OutboundChannel: the producer's end of a channel to a consumer subtask on another thread; batches, credit-based.
-import type { RecordType } from '../core/record-type.ts';
+import type { DeclaredType } from '../core/tagged-union-type.ts';
 import type { StreamEdge } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
@@ -63,7 +63,7 @@ export class OutboundChannel implements ChannelWriter {
     public credits: number,
     private readonly batchSize: number,
     /** The producer's declared record type: records are written field by field instead of through msgpackr. */
-    recordType: RecordType<unknown> | undefined = undefined,
+    recordType: DeclaredType | undefined = undefined,
   ) {
     this.typed = recordType !== undefined ? new TypedRecordBatch(recordType, batchSize) : undefined;
   }

@@ -5,7 +5,7 @@ import type * as Msgpackr from 'msgpackr';
 import { WeirError } from '../core/errors.ts';
 import type { StreamEdge, StreamGraph } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
-import type { RecordType } from '../core/record-type.ts';
+import type { DeclaredType } from '../core/tagged-union-type.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import type { InputChannel } from './input-channel.ts';
 import { OutboundChannel, type OutboundBatch, type OutboundLink } from './outbound-channel.ts';
@@ -39,12 +39,12 @@ class InboundChannel {
     readonly id: number,
     readonly peer: Peer,
     /** The producer's declared record type, when it has one: its batches arrive as typed record batches. */
-    readonly recordType: RecordType<unknown> | undefined,
+    readonly recordType: DeclaredType | undefined,
   ) {}
 }
 
 /** The record type a channel on `edge` writes with: the producer's declared type, for its main output only. */
-function recordTypeOf(edge: StreamEdge): RecordType<unknown> | undefined {
+function recordTypeOf(edge: StreamEdge): DeclaredType | undefined {
   return edge.sideTag === undefined ? edge.source.transformation.outputType : undefined;
 }
 

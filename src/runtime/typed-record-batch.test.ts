@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { MessageChannel } from 'node:worker_threads';
 import { Types, type RecordType } from '../core/record-type.ts';
+import { TaggedUnionType } from '../core/tagged-union-type.ts';
 import { OutputTag } from '../core/output-tag.ts';
 import { Transformation } from '../graph/transformation.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
@@ -486,5 +487,80 @@ describe('describeMismatch', () => {
       field: 'extra',
       problem: 'is not declared in {x: number} (it would be lost)',
     });
+  });
+});
+
+describe("TypedRecordBatch, a join's tagged union", () => {
+  const Person = Types.record({ id: 'number', name: 'string', ts: 'number' });
+  const Auction = Types.record({ seller: 'number', ts: 'number' });
+  const union = new TaggedUnionType(Person, Auction);
+  const ann = { id: 7, name: 'ann', ts: 1.5 };
+
+  it("writes each element with its input's type, pads to the larger input, and reads back the same elements", () => {
+    const batch = new TypedRecordBatch(union, 8);
+    const elements = [
+      { input: 1, value: ann },
+      { input: 2, value: { seller: 7, ts: -0 } },
+      { input: 1, value: { id: -3, name: '', ts: NaN } },
+      { input: 2, value: { seller: 2 ** 53, ts: 4 } },
+    ];
+    elements.forEach((element, i) => assert.equal(batch.record(element, 100 + i), true));
+    const message = batch.take();
+    // Per element: kind, timestamp, tag, then two numeric slots (Person's id and ts; an auction's seller and ts).
+    assert.deepEqual(
+      [...message.numbers],
+      [RECORD, 100, 1, 7, 1.5, RECORD, 101, 2, 7, -0, RECORD, 102, 1, -3, NaN, RECORD, 103, 2, 2 ** 53, 4],
+    );
+    // One string per element: an auction has none and pads with an empty one.
+    assert.deepEqual(message.strings, ['ann', '', '', '']);
+    const received: unknown[] = [];
+    deliverTypedBatch(union, message.numbers, message.strings, undefined, {
+      process: (value: unknown, ts: number) => received.push([value, ts]),
+    } as unknown as InputChannel);
+    assert.deepEqual(
+      received,
+      elements.map((element, i) => [element, 100 + i]),
+    );
+  });
+
+  it('refuses an element with another tag, a value that does not fit its input, or another key, and says which', () => {
+    const batch = new TypedRecordBatch(union, 8);
+    const refused: [unknown, string | undefined, RegExp][] = [
+      [{ input: 3, value: ann }, 'input', /^holds the number 3 where .* declares 1 or 2$/],
+      [{ input: '1', value: ann }, 'input', /^holds the string "1" where/],
+      [
+        { input: 2, value: ann },
+        'value.seller',
+        /^holds undefined where \{seller: number, ts: number\} declares number$/,
+      ],
+      [
+        { input: 1, value: { ...ann, extra: 1 } },
+        'value.extra',
+        /^is not declared in \{id: number, name: string, ts: number\}/,
+      ],
+      [{ input: 1, value: null }, 'value', /^is null, not an object$/],
+      [
+        { input: 1, value: ann, side: 'left' },
+        'side',
+        /^is not declared in \{input: 1, value: .*\} \| \{input: 2, value: .*\}/,
+      ],
+    ];
+    for (const [element, field, problem] of refused) {
+      assert.equal(batch.record(element, 0), false, JSON.stringify(element));
+      const mismatch = describeMismatch(union, element);
+      assert.equal(mismatch.field, field, JSON.stringify(element));
+      assert.match(mismatch.problem, problem);
+    }
+    const instance = Object.assign(Object.create({}) as object, { input: 1, value: ann });
+    assert.equal(batch.record(instance, 0), false);
+    assert.match(
+      describeMismatch(union, instance).problem,
+      /^is an instance of Object; a declared record type/,
+    );
+    // Nothing refused was kept: the strings of a refused person are dropped with it.
+    assert.equal(batch.record({ input: 2, value: { seller: 1, ts: 2 } }, 9), true);
+    const message = batch.take();
+    assert.deepEqual([...message.numbers], [RECORD, 9, 2, 1, 2]);
+    assert.deepEqual(message.strings, ['']);
   });
 });

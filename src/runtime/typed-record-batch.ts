@@ -1,5 +1,6 @@
 // TypedRecordBatch: a batch of one channel's events written field by field into a Float64Array, for declared types.
 import type { RecordType } from '../core/record-type.ts';
+import { TaggedUnionType, type DeclaredType } from '../core/tagged-union-type.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { InputChannel } from './input-channel.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
@@ -39,17 +40,24 @@ export interface RecordCodec {
   readonly layout: object;
 }
 
-const codecs = new WeakMap<RecordType<unknown>, RecordCodec>();
+const codecs = new WeakMap<DeclaredType, RecordCodec>();
 
 /**
  * One function per record type, generated so that each field is a constant property access (V8 keeps the call site
  * monomorphic, as a hand-written serializer would be): Flink generates nothing, but its POJO serializer is a loop
  * over field serializers the JIT inlines; here the loop is unrolled into source.
  */
-export function codecOf(type: RecordType<unknown>): RecordCodec {
+export function codecOf(type: DeclaredType): RecordCodec {
   let codec = codecs.get(type);
   // Stryker disable next-line ConditionalExpression: generating again gives the same functions; the cache saves the work
   if (codec !== undefined) return codec;
+  codec = type instanceof TaggedUnionType ? unionCodec(type) : recordCodec(type);
+  codecs.set(type, codec);
+  return codec;
+}
+
+/** The generated functions of a flat record type. */
+function recordCodec(type: RecordType<unknown>): RecordCodec {
   const fields = type.fields;
   // The prototype is checked after the fields are read: the reads check the record's hidden class, so V8's
   // optimising compiler knows it there and folds `Object.getPrototypeOf` into a constant; before them it called into
@@ -86,17 +94,53 @@ export function codecOf(type: RecordType<unknown>): RecordCodec {
   // object already; this makes it so however the type was built. Only V8's layout changes: every number still
   // arrives exactly (-0, NaN, fractions).
   const layout = new Function(`return { ${shape.join(', ')} };`)() as object;
-  codec = {
+  return {
     write: new Function('v', 'n', 'o', 't', write.join('\n')) as WriteRecord,
     read: new Function('n', 'o', 't', 's', `return { ${read.join(', ')} };`) as ReadRecord,
     layout,
   };
-  codecs.set(type, codec);
-  return codec;
+}
+
+/**
+ * A join's union elements `{ input, value }`: the tag, then the value written by its input's codec, its strings padded
+ * to the union's count (see {@link TaggedUnionType}). Read back as a new wrapper of the same shape for either input.
+ */
+function unionCodec(type: TaggedUnionType): RecordCodec {
+  const first = codecOf(type.first);
+  const second = codecOf(type.second);
+  const write1 = first.write;
+  const write2 = second.write;
+  const read1 = first.read;
+  const read2 = second.read;
+  const pad1 = type.stringFields - type.first.stringFields;
+  const pad2 = type.stringFields - type.second.stringFields;
+  return {
+    write(v, n, o, t) {
+      if (v === null || typeof v !== 'object') return false;
+      const input = v.input;
+      if (input === 1) {
+        if (!write1(v.value, n, o + 1, t)) return false;
+        for (let i = 0; i < pad1; i++) t.push('');
+      } else if (input === 2) {
+        if (!write2(v.value, n, o + 1, t)) return false;
+        for (let i = 0; i < pad2; i++) t.push('');
+      } else return false;
+      n[o] = input;
+      const p = Object.getPrototypeOf(v);
+      if (p !== Object.prototype && p !== null) return false;
+      // Exactly `input` and `value`, as for a flat record's declared fields.
+      let k = 0;
+      for (const _ in v) k++;
+      return k === 2;
+    },
+    read: (n, o, t, s) =>
+      n[o] === 1 ? { input: 1, value: read1(n, o + 1, t, s) } : { input: 2, value: read2(n, o + 1, t, s) },
+    layout: [first.layout, second.layout],
+  };
 }
 
 /** Describes how `value` does not fit `type` (for the error message; off the hot path). */
-export function describeMismatch(type: RecordType<unknown>, value: unknown): FieldMismatch {
+export function describeMismatch(type: DeclaredType, value: unknown): FieldMismatch {
   if (value === null || typeof value !== 'object') {
     return { field: undefined, problem: `is ${describeValue(value)}, not an object` };
   }
@@ -108,6 +152,7 @@ export function describeMismatch(type: RecordType<unknown>, value: unknown): Fie
       problem: `is an instance of ${name}; a declared record type carries plain objects only`,
     };
   }
+  if (type instanceof TaggedUnionType) return describeUnionMismatch(type, value);
   const record = value as Record<string, unknown>;
   for (const field of type.fields) {
     const held = record[field.name];
@@ -121,6 +166,27 @@ export function describeMismatch(type: RecordType<unknown>, value: unknown): Fie
   const declared = new Set(type.fields.map((f) => f.name));
   for (const key in record) {
     if (!declared.has(key)) {
+      return { field: key, problem: `is not declared in ${type.describe()} (it would be lost)` };
+    }
+  }
+  return { field: undefined, problem: 'does not fit its declared type' };
+}
+
+/** How a join's union element does not fit: its tag, its input's record (its field named under `value.`), its keys. */
+function describeUnionMismatch(type: TaggedUnionType, value: object): FieldMismatch {
+  const element = value as { input?: unknown; value?: unknown };
+  if (element.input !== 1 && element.input !== 2) {
+    return {
+      field: 'input',
+      problem: `holds ${describeValue(element.input)} where ${type.describe()} declares 1 or 2`,
+    };
+  }
+  const inner = describeMismatch(element.input === 1 ? type.first : type.second, element.value);
+  if (inner.problem !== 'does not fit its declared type') {
+    return { field: inner.field === undefined ? 'value' : `value.${inner.field}`, problem: inner.problem };
+  }
+  for (const key in element) {
+    if (key !== 'input' && key !== 'value') {
       return { field: key, problem: `is not declared in ${type.describe()} (it would be lost)` };
     }
   }
@@ -157,7 +223,7 @@ export class TypedRecordBatch {
   private readonly stride: number;
 
   constructor(
-    readonly type: RecordType<unknown>,
+    readonly type: DeclaredType,
     batchSize: number,
   ) {
     this.write = codecOf(type).write;
@@ -250,7 +316,7 @@ export class TypedRecordBatch {
 
 /** Replays a typed batch into the consumer's channel, in order, building each record as a new plain object. */
 export function deliverTypedBatch(
-  type: RecordType<unknown>,
+  type: DeclaredType,
   numbers: Float64Array,
   strings: string[] | undefined,
   barriers: CheckpointBarrier[] | undefined,

@@ -9,6 +9,8 @@ import type { WindowAssigner } from '../../windowing/window-assigner.ts';
 import type { Window } from '../../windowing/window.ts';
 import type { CoGroupFunction } from '../../core/join-functions.ts';
 import type { TaggedUnion } from './tagged-union.ts';
+import { RecordType } from '../../core/record-type.ts';
+import { TaggedUnionType } from '../../core/tagged-union-type.ts';
 
 /**
  * Two streams grouped by key and window, as Flink's `CoGroupedStreams`: for every key and window, the
@@ -110,6 +112,15 @@ export class CoGroupWithWindow<T1, T2, K, W extends Window> {
     const key2 = this.key2;
     const one = this.first.map((value): TaggedUnion<T1, T2> => ({ input: 1, value }), `${name} Input 1`);
     const two = this.second.map((value): TaggedUnion<T1, T2> => ({ input: 2, value }), `${name} Input 2`);
+    // With both inputs' records declared, the tagged elements cross threads typed too (Flink's UnionSerializer: the
+    // tag, then each input's own serializer); otherwise they go through msgpackr, as undeclared records do.
+    const type1 = this.first.transformation.outputType;
+    const type2 = this.second.transformation.outputType;
+    if (type1 instanceof RecordType && type2 instanceof RecordType) {
+      const union = new TaggedUnionType(type1, type2);
+      one.transformation.outputType = union;
+      two.transformation.outputType = union;
+    }
     let windowed = one
       .union(two)
       .keyBy((u): K => (u.input === 1 ? key1(u.value) : key2(u.value)))

@@ -8,6 +8,9 @@ import { TestHarness } from '../../testing/index.ts';
 import { WatermarkStrategy } from '../../time/watermark-strategy.ts';
 import { TumblingEventTimeWindows } from '../../windowing/assigners/tumbling-event-time-windows.ts';
 import { CountTrigger } from '../../windowing/triggers/count-trigger.ts';
+import { Types } from '../../core/record-type.ts';
+import { TaggedUnionType } from '../../core/tagged-union-type.ts';
+import type { Transformation } from '../../graph/transformation.ts';
 
 type T2 = [string, number];
 type T3 = [string, string, number];
@@ -259,5 +262,91 @@ describe('window join', () => {
       .equalTo((t) => t[0])
       .window(TumblingEventTimeWindows.of(3));
     assert.throws(() => w.apply(undefined as never), ConfigurationError);
+  });
+});
+
+describe('window join of declared records', () => {
+  interface Person {
+    id: number;
+    name: string;
+    ts: number;
+  }
+  interface Auction {
+    seller: number;
+    item: number;
+    ts: number;
+  }
+  const PersonRecord = Types.record({ id: 'number', name: 'string', ts: 'number' });
+  const AuctionRecord = Types.record({ seller: 'number', item: 'number', ts: 'number' });
+
+  /** The join's two tagging operators, found above the window operator. */
+  function taggingOperators(stream: DataStream<string>): Transformation[] {
+    const found: Transformation[] = [];
+    const visit = (t: Transformation): void => {
+      if (/ Input [12]$/.test(t.name)) found.push(t);
+      t.inputs.forEach(visit);
+    };
+    visit(stream.transformation);
+    return found;
+  }
+
+  function join(declare: { persons: boolean; auctions: boolean }) {
+    const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+    const persons = env
+      .fromCollection<Person>([
+        { id: 1, name: 'ann', ts: 1 },
+        { id: 2, name: 'bo', ts: 2 },
+        { id: 3, name: '', ts: 12 },
+      ])
+      .assignTimestampsAndWatermarks(
+        WatermarkStrategy.forMonotonousTimestamps<Person>().withTimestampAssigner((p) => p.ts),
+      );
+    const auctions = env
+      .fromCollection<Auction>([
+        { seller: 1, item: 10, ts: 3 },
+        { seller: 2, item: -0.25, ts: 4 },
+        { seller: 1, item: 11, ts: 5 },
+        { seller: 3, item: 12, ts: 13 },
+        { seller: 1, item: 13, ts: 14 },
+      ])
+      .assignTimestampsAndWatermarks(
+        WatermarkStrategy.forMonotonousTimestamps<Auction>().withTimestampAssigner((a) => a.ts),
+      );
+    if (declare.persons) persons.returns(PersonRecord);
+    if (declare.auctions) auctions.returns(AuctionRecord);
+    return persons
+      .join(auctions)
+      .where((p) => p.id)
+      .equalTo((a) => a.seller)
+      .window(TumblingEventTimeWindows.of(10))
+      .apply((p, a) => `${p.name}:${a.item}`);
+  }
+
+  it('tags both inputs with one union of their declared types, and joins exactly as undeclared', async () => {
+    const joined = join({ persons: true, auctions: true });
+    const tagging = taggingOperators(joined);
+    assert.equal(tagging.length, 2);
+    const union = tagging[0]!.outputType;
+    assert.ok(union instanceof TaggedUnionType);
+    assert.equal(tagging[1]!.outputType, union);
+    assert.equal(union.first, PersonRecord);
+    assert.equal(union.second, AuctionRecord);
+    // In worker mode (npm run test:workers) the tagged elements cross to the keyed window subtasks typed.
+    const expected = [':12', 'ann:10', 'ann:11', 'bo:-0.25'];
+    assert.deepEqual((await joined.executeAndCollect()).sort(), expected);
+    assert.deepEqual((await join({ persons: false, auctions: false }).executeAndCollect()).sort(), expected);
+  });
+
+  it('leaves the tagged elements undeclared when either input is', () => {
+    for (const declare of [
+      { persons: true, auctions: false },
+      { persons: false, auctions: true },
+    ]) {
+      const tagging = taggingOperators(join(declare));
+      assert.deepEqual(
+        tagging.map((t) => t.outputType),
+        [undefined, undefined],
+      );
+    }
   });
 });
