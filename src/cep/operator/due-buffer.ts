@@ -58,23 +58,22 @@ export class DueBuffer {
    * with none needs to be woken for; the others are two-slot entries).
    */
   addStartingElement(time: number, element: unknown, key: unknown): void {
-    const bucket = this.bucketFor(time, 3);
-    const entries = bucket.entries;
-    const i = bucket.count;
-    entries[i] = STARTING_ELEMENT;
-    entries[i + 1] = element;
-    entries[i + 2] = key;
-    bucket.count = i + 3;
+    this.addTagged(time, STARTING_ELEMENT, element, key);
   }
 
   /** Adds a timeout at `time` (later than any time taken so far) for `holder`, numbered `seq`. */
   addTimeout(time: number, holder: unknown, seq: number): void {
+    this.addTagged(time, TIMEOUT_ENTRY, holder, seq);
+  }
+
+  /** Adds a three-slot entry at `time`: its tag, then two values. */
+  private addTagged(time: number, tag: unknown, first: unknown, second: unknown): void {
     const bucket = this.bucketFor(time, 3);
     const entries = bucket.entries;
     const i = bucket.count;
-    entries[i] = TIMEOUT_ENTRY;
-    entries[i + 1] = holder;
-    entries[i + 2] = seq;
+    entries[i] = tag;
+    entries[i + 1] = first;
+    entries[i + 2] = second;
     bucket.count = i + 3;
   }
 
