@@ -330,6 +330,92 @@ describe('TimerHeap', () => {
     assert.equal(heap.size, 1);
   });
 
+  describe('the table of timestamps', () => {
+    // Timestamps that share a slot whatever the table's size: equal low 32 bits (2^32 apart) or one integer part
+    // (fractions); beside them enough distinct ones to make the table grow several times while timers are queued.
+    const sharing = [5, 5 + 2 ** 32, 5 - 2 ** 32, 5.25, 5.75, 1.7e12, 1.7e12 + 2 ** 32, -3, -3 + 2 ** 32];
+
+    it('tells apart timestamps that share a slot and finds every one through growth, against a reference', () => {
+      const op = fc.record({
+        kind: fc.constantFrom('add', 'add', 'add', 'remove', 'poll'),
+        ts: fc.oneof(fc.constantFrom(...sharing), fc.integer({ min: 0, max: 400 })),
+        key: fc.integer({ min: 0, max: 3 }),
+      });
+      assertProperty(
+        fc.property(fc.array(op, { maxLength: 1200 }), (ops) => {
+          const heap = new TimerHeap<number>();
+          let reference: { ts: number; key: number; seq: number }[] = [];
+          let seq = 0;
+          for (const o of ops) {
+            if (o.kind === 'add') {
+              const exists = reference.some((t) => t.ts === o.ts && t.key === o.key);
+              assert.equal(heap.add(o.ts, o.key, o.key, 0), !exists);
+              if (!exists) reference.push({ ts: o.ts, key: o.key, seq: seq++ });
+            } else if (o.kind === 'remove') {
+              const before = reference.length;
+              reference = reference.filter((t) => !(t.ts === o.ts && t.key === o.key));
+              assert.equal(heap.remove(o.ts, o.key, 0), reference.length < before);
+            } else {
+              reference.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+              const expected = reference.shift();
+              const got = heap.poll();
+              assert.deepEqual(got && [got.timestamp, got.key], expected && [expected.ts, expected.key]);
+            }
+            assert.equal(heap.size, reference.length);
+          }
+          assert.deepEqual(
+            heap.values().map((t) => [t.timestamp, t.key]),
+            reference.sort((a, b) => a.ts - b.ts || a.seq - b.seq).map((t) => [t.ts, t.key]),
+          );
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it('drops any bucket of a shared slot, first or later in its chain, and keeps the others', () => {
+      for (const dropped of sharing) {
+        const heap = new TimerHeap<number>();
+        for (const ts of sharing) heap.add(ts, 1, 1, 0);
+        assert.equal(heap.remove(dropped, 1, 0), true);
+        assert.equal(heap.remove(dropped, 1, 0), false);
+        for (const ts of sharing) assert.equal(heap.add(ts, 1, 1, 0), ts === dropped, `${ts}`);
+        const polled: number[] = [];
+        for (let t = heap.poll(); t !== undefined; t = heap.poll()) polled.push(t.timestamp);
+        assert.deepEqual(
+          polled,
+          [...sharing].sort((a, b) => a - b),
+        );
+      }
+    });
+
+    it('finds -0 as 0 and keeps infinite timestamps, as a Map of timestamps did', () => {
+      const heap = new TimerHeap<number>();
+      assert.equal(heap.add(-0, 1, 1, 0), true);
+      assert.equal(heap.add(0, 1, 1, 0), false);
+      assert.equal(heap.add(Infinity, 1, 1, 0), true);
+      assert.equal(heap.add(-Infinity, 1, 1, 0), true);
+      assert.equal(heap.remove(0, 1, 0), true);
+      assert.equal(heap.add(0, 2, 2, 0), true);
+      assert.deepEqual(
+        [heap.poll(), heap.poll(), heap.poll(), heap.poll()].map((t) => t && [t.timestamp, t.key]),
+        [[-Infinity, 1], [0, 2], [Infinity, 1], undefined],
+      );
+    });
+
+    it('starts small again after clear', () => {
+      const heap = new TimerHeap<number>();
+      for (let ts = 0; ts < 5_000; ts++) heap.add(ts * 1_024, 1, 1, 0);
+      heap.clear();
+      assert.equal(heap.size, 0);
+      assert.equal(heap.remove(1_024, 1, 0), false);
+      assert.equal(heap.add(1_024, 1, 1, 0), true);
+      assert.deepEqual(
+        heap.values().map((t) => t.timestamp),
+        [1_024],
+      );
+    });
+  });
+
   describe('a short key list for add and remove', () => {
     it('de-duplicates, removes and polls in registration order up to 32 queued keys, then takes a Map', () => {
       const heap = new TimerHeap<number>();

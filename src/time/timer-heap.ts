@@ -67,6 +67,8 @@ class TimerBucket<N> {
   headSlot: NormalizedKey | TimerEntry<N> | undefined = undefined;
   headValue: N | TimerEntry<N> | undefined = undefined;
   heapIndex = 0;
+  /** The next bucket whose timestamp hashes to the same slot of the timestamp table (see {@link TimerHeap}). */
+  nextInSlot: TimerBucket<N> | undefined = undefined;
 
   constructor(readonly timestamp: number) {}
 }
@@ -82,6 +84,20 @@ const PAIRS_MAX = 16;
  */
 const SCANNED_LIST = 32;
 
+/** The timestamp table's slots at first (a power of two); it doubles whenever the buckets outnumber its slots. */
+const INITIAL_SLOTS = 64;
+
+/**
+ * The slot of a timestamp in a table of 2^(32 - `shift`) slots: its low 32 bits times 2^32 / phi, the product's top
+ * bits (Fibonacci hashing). Consecutive milliseconds spread evenly over the slots as they would by their low bits
+ * alone, and so do times a power of two apart (window ends every 1,024 ms, or whole seconds, which are multiples of
+ * 8), which their low bits would pile into a few slots. Equal timestamps (0 and -0 too) share a slot; distinct ones
+ * may, and the slot's chain tells them apart.
+ */
+function slotOf(timestamp: number, shift: number): number {
+  return Math.imul(timestamp | 0, 0x9e3779b9) >>> shift;
+}
+
 /**
  * Flink's HeapPriorityQueueSet, with timers grouped by timestamp: a binary min-heap of buckets, one per distinct
  * timestamp, each its timers in registration order (a list of keys, a list of key and namespace pairs, or an
@@ -94,14 +110,27 @@ const SCANNED_LIST = 32;
  * object per timer unless its key is composite), which matters because window operators keep one timer per key and
  * window: the timers are most of their memory.
  *
+ * A bucket is found by its timestamp in a table of slots indexed by a hash of the timestamp's low 32 bits
+ * ({@link slotOf}), buckets of one slot chained through {@link TimerBucket.nextInSlot}, rather than in a Map from
+ * timestamp to bucket: a timestamp (an epoch millisecond, no small integer) is a heap number, which a Map hashes
+ * through a call and compares by loading its box on every probe, once per timer added or removed; the table costs a
+ * multiplication and a load. The table grows with the distinct timestamps queued (twice as many slots whenever they
+ * outnumber them) and shrinks only when cleared.
+ *
  * Costs: add, remove and the duplicate check O(1) in an existing bucket (a scan of at most 32 keys or 16 pairs in
  * the lists), O(log b) for a new timestamp or an emptied one (b = distinct timestamps queued); poll and peek
  * amortised O(1).
  */
 export class TimerHeap<N> {
   private readonly heap: TimerBucket<N>[] = [];
-  private readonly byTimestamp = new Map<number, TimerBucket<N>>();
-  /** The bucket the last add went to: consecutive timers of one window share it, so they skip the Map. */
+  /** Each queued bucket is in the chain of its timestamp's slot ({@link slotOf}). */
+  // Stryker disable next-line ArrayDeclaration: an empty array reads undefined in every slot as well (the size only presizes it)
+  private slots: (TimerBucket<N> | undefined)[] = new Array<TimerBucket<N> | undefined>(INITIAL_SLOTS).fill(
+    undefined,
+  );
+  /** 32 minus log2 of the slots: a timestamp's slot is the top bits of its hash. */
+  private slotShift = 32 - Math.log2(INITIAL_SLOTS);
+  /** The bucket the last add went to: consecutive timers of one window share it, so they skip the table. */
   private lastBucket: TimerBucket<N> | undefined = undefined;
   private count = 0;
 
@@ -246,8 +275,8 @@ export class TimerHeap<N> {
   /** Removes the timer (timestamp, key, namespace) if present. Returns true when removed. */
   remove(timestamp: number, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket =
-      // Stryker disable next-line ConditionalExpression,OptionalChaining: a cache; the Map holds the same bucket
-      this.lastBucket?.timestamp === timestamp ? this.lastBucket : this.byTimestamp.get(timestamp);
+      // Stryker disable next-line ConditionalExpression,OptionalChaining: a cache; the table holds the same bucket
+      this.lastBucket?.timestamp === timestamp ? this.lastBucket : this.findBucket(timestamp);
     if (bucket === undefined) return false;
     const pairs = bucket.pairs;
     if (pairs !== undefined) return this.removePair(bucket, pairs, normalizedKey, namespace);
@@ -258,8 +287,11 @@ export class TimerHeap<N> {
         if (namespace !== bucket.listNamespace && !this.same(bucket.listNamespace!, namespace)) return false;
         const i = list.indexOf(normalizedKey, bucket.listHead);
         if (i < 0) return false;
-        // Polled keys stay before listHead; the queued ones behind the removed key move up, in order.
-        list.splice(i, 1);
+        // Polled keys stay before listHead; the queued ones behind the removed key move up, in order. By hand:
+        // `splice` allocates the array of removed elements it returns, and setting `length` is a runtime call.
+        const last = list.length - 1;
+        for (let j = i; j < last; j++) list[j] = list[j + 1]!;
+        list.pop();
         this.count--;
         if (bucket.listHead === list.length) this.dropBucket(bucket);
         return true;
@@ -339,7 +371,8 @@ export class TimerHeap<N> {
 
   clear(): void {
     this.heap.length = 0;
-    this.byTimestamp.clear();
+    this.slots = new Array<TimerBucket<N> | undefined>(INITIAL_SLOTS).fill(undefined);
+    this.slotShift = 32 - Math.log2(INITIAL_SLOTS);
     this.lastBucket = undefined;
     this.count = 0;
   }
@@ -430,7 +463,11 @@ export class TimerHeap<N> {
   ): boolean {
     for (let i = bucket.listHead; i < pairs.length; i += 2) {
       if (pairs[i] !== normalizedKey || !this.same(pairs[i + 1] as N, namespace)) continue;
-      pairs.splice(i, 2);
+      // The pairs behind move up, in order; by hand, as in the key list (`splice` allocates).
+      const end = pairs.length - 2;
+      for (let j = i; j < end; j++) pairs[j] = pairs[j + 2];
+      pairs.pop();
+      pairs.pop();
       this.count--;
       if (bucket.listHead === pairs.length) this.dropBucket(bucket);
       return true;
@@ -465,23 +502,63 @@ export class TimerHeap<N> {
 
   private bucketFor(timestamp: number): TimerBucket<N> {
     const last = this.lastBucket;
-    // Stryker disable next-line ConditionalExpression: a cache; the Map holds the same bucket
+    // Stryker disable next-line ConditionalExpression: a cache; the table holds the same bucket
     if (last !== undefined && last.timestamp === timestamp) return last;
-    let bucket = this.byTimestamp.get(timestamp);
-    if (bucket === undefined) {
-      bucket = new TimerBucket<N>(timestamp);
-      this.byTimestamp.set(timestamp, bucket);
-      bucket.heapIndex = this.heap.length;
-      this.heap.push(bucket);
-      this.siftUp(bucket.heapIndex);
-    }
+    const slot = slotOf(timestamp, this.slotShift);
+    let bucket = this.slots[slot];
+    while (bucket !== undefined && bucket.timestamp !== timestamp) bucket = bucket.nextInSlot;
+    if (bucket === undefined) bucket = this.newBucket(timestamp, slot);
     this.lastBucket = bucket;
     return bucket;
   }
 
+  /** The bucket of `timestamp`, if one is queued. */
+  private findBucket(timestamp: number): TimerBucket<N> | undefined {
+    let bucket = this.slots[slotOf(timestamp, this.slotShift)];
+    while (bucket !== undefined && bucket.timestamp !== timestamp) bucket = bucket.nextInSlot;
+    return bucket;
+  }
+
+  private newBucket(timestamp: number, slot: number): TimerBucket<N> {
+    const bucket = new TimerBucket<N>(timestamp);
+    const slots = this.slots;
+    bucket.nextInSlot = slots[slot];
+    slots[slot] = bucket;
+    const heap = this.heap;
+    bucket.heapIndex = heap.length;
+    heap.push(bucket);
+    this.siftUp(bucket.heapIndex);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: speed only: a full table's chains grow longer
+    if (heap.length > slots.length) this.growSlots();
+    return bucket;
+  }
+
+  /** Doubles the timestamp table, keeping chains short: every queued bucket is in the heap, so it is rehashed from there. */
+  private growSlots(): void {
+    const slots = new Array<TimerBucket<N> | undefined>(2 * this.slots.length).fill(undefined);
+    // Stryker disable next-line ArithmeticOperator: speed only: any shift used alike by every lookup finds the buckets
+    const shift = this.slotShift - 1;
+    for (const bucket of this.heap) {
+      const slot = slotOf(bucket.timestamp, shift);
+      bucket.nextInSlot = slots[slot];
+      slots[slot] = bucket;
+    }
+    this.slots = slots;
+    this.slotShift = shift;
+  }
+
   private dropBucket(bucket: TimerBucket<N>): void {
-    this.byTimestamp.delete(bucket.timestamp);
-    // Stryker disable next-line ConditionalExpression: forgetting a cached bucket only costs a Map lookup
+    const slots = this.slots;
+    const slot = slotOf(bucket.timestamp, this.slotShift);
+    let previous = slots[slot]!;
+    if (previous === bucket) slots[slot] = bucket.nextInSlot;
+    else {
+      // A queued bucket is in its slot's chain.
+      while (previous.nextInSlot !== bucket) previous = previous.nextInSlot!;
+      previous.nextInSlot = bucket.nextInSlot;
+    }
+    bucket.nextInSlot = undefined;
+    // Stryker disable next-line ConditionalExpression: forgetting a cached bucket only costs a table lookup
     if (this.lastBucket === bucket) this.lastBucket = undefined;
     const heap = this.heap;
     const last = heap.pop()!;
