@@ -24,6 +24,12 @@ export interface NamespaceSerializer<N> {
 export interface NamespaceHashing<N> {
   hash(namespace: N): number;
   equals(a: N, b: N): boolean;
+  /**
+   * Whether a key holds only a few of these namespaces at a time and few keys share one (session windows: a
+   * state window belongs to one key): the heap backend then indexes the entries by key first, so a record finds
+   * its key's namespaces with one lookup of the key.
+   */
+  readonly fewPerKey?: boolean;
 }
 
 /** The single namespace of state that is not partitioned further (Flink's `VoidNamespace.INSTANCE`). */

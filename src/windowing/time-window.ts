@@ -112,6 +112,7 @@ export const timeWindowTypeSerializer: TypeSerializer<TimeWindow> = {
 const timeWindowHashing: NamespaceHashing<TimeWindow> = {
   hash: (window) => (window === undefined ? 0 : (window.start + 31 * window.end) % 1073741824),
   equals: (a, b) => a !== undefined && b !== undefined && a.start === b.start && a.end === b.end,
+  fewPerKey: true,
 };
 
 /**

@@ -468,6 +468,18 @@ const winNs: NamespaceSerializer<Win> = {
     },
   },
 };
+/** The same windows indexed key first by the heap backend (as session windows are): the snapshot form is the same. */
+const winPerKeyNs: NamespaceSerializer<Win> = {
+  ...winNs,
+  hashing: {
+    hash: (w) => (w === undefined ? 0 : w.start % 2),
+    equals: (a, b) => a !== undefined && b !== undefined && a.start === b.start,
+    fewPerKey: true,
+  },
+};
+/** A key's session windows: one to three, from its own set of starts (ends follow from the start). */
+const sessionsOf = (i: number): Win[] =>
+  Array.from({ length: 1 + (i % 3) }, (_, j) => new Win((i % 4) + 4 * j, (i % 4) + 4 * j + 10));
 const objNs: NamespaceSerializer<{ id: number }> = {
   key: (n) => (n === undefined ? -1 : n.id),
   serializer: structuredCloneSerializer,
@@ -488,6 +500,7 @@ describe('key-group snapshots across backends', () => {
     ),
     list: b.getOrCreateKeyedState(new ListStateDescriptor<string>('list'), winNs),
     map: b.getOrCreateKeyedState(new MapStateDescriptor<string, number>('map', { ttl: TTL }), objNs),
+    sessions: b.getOrCreateKeyedState(new ListStateDescriptor<string>('sessions'), winPerKeyNs),
   });
   const KEYS = 300;
   const fill = (b: KeyedStateBackend, now: { t: number }) => {
@@ -504,6 +517,10 @@ describe('key-group snapshots across backends', () => {
       now.t = i < KEYS / 2 ? 0 : 500; // the first half expires at 1000
       s.map.setCurrentNamespace({ id: i % 5 });
       s.map.put('m', i);
+      for (const window of sessionsOf(i)) {
+        s.sessions.setCurrentNamespace(window);
+        s.sessions.add(`s${i}@${window.start}`);
+      }
     }
   };
   const check = (b: KeyedStateBackend, keys: Iterable<number>, withExpired: boolean) => {
@@ -525,6 +542,10 @@ describe('key-group snapshots across backends', () => {
       assert.deepEqual([...s.list.get()], [`a${i}`, `b${i}`]);
       s.map.setCurrentNamespace({ id: i % 5 });
       assert.equal(s.map.get('m'), withExpired || i >= KEYS / 2 ? i : undefined);
+      for (const window of [...sessionsOf(i), new Win((i % 4) + 12, (i % 4) + 22)]) {
+        s.sessions.setCurrentNamespace(new Win(window.start, window.end));
+        assert.deepEqual([...s.sessions.get()], window.start < 12 ? [`s${i}@${window.start}`] : []);
+      }
     }
     return n;
   };
@@ -559,6 +580,35 @@ describe('key-group snapshots across backends', () => {
       });
     }
   }
+
+  it('heap: a snapshot of windows indexed namespace first restores indexed key first, and back', () => {
+    const layouts = [winNs, winPerKeyNs, winNs];
+    let snap: ReturnType<KeyedStateBackend['snapshot']> = [];
+    for (const [n, layout] of layouts.entries()) {
+      const b = new HeapKeyedStateBackend(128, FULL, () => 0);
+      const panes = b.getOrCreateKeyedState(new ListStateDescriptor<string>('panes'), layout);
+      if (n === 0) {
+        for (let i = 0; i < KEYS; i++) {
+          b.setCurrentKey(i);
+          for (const window of sessionsOf(i)) {
+            panes.setCurrentNamespace(window);
+            panes.add(`p${i}@${window.start}`);
+          }
+        }
+      } else b.restore(snap);
+      assert.equal(b.numStateEntries('panes'), 2 * KEYS, `layout ${n}`);
+      for (let i = 0; i < KEYS; i++) {
+        b.setCurrentKey(i);
+        for (const window of sessionsOf(i)) {
+          panes.setCurrentNamespace(new Win(window.start, window.end));
+          assert.deepEqual([...panes.get()], [`p${i}@${window.start}`], `layout ${n}, key ${i}`);
+        }
+      }
+      assert.deepEqual(new Set(b.getKeys('panes')), new Set(all), `layout ${n}`);
+      snap = b.snapshot();
+      b.dispose();
+    }
+  });
 
   for (const to of Object.keys(backends)) {
     it(`${to} refuses a key group of another snapshot format, naming the group and the state`, () => {

@@ -1,8 +1,9 @@
 // The shared part of every heap state handle: current key and namespace, TTL, and access to the StateTable.
-import type { NamespaceSerializer } from '../namespace.ts';
+import type { NamespaceHashing, NamespaceSerializer } from '../namespace.ts';
 import type { StateDescriptor } from '../../core/state-descriptor.ts';
 import type { NormalizedKey } from '../key-hash.ts';
 import { StateTable } from './state-table.ts';
+import { KeyFirstStateTable } from './key-first-state-table.ts';
 
 /** What a heap state needs from its backend: the current key and the clock that TTL reads. */
 export interface HeapStateHost {
@@ -38,7 +39,7 @@ export abstract class AbstractHeapState<N, V> {
     readonly namespaceSerializer: NamespaceSerializer<N>,
     initialNamespace: N,
   ) {
-    this.table = new StateTable(namespaceSerializer);
+    this.table = stateTableFor(namespaceSerializer);
     this.namespace = initialNamespace;
     this.nsKey = this.table.keyOf(initialNamespace);
     this.ttlMs = descriptor.ttl?.ttlMs ?? 0;
@@ -54,9 +55,7 @@ export abstract class AbstractHeapState<N, V> {
   protected getRaw(): V | undefined {
     // The key first: a read without one fails even where the namespace holds nothing.
     const key = this.host.currentNormalizedKey();
-    const inner = this.table.entriesOf(this.nsKey, this.namespace);
-    if (inner === undefined) return undefined;
-    const stored = inner.get(key);
+    const stored = this.table.read(key, this.nsKey, this.namespace);
     if (stored === undefined || this.ttlMs === 0) return stored as V | undefined;
     const wrapped = stored as TtlValue<V>;
     const now = this.host.now();
@@ -69,9 +68,10 @@ export abstract class AbstractHeapState<N, V> {
   }
 
   protected putRaw(value: V): void {
-    const inner = this.table.entriesForWrite(this.nsKey, this.namespace);
-    inner.set(
+    this.table.write(
       this.host.currentNormalizedKey(),
+      this.nsKey,
+      this.namespace,
       this.ttlMs === 0 ? value : { value, lastAccess: this.host.now() },
     );
   }
@@ -111,4 +111,14 @@ export abstract class AbstractHeapState<N, V> {
   wrap(value: V, now: number): V | TtlValue<V> {
     return this.ttlMs === 0 ? value : { value, lastAccess: now };
   }
+}
+
+/** The table layout the namespaces ask for: key first for namespaces few to a key (sessions), else namespace first. */
+function stateTableFor<V>(namespaceSerializer: NamespaceSerializer<any>): StateTable<V> {
+  const hashing = namespaceSerializer.hashing;
+  return hashing?.fewPerKey === true
+    ? new KeyFirstStateTable<V>(
+        namespaceSerializer as NamespaceSerializer<any> & { hashing: NamespaceHashing<any> },
+      )
+    : new StateTable<V>(namespaceSerializer);
 }

@@ -213,7 +213,7 @@ export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBacke
       const value =
         values !== undefined ? values[i] : serializer.deserialize(unpacked(valueBytes!, valueEnds!, i));
       const access = lastAccess !== undefined && lastAccess[i]! >= 0 ? lastAccess[i]! : now;
-      table.entriesForWrite(nsKeys[n]!, namespaces[n]).set(keys[i]!, state.wrap(value, access));
+      table.write(keys[i]!, nsKeys[n]!, namespaces[n], state.wrap(value, access));
     }
   }
 

@@ -167,6 +167,17 @@ export class StateTable<V> {
     return inner;
   }
 
+  /** The value of (key, namespace), undefined when absent. */
+  read(key: NormalizedKey, nsKey: string | number, namespace: unknown): V | undefined {
+    const inner = this.entriesOf(nsKey, namespace);
+    return inner === undefined ? undefined : inner.get(key);
+  }
+
+  /** Stores the value of (key, namespace). */
+  write(key: NormalizedKey, nsKey: string | number, namespace: unknown, value: V): void {
+    this.entriesForWrite(nsKey, namespace).set(key, value);
+  }
+
   /** The entries of a namespace, created when missing. */
   entriesForWrite(nsKey: string | number, namespace: unknown): NamespaceEntries<V> {
     if (nsKey === this.cachedNsKey && this.same(this.cachedInner!, namespace)) return this.cachedInner!;
