@@ -40,3 +40,15 @@ export const voidNamespaceSerializer: NamespaceSerializer<VoidNamespace> = {
   key: () => 0,
   serializer: structuredCloneSerializer,
 };
+
+/**
+ * The void namespace of a state that a record reads together with key-first state of the same key (a merging window
+ * set, read with the session panes it points to): the heap backend keeps its value in the key's row beside theirs
+ * (see `KeyRows`), so both are found with one lookup of the key. Key and bytes are those of
+ * {@link voidNamespaceSerializer}: snapshots and durable state are the same.
+ */
+export const keyRowVoidNamespaceSerializer: NamespaceSerializer<VoidNamespace> = {
+  key: () => 0,
+  serializer: structuredCloneSerializer,
+  hashing: { hash: () => 0, equals: (a, b) => a === b, fewPerKey: true },
+};

@@ -4,11 +4,14 @@ import type { StateDescriptor } from '../../core/state-descriptor.ts';
 import type { NormalizedKey } from '../key-hash.ts';
 import { StateTable } from './state-table.ts';
 import { KeyFirstStateTable } from './key-first-state-table.ts';
+import type { KeyRows } from './key-rows.ts';
 
 /** What a heap state needs from its backend: the current key and the clock that TTL reads. */
 export interface HeapStateHost {
   currentNormalizedKey(): NormalizedKey;
   now(): number;
+  /** The rows the backend's key-first states share (see {@link KeyRows}); absent, each keeps rows of its own. */
+  readonly keyRows?: KeyRows;
 }
 
 /** A value stored with the time it was last written (or read, for `OnReadAndWrite`), when the state has a TTL. */
@@ -39,7 +42,7 @@ export abstract class AbstractHeapState<N, V> {
     readonly namespaceSerializer: NamespaceSerializer<N>,
     initialNamespace: N,
   ) {
-    this.table = stateTableFor(namespaceSerializer);
+    this.table = stateTableFor(namespaceSerializer, host.keyRows);
     this.namespace = initialNamespace;
     this.nsKey = this.table.keyOf(initialNamespace);
     this.ttlMs = descriptor.ttl?.ttlMs ?? 0;
@@ -114,11 +117,12 @@ export abstract class AbstractHeapState<N, V> {
 }
 
 /** The table layout the namespaces ask for: key first for namespaces few to a key (sessions), else namespace first. */
-function stateTableFor<V>(namespaceSerializer: NamespaceSerializer<any>): StateTable<V> {
+function stateTableFor<V>(namespaceSerializer: NamespaceSerializer<any>, rows?: KeyRows): StateTable<V> {
   const hashing = namespaceSerializer.hashing;
   return hashing?.fewPerKey === true
     ? new KeyFirstStateTable<V>(
         namespaceSerializer as NamespaceSerializer<any> & { hashing: NamespaceHashing<any> },
+        rows,
       )
     : new StateTable<V>(namespaceSerializer);
 }

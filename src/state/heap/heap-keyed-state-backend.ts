@@ -21,6 +21,7 @@ import { HeapListState } from './heap-list-state.ts';
 import { HeapMapState } from './heap-map-state.ts';
 import { HeapReducingState } from './heap-reducing-state.ts';
 import { HeapValueState } from './heap-value-state.ts';
+import { KeyRows } from './key-rows.ts';
 import {
   declaredClassOf,
   isEmptySample,
@@ -36,6 +37,8 @@ import { lostClassError } from '../lost-class-error.ts';
  */
 export class HeapKeyedStateBackend extends KeyContext implements KeyedStateBackend, HeapStateHost {
   private readonly states = new Map<string, AbstractHeapState<any, any>>();
+  /** The key-first states' entries, one row per key (see {@link KeyRows}). */
+  readonly keyRows = new KeyRows();
   /** Restored entries waiting for their state to be registered (operators register state in `open`). */
   private readonly pendingRestore = new Map<string, PendingColumns[]>();
 

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KeyFirstStateTable } from './key-first-state-table.ts';
+import { KeyRows } from './key-rows.ts';
 import { StateTable } from './state-table.ts';
 import type { NamespaceHashing, NamespaceSerializer } from '../namespace.ts';
 import { structuredCloneSerializer } from '../../core/type-serializer.ts';
@@ -100,6 +101,57 @@ describe('KeyFirstStateTable', () => {
     assert.equal([...table.namespaces()][0]!.namespace, a, 'the first object written for that window');
   });
 
+  it('shares one row per key with the other key-first states: each its own column, the row gone with the last entry', () => {
+    const rows = new KeyRows();
+    const tables = [0, 1, 2].map(() => new KeyFirstStateTable<number>(perKeyWindows, rows));
+    const [a, b] = [w(0, 10), w(2, 12)];
+    tables[0]!.write('k', 0, a, 1);
+    tables[1]!.write('k', 0, a, 2);
+    tables[2]!.write('k', 0, b, 3);
+    tables[2]!.write('k', 0, a, 4);
+    assert.deepEqual(
+      tables.map((t) => [t.read('k', 0, a), t.read('k', 0, b)]),
+      [
+        [1, undefined],
+        [2, undefined],
+        [4, 3],
+      ],
+    );
+    // A state added once rows exist finds them empty in its column, and writes its own.
+    const late = new KeyFirstStateTable<number>(perKeyWindows, rows);
+    assert.equal(late.read('k', 0, a), undefined);
+    late.write('k', 0, a, 5);
+    late.write('j', 0, a, 6);
+    assert.deepEqual(
+      [late.read('k', 0, a), late.read('j', 0, a), tables[2]!.read('j', 0, a)],
+      [5, 6, undefined],
+    );
+    assert.deepEqual([rows.byKey.size, tables.map((t) => t.size()), late.size()], [2, [1, 1, 2], 2]);
+    tables[0]!.remove(0, 'k', a);
+    tables[2]!.clear();
+    assert.deepEqual(
+      [
+        tables[0]!.read('k', 0, a),
+        tables[1]!.read('k', 0, a),
+        tables[2]!.read('k', 0, b),
+        late.read('k', 0, a),
+      ],
+      [undefined, 2, undefined, 5],
+      'the other columns keep their entries',
+    );
+    late.clear();
+    assert.deepEqual([...rows.byKey.keys()], ['k'], 'j held only the cleared column');
+    tables[1]!.remove(0, 'k', w(0, 10));
+    assert.equal(rows.byKey.size, 0, 'the row goes with its last entry');
+    assert.equal(tables[1]!.read('k', 0, a), undefined);
+    tables[1]!.write('k', 0, b, 7);
+    assert.deepEqual(
+      [tables[1]!.read('k', 0, b), late.read('k', 0, b)],
+      [7, undefined],
+      'a new row for the key',
+    );
+  });
+
   it('holds what the namespace-first table holds after any sequence of writes, reads and removals (fixed seed)', () => {
     let seed = 0x5e5510;
     const next = (n: number): number => {
@@ -108,7 +160,10 @@ describe('KeyFirstStateTable', () => {
     };
     const windows = [w(0, 10), w(1, 10), w(2, 12), w(3, 13), w(4, 10), w(5, 15)];
     for (let round = 0; round < 20; round++) {
-      const keyFirst = new KeyFirstStateTable<number>(perKeyWindows);
+      // Beside another state's column in the same rows, written and cleared on its own (as the merging-window sets).
+      const rows = new KeyRows();
+      const other = new KeyFirstStateTable<number>(perKeyWindows, rows);
+      const keyFirst = new KeyFirstStateTable<number>(perKeyWindows, rows);
       const reference = new StateTable<number>(perKeyWindows);
       for (let op = 0; op < 400; op++) {
         const key = next(6);
@@ -116,8 +171,10 @@ describe('KeyFirstStateTable', () => {
         // Half the time an equal window that is another object, as restored or re-assigned windows are.
         const ns = next(2) === 0 ? base : w(base.start, base.end);
         const nsKey = reference.keyOf(ns);
-        const what = next(10);
-        if (what < 5) {
+        const what = next(12);
+        if (what === 10) other.write(key, 0, windows[0]!, op);
+        else if (what === 11) other.remove(0, key, windows[0]!);
+        else if (what < 5) {
           keyFirst.write(key, nsKey, ns, op);
           reference.write(key, nsKey, ns, op);
         } else if (what < 8) {

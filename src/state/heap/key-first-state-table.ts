@@ -1,19 +1,8 @@
 // KeyFirstStateTable: one keyed state's entries indexed key → namespace, for namespaces a key holds few of at once.
 import type { NormalizedKey } from '../key-hash.ts';
 import type { NamespaceHashing, NamespaceSerializer } from '../namespace.ts';
+import { KeyRows, NO_ENTRY, type KeyRow } from './key-rows.ts';
 import { StateTable, type NamespaceEntries } from './state-table.ts';
-
-/**
- * The entries of one key: its first (namespace, value) in two fields, any further ones flat in `more` (namespace,
- * value, ...; exactly as long as it holds). A key with no entry has no KeyEntries: the table drops it at once.
- */
-class KeyEntries<V> {
-  more: unknown[] | undefined = undefined;
-  constructor(
-    public namespace: unknown,
-    public value: V,
-  ) {}
-}
 
 /**
  * A state table indexed by key first, then by namespace, for namespaces that a key holds only a few of at a time
@@ -23,60 +12,67 @@ class KeyEntries<V> {
  * The key's namespaces are told apart by identity first, which is the common case (the state window a merging
  * window set hands out is the object the pane was written with), then by the hashing's `equals`.
  *
- * The key read last is cached: a record reads, then writes its pane, and a timer reads, then clears it, so the
- * second access costs no lookup. Snapshots see the entries grouped by namespace ({@link namespaces}), as the
- * namespace-first table holds them, so the snapshot form is the same.
+ * The entries live in one column of the backend's {@link KeyRows}, which every key-first state of the backend
+ * shares: a session job's merging-window sets and panes are found with one lookup of the key, and the key looked up
+ * last is cached, so a record's read and write of both, and a timer's read and clear, cost one lookup in all.
+ * Snapshots see the entries grouped by namespace ({@link namespaces}), as the namespace-first table holds them, so
+ * the snapshot form is the same.
  */
 export class KeyFirstStateTable<V> extends StateTable<V> {
-  private readonly byKey = new Map<NormalizedKey, KeyEntries<V>>();
-  private lastKey: NormalizedKey | undefined = undefined;
-  private lastEntries: KeyEntries<V> | undefined = undefined;
+  private readonly column: number;
   private readonly equalNamespaces: NamespaceHashing<unknown>['equals'];
 
-  constructor(namespaceSerializer: NamespaceSerializer<any> & { hashing: NamespaceHashing<any> }) {
+  constructor(
+    namespaceSerializer: NamespaceSerializer<any> & { hashing: NamespaceHashing<any> },
+    private readonly rows: KeyRows = new KeyRows(),
+  ) {
     super(namespaceSerializer);
     this.equalNamespaces = namespaceSerializer.hashing.equals;
+    this.column = rows.addColumn();
   }
 
   override read(key: NormalizedKey, _nsKey: string | number, namespace: unknown): V | undefined {
-    const entries = this.entriesOfKey(key);
-    if (entries === undefined) return undefined;
-    if (entries.namespace === namespace) return entries.value;
-    return this.readSlow(entries, namespace);
+    const row = this.rows.rowOf(key);
+    if (row === undefined) return undefined;
+    const first = this.firstNamespace(row);
+    if (first === namespace) return this.firstValue(row) as V;
+    if (first === NO_ENTRY) return undefined;
+    if (this.equalNamespaces(first, namespace)) return this.firstValue(row) as V;
+    const more = this.more(row);
+    if (more === undefined) return undefined;
+    for (let i = 0; i < more.length; i += 2)
+      if (more[i] === namespace || this.equalNamespaces(more[i], namespace)) return more[i + 1] as V;
+    return undefined;
   }
 
   override write(key: NormalizedKey, _nsKey: string | number, namespace: unknown, value: V): void {
-    const entries = this.entriesOfKey(key);
-    if (entries === undefined) {
-      const created = new KeyEntries(namespace, value);
-      this.byKey.set(key, created);
-      this.lastKey = key;
-      this.lastEntries = created;
-    } else if (entries.namespace === namespace || this.equalNamespaces(entries.namespace, namespace))
-      entries.value = value;
-    else this.writeMore(entries, namespace, value);
+    const row = this.rows.rowForWrite(key);
+    const first = this.firstNamespace(row);
+    if (first === NO_ENTRY) this.setFirst(row, namespace, value);
+    else if (first === namespace || this.equalNamespaces(first, namespace)) this.setFirst(row, first, value);
+    else this.writeMore(row, namespace, value);
   }
 
   override remove(_nsKey: string | number, key: NormalizedKey, namespace?: unknown): void {
-    const entries = this.entriesOfKey(key);
-    if (entries === undefined) return;
-    const more = entries.more;
-    if (entries.namespace === namespace || this.equalNamespaces(entries.namespace, namespace)) {
+    const row = this.rows.rowOf(key);
+    if (row === undefined) return;
+    const first = this.firstNamespace(row);
+    if (first === NO_ENTRY) return;
+    const more = this.more(row);
+    if (first === namespace || this.equalNamespaces(first, namespace)) {
       if (more === undefined) {
-        this.byKey.delete(key);
-        this.lastKey = undefined;
-        this.lastEntries = undefined;
+        this.setFirst(row, NO_ENTRY, undefined);
+        this.rows.dropIfEmpty(key, row);
         return;
       }
-      entries.namespace = more[0];
-      entries.value = more[1] as V;
-      entries.more = more.length === 2 ? undefined : more.slice(2);
+      this.setFirst(row, more[0], more[1]);
+      this.setMore(row, more.length === 2 ? undefined : more.slice(2));
       return;
     }
     if (more === undefined) return;
     for (let i = 0; i < more.length; i += 2) {
       if (more[i] !== namespace && !this.equalNamespaces(more[i], namespace)) continue;
-      if (more.length === 2) entries.more = undefined;
+      if (more.length === 2) this.setMore(row, undefined);
       else more.splice(i, 2);
       return;
     }
@@ -88,9 +84,11 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
    */
   override *namespaces(): IterableIterator<NamespaceEntries<V>> {
     const grouped = new StateTable<V>(this.namespaceSerializer);
-    for (const [key, entries] of this.byKey) {
-      grouped.write(key, grouped.keyOf(entries.namespace), entries.namespace, entries.value);
-      const more = entries.more;
+    for (const [key, row] of this.rows.byKey) {
+      const first = this.firstNamespace(row);
+      if (first === NO_ENTRY) continue;
+      grouped.write(key, grouped.keyOf(first), first, this.firstValue(row) as V);
+      const more = this.more(row);
       if (more === undefined) continue;
       for (let i = 0; i < more.length; i += 2)
         grouped.write(key, grouped.keyOf(more[i]), more[i], more[i + 1] as V);
@@ -100,40 +98,70 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
 
   override size(): number {
     let n = 0;
-    for (const entries of this.byKey.values())
-      n += entries.more === undefined ? 1 : 1 + (entries.more.length >> 1);
+    for (const row of this.rows.byKey.values()) {
+      if (this.firstNamespace(row) === NO_ENTRY) continue;
+      const more = this.more(row);
+      n += more === undefined ? 1 : 1 + (more.length >> 1);
+    }
     return n;
   }
 
+  /** Empties this state's column; rows left with nothing go. */
   override clear(): void {
-    this.byKey.clear();
-    this.lastKey = undefined;
-    this.lastEntries = undefined;
-  }
-
-  private entriesOfKey(key: NormalizedKey): KeyEntries<V> | undefined {
-    if (key === this.lastKey) return this.lastEntries;
-    const entries = this.byKey.get(key);
-    if (entries !== undefined) {
-      this.lastKey = key;
-      this.lastEntries = entries;
+    for (const [key, row] of [...this.rows.byKey]) {
+      this.setFirst(row, NO_ENTRY, undefined);
+      this.setMore(row, undefined);
+      this.rows.dropIfEmpty(key, row);
     }
-    return entries;
   }
 
-  private readSlow(entries: KeyEntries<V>, namespace: unknown): V | undefined {
-    if (this.equalNamespaces(entries.namespace, namespace)) return entries.value;
-    const more = entries.more;
-    if (more === undefined) return undefined;
-    for (let i = 0; i < more.length; i += 2)
-      if (more[i] === namespace || this.equalNamespaces(more[i], namespace)) return more[i + 1] as V;
-    return undefined;
+  // The column's three slots: two fields each for the first two columns, three elements of `rest` for the others.
+
+  private firstNamespace(row: KeyRow): unknown {
+    const column = this.column;
+    return column === 0 ? row.ns0 : column === 1 ? row.ns1 : row.rest![3 * (column - 2)];
   }
 
-  private writeMore(entries: KeyEntries<V>, namespace: unknown, value: V): void {
-    const more = entries.more;
+  private firstValue(row: KeyRow): unknown {
+    const column = this.column;
+    return column === 0 ? row.value0 : column === 1 ? row.value1 : row.rest![3 * (column - 2) + 1];
+  }
+
+  private more(row: KeyRow): unknown[] | undefined {
+    const column = this.column;
+    return column === 0
+      ? row.more0
+      : column === 1
+        ? row.more1
+        : (row.rest![3 * (column - 2) + 2] as unknown[] | undefined);
+  }
+
+  private setFirst(row: KeyRow, namespace: unknown, value: unknown): void {
+    const column = this.column;
+    if (column === 0) {
+      row.ns0 = namespace;
+      row.value0 = value;
+    } else if (column === 1) {
+      row.ns1 = namespace;
+      row.value1 = value;
+    } else {
+      const rest = row.rest!;
+      rest[3 * (column - 2)] = namespace;
+      rest[3 * (column - 2) + 1] = value;
+    }
+  }
+
+  private setMore(row: KeyRow, more: unknown[] | undefined): void {
+    const column = this.column;
+    if (column === 0) row.more0 = more;
+    else if (column === 1) row.more1 = more;
+    else row.rest![3 * (column - 2) + 2] = more;
+  }
+
+  private writeMore(row: KeyRow, namespace: unknown, value: V): void {
+    const more = this.more(row);
     if (more === undefined) {
-      entries.more = [namespace, value];
+      this.setMore(row, [namespace, value]);
       return;
     }
     for (let i = 0; i < more.length; i += 2) {
@@ -143,6 +171,6 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
       }
     }
     // concat allocates exactly the new length; the pair goes as one array so that an array value stays one element.
-    entries.more = more.concat([namespace, value]);
+    this.setMore(row, more.concat([namespace, value]));
   }
 }

@@ -10,7 +10,11 @@ import type {
   InternalValueState,
 } from '../../state/internal-state.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
-import { VoidNamespace, voidNamespaceSerializer, type NamespaceSerializer } from '../../state/namespace.ts';
+import {
+  keyRowVoidNamespaceSerializer,
+  VoidNamespace,
+  type NamespaceSerializer,
+} from '../../state/namespace.ts';
 import {
   ValueStateDescriptor,
   type AggregatingStateDescriptor,
@@ -208,7 +212,8 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
         new ValueStateDescriptor<MergingWindowPairs<W>>('merging-window-set', {
           serializer: mergingWindowPairsSerializer(this.windowSerializer),
         }),
-        voidNamespaceSerializer,
+        // Beside the panes it points to, in the key's row of the heap backend: one lookup finds both.
+        keyRowVoidNamespaceSerializer,
       ) as InternalValueState<VoidNamespace, MergingWindowPairs<W>>;
       setState.setCurrentNamespace(VoidNamespace);
       this.mergingWindows = new MergingWindowSet(this.mergingAssigner, setState, this.windowSerializer);
