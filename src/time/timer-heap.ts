@@ -51,7 +51,7 @@ class TimerEntry<N> {
  */
 class TimerBucket<N> {
   /** The Map form (undefined until a bucket takes it; a bucket in no form yet is new and holds nothing). */
-  timers: Map<NormalizedKey | TimerEntry<N>, N | TimerEntry<N>> | undefined = undefined;
+  timers: TimerMap<N> | undefined = undefined;
   /** The key list; its timers from `listHead` on are queued, the ones before it polled. */
   list: NormalizedKey[] | undefined = undefined;
   /** The pair list (key, namespace, ...); its pairs from `listHead` on are queued, as in the key list. */
@@ -59,6 +59,20 @@ class TimerBucket<N> {
   listHead = 0;
   /** The namespace of every timer in the key list. */
   listNamespace: N | undefined = undefined;
+  heapIndex = 0;
+  /** The next bucket whose timestamp hashes to the same slot of the timestamp table (see {@link TimerHeap}). */
+  nextInSlot: TimerBucket<N> | undefined = undefined;
+
+  constructor(readonly timestamp: number) {}
+}
+
+/**
+ * A bucket's Map form (see {@link TimerBucket}), in an object of its own: most buckets never take it, and a bucket
+ * holding these five fields too was 40 bytes larger and five stores slower to create, once per new timestamp (a
+ * session window's end is one most of the time).
+ */
+class TimerMap<N> {
+  readonly map = new Map<NormalizedKey | TimerEntry<N>, N | TimerEntry<N>>();
   /** The further namespaces of a key at this timestamp (rare: windows of one key that end together). */
   more: Map<NormalizedKey, TimerEntry<N>[]> | undefined = undefined;
   /** Reads the Map in order while the bucket is polled; every timer still queued is `head` or behind it. */
@@ -66,11 +80,6 @@ class TimerBucket<N> {
   /** The timer read last from the cursor and not polled yet (undefined: none; no key is undefined). */
   headSlot: NormalizedKey | TimerEntry<N> | undefined = undefined;
   headValue: N | TimerEntry<N> | undefined = undefined;
-  heapIndex = 0;
-  /** The next bucket whose timestamp hashes to the same slot of the timestamp table (see {@link TimerHeap}). */
-  nextInSlot: TimerBucket<N> | undefined = undefined;
-
-  constructor(readonly timestamp: number) {}
 }
 
 /** The most timers a pair list holds before its bucket takes the Map form (a scan of up to 16 keys). */
@@ -169,8 +178,9 @@ export class TimerHeap<N> {
         pairs[bucket.listHead] as NormalizedKey,
         pairs[bucket.listHead + 1] as N,
       );
-    this.loadHead(bucket);
-    return this.timerOf(bucket.timestamp, bucket.headSlot!, bucket.headValue!);
+    const form = bucket.timers!;
+    this.loadHead(form);
+    return this.timerOf(bucket.timestamp, form.headSlot!, form.headValue!);
   }
 
   /** The earliest timer's timestamp, or undefined when there is none. */
@@ -215,20 +225,29 @@ export class TimerHeap<N> {
       } else {
         for (let i = bucket.listHead; i < pairs.length; i += 2)
           if (pairs[i] === normalizedKey && this.same(pairs[i + 1] as N, namespace)) return false;
-        if (plain && pairs.length - bucket.listHead < 2 * PAIRS_MAX) {
+        const head = bucket.listHead;
+        const queued = pairs.length - head;
+        if (plain && queued < 2 * PAIRS_MAX) {
           // Exactly one pair longer: a push would grow the array by half plus 16 slots, more than the pairs of
-          // most timestamps. The copy is at most PAIRS_MAX pairs.
-          bucket.pairs = pairs.concat([normalizedKey, namespace]);
+          // most timestamps. The copy is at most PAIRS_MAX pairs, by hand: `concat` took an array of the new pair
+          // besides the copy, and its generic path. Polled pairs are left behind.
+          const grown = new Array<unknown>(queued + 2);
+          for (let i = 0; i < queued; i++) grown[i] = pairs[head + i];
+          grown[queued] = normalizedKey;
+          grown[queued + 1] = namespace;
+          bucket.pairs = grown;
+          bucket.listHead = 0;
           this.count++;
           return true;
         }
       }
       this.toMapForm(bucket);
     }
-    const timers = bucket.timers!;
+    const form = bucket.timers!;
+    const timers = form.map;
     const first = timers.get(normalizedKey);
     if (first !== undefined && this.sameNamespace(first, namespace)) return false;
-    let more = bucket.more?.get(normalizedKey);
+    let more = form.more?.get(normalizedKey);
     if (more !== undefined) for (const entry of more) if (this.same(entry.namespace, namespace)) return false;
     this.count++;
     // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: memory only: as an entry of its own the first timer of a key is found, ordered and removed alike
@@ -240,7 +259,7 @@ export class TimerHeap<N> {
       return true;
     }
     const entry = new TimerEntry(key, normalizedKey, namespace);
-    if (more === undefined) (bucket.more ??= new Map()).set(normalizedKey, (more = []));
+    if (more === undefined) (form.more ??= new Map()).set(normalizedKey, (more = []));
     more.push(entry);
     timers.set(entry, entry);
     return true;
@@ -298,19 +317,20 @@ export class TimerHeap<N> {
       }
       this.toMapForm(bucket);
     }
-    const timers = bucket.timers!;
+    const form = bucket.timers!;
+    const timers = form.map;
     const first = timers.get(normalizedKey);
     let slot: NormalizedKey | TimerEntry<N> | undefined;
     if (first !== undefined && this.sameNamespace(first, namespace)) slot = normalizedKey;
     else {
-      const list = bucket.more?.get(normalizedKey);
+      const list = form.more?.get(normalizedKey);
       const i = list === undefined ? -1 : list.findIndex((e) => this.same(e.namespace, namespace));
       if (i < 0) return false;
       slot = list![i]!;
-      this.dropMore(bucket, normalizedKey, list!, i);
+      this.dropMore(form, normalizedKey, list!, i);
     }
     timers.delete(slot);
-    if (bucket.headSlot === slot) this.clearHead(bucket);
+    if (form.headSlot === slot) this.clearHead(form);
     this.count--;
     if (timers.size === 0) this.dropBucket(bucket);
     return true;
@@ -336,17 +356,18 @@ export class TimerHeap<N> {
       if (head + 2 === pairs.length) this.dropBucket(bucket);
       return timer;
     }
-    this.loadHead(bucket);
-    const slot = bucket.headSlot!;
-    const timer = this.timerOf(bucket.timestamp, slot, bucket.headValue!);
-    this.clearHead(bucket);
-    bucket.timers!.delete(slot);
+    const form = bucket.timers!;
+    this.loadHead(form);
+    const slot = form.headSlot!;
+    const timer = this.timerOf(bucket.timestamp, slot, form.headValue!);
+    this.clearHead(form);
+    form.map.delete(slot);
     if (typeof slot === 'object') {
-      const list = bucket.more!.get(slot.normalizedKey)!;
-      this.dropMore(bucket, slot.normalizedKey, list, list.indexOf(slot));
+      const list = form.more!.get(slot.normalizedKey)!;
+      this.dropMore(form, slot.normalizedKey, list, list.indexOf(slot));
     }
     this.count--;
-    if (bucket.timers!.size === 0) this.dropBucket(bucket);
+    if (form.map.size === 0) this.dropBucket(bucket);
     return timer;
   }
 
@@ -364,7 +385,7 @@ export class TimerHeap<N> {
         for (let i = bucket.listHead; i < pairs.length; i += 2)
           all.push(this.timerOf(bucket.timestamp, pairs[i] as NormalizedKey, pairs[i + 1] as N));
       } else
-        for (const [slot, value] of bucket.timers!) all.push(this.timerOf(bucket.timestamp, slot, value));
+        for (const [slot, value] of bucket.timers!.map) all.push(this.timerOf(bucket.timestamp, slot, value));
     }
     return all;
   }
@@ -411,7 +432,8 @@ export class TimerHeap<N> {
    * gives a new bucket its Map.
    */
   private toMapForm(bucket: TimerBucket<N>): void {
-    const timers = (bucket.timers = new Map());
+    const form = (bucket.timers = new TimerMap<N>());
+    const timers = form.map;
     const list = bucket.list;
     const pairs = bucket.pairs;
     if (list !== undefined) {
@@ -425,8 +447,8 @@ export class TimerHeap<N> {
         else {
           // A further namespace of a key at this timestamp: an entry of its own, as `add` makes it.
           const entry = new TimerEntry<N>(normalizedKey, normalizedKey, namespace);
-          let more = (bucket.more ??= new Map()).get(normalizedKey);
-          if (more === undefined) bucket.more.set(normalizedKey, (more = []));
+          let more = (form.more ??= new Map()).get(normalizedKey);
+          if (more === undefined) form.more.set(normalizedKey, (more = []));
           more.push(entry);
           timers.set(entry, entry);
         }
@@ -476,28 +498,23 @@ export class TimerHeap<N> {
   }
 
   /** Reads the bucket's next queued timer into its head, unless it is there already. */
-  private loadHead(bucket: TimerBucket<N>): void {
-    if (bucket.headSlot !== undefined) return;
+  private loadHead(form: TimerMap<N>): void {
+    if (form.headSlot !== undefined) return;
     // A queued bucket holds a timer, and every timer is behind the cursor, so the cursor reaches one.
-    const next = (bucket.cursor ??= bucket.timers!.entries()).next().value!;
-    bucket.headSlot = next[0];
-    bucket.headValue = next[1];
+    const next = (form.cursor ??= form.map.entries()).next().value!;
+    form.headSlot = next[0];
+    form.headValue = next[1];
   }
 
-  private clearHead(bucket: TimerBucket<N>): void {
-    bucket.headSlot = undefined;
-    bucket.headValue = undefined;
+  private clearHead(form: TimerMap<N>): void {
+    form.headSlot = undefined;
+    form.headValue = undefined;
   }
 
-  private dropMore(
-    bucket: TimerBucket<N>,
-    normalizedKey: NormalizedKey,
-    list: TimerEntry<N>[],
-    i: number,
-  ): void {
+  private dropMore(form: TimerMap<N>, normalizedKey: NormalizedKey, list: TimerEntry<N>[], i: number): void {
     list.splice(i, 1);
     // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: memory only: an empty list finds nothing and takes the next entry
-    if (list.length === 0) bucket.more!.delete(normalizedKey);
+    if (list.length === 0) form.more!.delete(normalizedKey);
   }
 
   private bucketFor(timestamp: number): TimerBucket<N> {
