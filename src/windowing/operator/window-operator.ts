@@ -10,6 +10,9 @@ import type {
   InternalValueState,
 } from '../../state/internal-state.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
+import type { AbstractHeapState } from '../../state/heap/abstract-heap-state.ts';
+import { HeapKeyedStateBackend } from '../../state/heap/heap-keyed-state-backend.ts';
+import type { StateTable } from '../../state/heap/state-table.ts';
 import {
   keyRowVoidNamespaceSerializer,
   VoidNamespace,
@@ -39,6 +42,9 @@ import {
   type MergeFunction,
   type MergingWindowPairs,
 } from './merging-window-set.ts';
+import { SlidingEventTimeWindows } from '../assigners/sliding-event-time-windows.ts';
+import { SlidingProcessingTimeWindows } from '../assigners/sliding-processing-time-windows.ts';
+import { KeyFirstPaneState } from './key-first-pane-state.ts';
 import { WindowProcessContext } from './window-process-context.ts';
 import { WindowTriggerContext } from './window-trigger-context.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
@@ -137,6 +143,15 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   protected triggerContext!: WindowTriggerContext<K, W>;
   protected processContext!: WindowProcessContext<W>;
   protected mergingWindows: MergingWindowSet<W> | undefined = undefined;
+  /**
+   * On the heap backend, for sliding windows whose contents are one value (aggregate, reduce) and no evictor: the
+   * panes looked up by key first, which `windowState` then is; the backend's table of the contents state holds them
+   * only from a snapshot's preparation to the snapshot (see {@link KeyFirstPaneState}). Where an element lands in
+   * one window (tumbling) the backend's own table is faster: one lookup either way, and the key's array of panes
+   * is a cache miss more per element than the namespace's Map entry (measured: docs/performance.md).
+   */
+  private keyFirstPanes: KeyFirstPaneState<W, IN, ACC> | undefined = undefined;
+  private heapPaneTable: StateTable<unknown> | undefined = undefined;
   private collector!: TimestampedCollector<OUT>;
   private currentMergeKey: K = undefined as K;
   private readonly mergeFunction: MergeFunction<W>;
@@ -198,14 +213,32 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       this.mergingAssigner !== undefined,
       this.context.operatorName,
     );
+    const descriptor = this.config.windowStateDescriptor;
     this.windowState = backend.getOrCreateKeyedState(
-      this.config.windowStateDescriptor,
+      descriptor,
       this.windowSerializer,
     ) as unknown as PaneState<ACC>;
+    const hashing = this.windowSerializer.hashing;
+    if (
+      backend instanceof HeapKeyedStateBackend &&
+      landsInSeveralWindows(this.assigner) &&
+      this.evictor === undefined &&
+      hashing !== undefined &&
+      (descriptor.kind === 'aggregating' || descriptor.kind === 'reducing') &&
+      descriptor.ttl === undefined
+    ) {
+      const keyFirst = new KeyFirstPaneState<W, IN, ACC>(backend, descriptor as never, hashing);
+      const table = (this.windowState as unknown as AbstractHeapState<W, unknown>).table;
+      keyFirst.takeFrom(table);
+      this.keyFirstPanes = keyFirst;
+      this.heapPaneTable = table;
+      this.windowState = keyFirst as unknown as PaneState<ACC>;
+    }
     // Panes in flight: one (key, window) entry of the contents state each, counted when read, not per record.
-    const paneState = this.config.windowStateDescriptor.name;
+    const paneState = descriptor.name;
+    const keyFirst = this.keyFirstPanes;
     this.context.metricGroup.gauge('numWindowPanes', {
-      getValue: () => backend.numStateEntries(paneState),
+      getValue: () => (keyFirst !== undefined ? keyFirst.panes : backend.numStateEntries(paneState)),
     });
     if (this.mergingAssigner !== undefined) {
       const setState = backend.getOrCreateKeyedState(
@@ -225,6 +258,20 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     super.processWatermark(watermark);
     if (this.numLateRecordsDropped !== this.lateRecordLog.logged)
       this.lateRecordLog.report(this.numLateRecordsDropped, false);
+  }
+
+  /** Panes looked up by key first reach the backend's table here, in the form it snapshots. */
+  override prepareKeyedStateSnapshot(): void {
+    if (this.keyFirstPanes !== undefined) this.keyFirstPanes.writeTo(this.heapPaneTable!);
+  }
+
+  /**
+   * Runs after the keyed state snapshot: the copy of the panes written for it is dropped again, so between snapshots
+   * the panes are held once. (Where no snapshot follows a preparation, the next preparation empties the table first.)
+   */
+  override snapshotOperatorState(): unknown {
+    this.heapPaneTable?.clear();
+    return undefined;
   }
 
   override close(): void | Promise<void> {
@@ -546,6 +593,14 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   private isCleanupTime(window: W, time: number): boolean {
     return time === this.cleanupTime(window);
   }
+}
+
+/** Whether the assigner puts an element in more than one window (non-merging): sliding windows longer than their slide. */
+function landsInSeveralWindows(assigner: WindowAssigner<any, any>): boolean {
+  return (
+    (assigner instanceof SlidingEventTimeWindows || assigner instanceof SlidingProcessingTimeWindows) &&
+    assigner.size > assigner.slide
+  );
 }
 
 /**
