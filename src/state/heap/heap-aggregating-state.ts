@@ -33,7 +33,8 @@ export class HeapAggregatingState<N, IN, ACC, OUT>
   mergeNamespaces(target: N, sources: readonly N[]): void {
     const fn = this.fn;
     let merged: ACC | undefined;
-    for (const source of sources) {
+    for (let i = 0; i < sources.length; i++) {
+      const source = sources[i]!;
       const acc = this.getRawIn(source);
       if (acc !== undefined) merged = merged === undefined ? acc : fn.merge(merged, acc);
       this.removeIn(source);

@@ -31,6 +31,14 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
     this.column = rows.addColumn();
   }
 
+  /**
+   * No lookup key: entries are found by key, then by namespace object. Every namespace a handle sets would
+   * otherwise compute its hash (a floating-point remainder for a session window) for nothing.
+   */
+  override keyOf(): number {
+    return 0;
+  }
+
   override read(key: NormalizedKey, _nsKey: string | number, namespace: unknown): V | undefined {
     const row = this.rows.rowOf(key);
     if (row === undefined) return undefined;

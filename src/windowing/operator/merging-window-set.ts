@@ -49,6 +49,8 @@ export class MergingWindowSet<W extends Window> {
   private changed = false;
   /** The state window of the window {@link addWindow} returned last. */
   private lastStateWindow: W | undefined = undefined;
+  /** The one window a session's extension merges, lent to the merge function for the call. */
+  private readonly oneMerged: (TimeWindow | undefined)[] = [undefined];
   /** The assigner's windows are TimeWindows that merge when they intersect: the single-pass path applies. */
   private readonly intersecting: boolean;
 
@@ -224,7 +226,12 @@ export class MergingWindowSet<W extends Window> {
       const mergeResult = new TimeWindow(start, end);
       pairs[first] = mergeResult;
       this.changed = true;
-      mergeFunction(mergeResult, [window], stateWindow, NO_WINDOWS);
+      // The merged list is read during the call only (the trigger's onMerge, the state's merge), so one array
+      // serves every extension: an allocation per grown session spared.
+      const merged = this.oneMerged;
+      merged[0] = window;
+      mergeFunction(mergeResult, merged as TimeWindow[], stateWindow, NO_WINDOWS);
+      merged[0] = undefined;
       return mergeResult;
     }
     const merged: TimeWindow[] = [];
@@ -297,7 +304,11 @@ export class MergingWindowSet<W extends Window> {
 
   /** Removes the window at `i` (an even index) and its state window. */
   private removeAt(i: number): void {
-    this.pairs.splice(i, 2);
+    // By hand, not splice, which allocates an array of the two removed elements for its result.
+    const pairs = this.pairs;
+    const n = pairs.length - 2;
+    for (let j = i; j < n; j++) pairs[j] = pairs[j + 2]!;
+    pairs.length = n;
     this.changed = true;
   }
 }
