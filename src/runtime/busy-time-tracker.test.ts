@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { performance } from 'node:perf_hooks';
-import { BusyTimeTracker, SAMPLED_TIME_SHARE, type SubtaskTime } from './busy-time-tracker.ts';
+import {
+  BusyTimeTracker,
+  FIRST_SAMPLE_DELAY_MS,
+  SAMPLED_TIME_SHARE,
+  type SubtaskTime,
+} from './busy-time-tracker.ts';
 
 /**
  * The tracker's clock, stepped by the test: a batch's time is what the test says it is, not what a loaded machine
@@ -48,7 +53,7 @@ describe('BusyTimeTracker', () => {
   afterEach(() => mock.restoreAll());
 
   it('samples one of several slow batches, not every batch that outlasts the spacing', () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     const op = tracker.track();
     // A 20 ms batch outlasts the 25 ms spacing's budget: sampling it allows the next sample only after
@@ -59,7 +64,7 @@ describe('BusyTimeTracker', () => {
   });
 
   it('applies the last sampled shares to ticks that had no sampled batch', () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     const op = tracker.track();
     tracker.sample(1_000);
@@ -81,7 +86,7 @@ describe('BusyTimeTracker', () => {
   });
 
   it('weighs a sampled batch together with the last ticks samples, so one odd batch does not set the shares', () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     const op = tracker.track();
     /** Runs 1 ms batches until one is sampled, then ends the tick. */
@@ -120,8 +125,24 @@ describe('BusyTimeTracker', () => {
     assert.equal(reads.callCount(), before);
   });
 
-  it('samples a batch that starts exactly at the spacing, not one before it', () => {
+  it('samples no batch until FIRST_SAMPLE_DELAY_MS after the first one, then one at once', () => {
     const tracker = new BusyTimeTracker(true);
+    const source = tracker.track();
+    const op = tracker.track();
+    assert.equal(batch(tracker, source, op, 10), false, 'the first batch');
+    clock += FIRST_SAMPLE_DELAY_MS - 11;
+    assert.equal(batch(tracker, source, op, 1), false, '1 ms before the delay is over');
+    assert.equal(batch(tracker, source, op, 20), true, 'at the end of the delay');
+    assert.equal(batch(tracker, source, op, 1), false, 'the spacing after a sample holds as before');
+    tracker.sample(0);
+    tracker.sample(1_000);
+    // All 32 ms of batches count, scaled by the one sample's shares (all of it the operator's).
+    assert.equal(op.busyTimeMsPerSecond, 32);
+    assert.equal(source.busyTimeMsPerSecond, 0);
+  });
+
+  it('samples a batch that starts exactly at the spacing, not one before it', () => {
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     assert.equal(batch(tracker, source, undefined, 0), true);
     clock += 24;
@@ -131,7 +152,7 @@ describe('BusyTimeTracker', () => {
   });
 
   it('counts the wait of a source held back as back-pressured time', async () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     let release!: () => void;
     const waiting = tracker.waitBackPressured(source, new Promise<void>((resolve) => (release = resolve)));
@@ -156,7 +177,7 @@ describe('BusyTimeTracker', () => {
   });
 
   it('allows the next sample only once the sampled batch is 2 % of the time since it began', () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     const op = tracker.track();
     // 20 ms sampled from t: the next sample may start at t + 20 / 0.02 = t + 1000.
@@ -168,7 +189,7 @@ describe('BusyTimeTracker', () => {
   });
 
   it('times exactly timed calls hop by hop: self time as busy, time in downstream calls as back-pressured', () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     const op = tracker.track();
     assert.equal(tracker.beginExact(), true);
@@ -191,7 +212,7 @@ describe('BusyTimeTracker', () => {
   });
 
   it('ignores a tick at the time of the last one', () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     tracker.sample(1_000);
     source.exactBusyMs = 100;
@@ -202,7 +223,7 @@ describe('BusyTimeTracker', () => {
   });
 
   it('scales each subtask share of the sampled time to all batches, decaying older ticks by 3/4', () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     const op = tracker.track();
     tracker.sample(0);
@@ -240,7 +261,7 @@ describe('BusyTimeTracker', () => {
   });
 
   it('caps busy time at the whole second and back-pressured time at what busy time leaves', () => {
-    const tracker = new BusyTimeTracker(true);
+    const tracker = new BusyTimeTracker(true, 0);
     const a = tracker.track();
     const b = tracker.track();
     tracker.sample(0);

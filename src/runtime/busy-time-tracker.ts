@@ -50,14 +50,16 @@ export class BusyTimeTracker implements View {
   private sampledMs = 0;
   /** Sampled batch time over the ticks that had samples, decayed like the subtasks' sums. */
   private decayedSampledMs = 0;
-  /** The earliest time the next sampled batch may start. */
-  private nextSampleAt = Number.NEGATIVE_INFINITY;
+  /** The earliest time the next sampled batch may start; NaN until the first batch. */
+  private nextSampleAt = Number.NaN;
   private lastTick: number | undefined = undefined;
   private readonly subtasks: SubtaskTime[] = [];
 
   constructor(
     /** False when metrics are off: no clock is read at all. */
     readonly enabled: boolean,
+    /** How long after the first batch the first sampled batch may start (see {@link FIRST_SAMPLE_DELAY_MS}). */
+    private readonly firstSampleDelayMs = FIRST_SAMPLE_DELAY_MS,
   ) {}
 
   /** Registers a subtask's times so ticks update them. */
@@ -71,6 +73,7 @@ export class BusyTimeTracker implements View {
   beginBatch(): number {
     if (!this.enabled) return 0;
     const start = performance.now();
+    if (Number.isNaN(this.nextSampleAt)) this.nextSampleAt = start + this.firstSampleDelayMs;
     if (!this.active && start >= this.nextSampleAt) {
       this.nextSampleAt = start + SAMPLE_SPACING_MS;
       this.active = true;
@@ -173,6 +176,15 @@ export class BusyTimeTracker implements View {
     this.batchMs = this.sampledMs = 0;
   }
 }
+
+/**
+ * No batch is sampled in the first this many ms after a job's first batch. Then V8 is compiling the record path,
+ * from type feedback that counts which branches ran: with the first batch sampled, the timing branch of every hop
+ * counted as often as the record path itself, so V8 inlined the timing code into the chain and ran out of its
+ * inlining budget before the chain's end (docs/performance.md, "The chained hop compiled per operator class").
+ * After 100 ms of batches that are not sampled, a sampled batch is a rare branch, compiled out of line.
+ */
+export const FIRST_SAMPLE_DELAY_MS = 100;
 
 /** At most one sampled batch per this many ms. */
 export const SAMPLE_SPACING_MS = 25;

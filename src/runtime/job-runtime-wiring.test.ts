@@ -22,6 +22,7 @@ import { HeapStateBackend } from '../state/state-backend.ts';
 import { MetricRegistry } from '../metrics/metric-registry.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { InputChannel } from './input-channel.ts';
+import { FIRST_SAMPLE_DELAY_MS } from './busy-time-tracker.ts';
 import { JobRuntime, type JobRuntimeOptions } from './job-runtime.ts';
 import type { JobSnapshot } from './job-snapshot.ts';
 import type { OutboundChannel } from './outbound-channel.ts';
@@ -639,7 +640,8 @@ describe('JobRuntime life cycle', () => {
                 createReader: () => ({
                   pollNext(out) {
                     out.collect(++n);
-                    now += 3;
+                    // The first batch is not sampled, and the next one not before FIRST_SAMPLE_DELAY_MS.
+                    now += n === 1 ? FIRST_SAMPLE_DELAY_MS : 3;
                     return n === 2 ? 'end' : 'more';
                   },
                 }),
@@ -653,7 +655,7 @@ describe('JobRuntime life cycle', () => {
             metrics: { registry, jobGroup },
           });
           await run(runtime);
-          // The first batch is sampled: its 3 ms are the source's busy time (the sink took none of it).
+          // The second batch is sampled: its 3 ms are the source's busy time (the sink took none of it).
           assert.equal(runtime.subtasksOf(nodeNamed(runtime, 'src'))[0]!.time.sampledBusyMs, 3, boundedness);
           runtime.releaseMetrics();
         },

@@ -155,6 +155,7 @@ export class JobRuntime implements JobServices, JobAttempt {
     for (const node of graph.nodes) this.wireInputs(node);
     for (const node of graph.nodes) this.wireOutputs(node);
     this.wireBackpressure();
+    for (const list of this.subtasks.values()) for (const s of list) s.chainOutput();
     for (const list of this.subtasks.values()) for (const s of list) s.output.sideTap = options.sideTap;
     if (options.restoreFrom !== undefined) this.restore(options.restoreFrom);
     if (options.metrics !== undefined) {

@@ -29,12 +29,12 @@ export class SubtaskInput {
   private readonly entry: (value: unknown, timestamp: number) => void;
   constructor(
     readonly subtask: Subtask,
-    private readonly operator: ElementSink,
-    slot: InputSlot,
-    private readonly keySelector: KeySelector<any, unknown> | undefined,
-    private readonly backend: KeyedStateBackend | undefined,
+    readonly operator: ElementSink,
+    readonly slot: InputSlot,
+    readonly keySelector: KeySelector<any, unknown> | undefined,
+    readonly backend: KeyedStateBackend | undefined,
     /** Shared by the job: while it is active (a sampled batch), every hop times itself. */
-    private readonly timing: BusyTimeTracker,
+    readonly timing: BusyTimeTracker,
   ) {
     const entry =
       slot === 0 ? operator.processElement : slot === 1 ? operator.processElement1 : operator.processElement2;

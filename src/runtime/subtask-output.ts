@@ -4,6 +4,7 @@ import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { Output } from '../operators/output.ts';
 import { MIN_WATERMARK } from '../core/time-domain.ts';
 import type { RecordRouter, RecordWriter } from './record-router.ts';
+import { SubtaskInput } from './subtask-input.ts';
 
 /** Observes every side-output record of a job (the test harness uses it to expose `sideOutput(tag)`). */
 export type SideOutputTap = (tagId: string, value: unknown, timestamp: number) => void;
@@ -15,7 +16,9 @@ export type SideOutputTap = (tagId: string, value: unknown, timestamp: number) =
  *
  * A record is one call per hop where it can be: with one main edge, and that edge forward, `collect` calls the
  * router's writer itself (the consumer's input when its channel never blocks, see
- * {@link RecordRouter.deliverRecords}), so a chained hop is output → input → operator.
+ * {@link RecordRouter.deliverRecords}), so a chained hop is output → input → operator. When that consumer takes one
+ * input, the operator does not emit here at all but into a `ChainedOutput`, the hop compiled for the consumer's
+ * class (see there why); `collect` then serves whoever holds this output itself.
  */
 export class SubtaskOutput<T> implements Output<T> {
   private readonly main: RecordRouter[] = [];
@@ -38,6 +41,15 @@ export class SubtaskOutput<T> implements Output<T> {
     // Stryker disable next-line ConditionalExpression: without the shortcut the loop over main edges sends the same
     this.single = this.main.length === 1 ? router : undefined;
     this.direct = this.single?.directWriter();
+  }
+
+  /**
+   * The consumer's input when this output's one main edge is forward into a one-input operator whose channel never
+   * blocks (the runtime then gives the operator a `ChainedOutput` into it); otherwise undefined.
+   */
+  chainedInput(): SubtaskInput | undefined {
+    const direct = this.direct;
+    return direct instanceof SubtaskInput && direct.slot === 0 ? direct : undefined;
   }
 
   addSide(tagId: string, router: RecordRouter): void {

@@ -501,7 +501,7 @@ describe('Subtask', () => {
     const registry = new MetricRegistry();
     const jobGroup = registry.createGroup('job', { job_id: 'j1', job_name: 'figures' }, ['figures']);
     const on = build({
-      services: { timing: new BusyTimeTracker(true), metricScope: { registry, jobGroup } },
+      services: { timing: new BusyTimeTracker(true, 0), metricScope: { registry, jobGroup } },
     }).subtask.metricGroup;
     assert.equal(on.scope, 'operator');
     assert.deepEqual(on.getScopeComponents(), ['figures', 'probe', '0']);
@@ -517,6 +517,7 @@ describe('Subtask', () => {
 
 describe('Subtask busy time', () => {
   afterEach(() => mock.restoreAll());
+  // The trackers here sample from the first batch on (no FIRST_SAMPLE_DELAY_MS): the tests step batches by hand.
 
   /** A clock for `performance.now()` that moves only when the test moves it. */
   function mockNow(): { advance(ms: number): void } {
@@ -550,7 +551,7 @@ describe('Subtask busy time', () => {
 
   it('times a watermark exactly as a root, and as a hop inside a sampled batch', () => {
     const now = mockNow();
-    const timing = new BusyTimeTracker(true);
+    const timing = new BusyTimeTracker(true, 0);
     const { subtask, channels, probe } = build({ services: { timing } });
     probe.onWatermark = () => now.advance(3);
     channels[0]!.watermark(5);
@@ -565,7 +566,7 @@ describe('Subtask busy time', () => {
 
   it('times a processing-time timer exactly as a root, and not inside a sampled batch', () => {
     const now = mockNow();
-    const timing = new BusyTimeTracker(true);
+    const timing = new BusyTimeTracker(true, 0);
     const { subtask, clock, probe } = build({ keyed: true, services: { timing } });
     probe.timerService = subtask.context.getInternalTimerService('t', voidNamespaceSerializer, {
       onEventTime: () => {},
@@ -585,7 +586,7 @@ describe('Subtask busy time', () => {
 
   it('times records only inside a sampled batch, reusing the key the exchange extracted', () => {
     const now = mockNow();
-    const timing = new BusyTimeTracker(true);
+    const timing = new BusyTimeTracker(true, 0);
     let selections = 0;
     const probe = new Probe();
     const { subtask, node } = build({
@@ -614,7 +615,7 @@ describe('Subtask busy time', () => {
   });
 
   it('names the operator, the record and its timestamp when a keyed record fails, timed or not', () => {
-    const timing = new BusyTimeTracker(true);
+    const timing = new BusyTimeTracker(true, 0);
     const probe = new Probe();
     const { subtask, node } = build({ keyed: true, probe, services: { timing } });
     probe.onRecord = (value) => {

@@ -11,6 +11,7 @@ import { TimerServiceManager } from '../time/timer-service-manager.ts';
 import { RuntimeContextImpl } from '../operators/runtime-context-impl.ts';
 import type { AbstractStreamOperator, OperatorContext } from '../operators/stream-operator.ts';
 import { SubtaskOutput } from './subtask-output.ts';
+import { chainedOutput } from './chained-output.ts';
 import { WatermarkValve } from './watermark-valve.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { StateBackend } from '../state/state-backend.ts';
@@ -161,6 +162,15 @@ export class Subtask {
       },
     };
     this.operator.setup(this.context, this.output);
+  }
+
+  /**
+   * Once the graph is wired: an operator whose one main edge is a chained hop into a one-input operator emits into a
+   * `ChainedOutput` of that hop instead of this subtask's output (see there why).
+   */
+  chainOutput(): void {
+    const input = this.output.chainedInput();
+    if (input !== undefined) this.operator.setup(this.context, chainedOutput(this.output, input));
   }
 
   /** Declares the input channels (set once the graph is wired). */
