@@ -6,6 +6,10 @@
 // (weir-p2); a system may set environment variables for its runs (`p2+NAME=1`), for an A/B of a change behind a
 // variable (`p2+WEIR_BENCH_WORKER_YOUNG_MB=192`: the workers' young generation; `+WEIR_BENCH_WORKER_MIN_SEMI_MB=64`:
 // its initial size). Runs alternate as in worker-speedup.ts, and every run's count and checksum must equal the first's.
+// Per worker also: nocredit (time its channel to the other worker was out of credit, its source held back) and
+// nocredits (how often), batches sent, leadms (event time a consumer there waited for because its local input lagged
+// the other worker's: what it holds beyond one thread), and from the kernel's schedstat runnable (waiting for a core:
+// the machine's load) and asleep (waiting for the other worker or for V8's helpers in a pause).
 // Needs Node 24 (process.threadCpuUsage). CPU time per thread rises with the machine's load (caches, scheduling), less
 // than wall time does: compare systems within one process, by the per-round ratios.
 // Run: npx -y -p node@24 node --import tsx bench/weir/worker-cpu.ts [workload,...] [events] [runs] [p1,one-thread-p2,p2]
@@ -145,6 +149,21 @@ for (const workload of workloads) {
         row[`w${w}scavs`] = a.scavenges - b.scavenges;
         row[`w${w}young`] = a.youngMb;
         row[`w${w}idle`] = ns(a.idleMs - b.idleMs);
+        // Out of credit: its sources held back because the consumer on the other thread had not taken its batches.
+        row[`w${w}nocredit`] = ns(a.exchange.congestedMs - b.exchange.congestedMs);
+        row[`w${w}nocredits`] = a.exchange.congestions - b.exchange.congestions;
+        row[`w${w}batches`] = a.exchange.batchesSent - b.exchange.batchesSent;
+        // Event time (ms) a consumer here waited for because its other inputs lagged the channel from the other thread.
+        const samples = a.exchange.watermarkSamples - b.exchange.watermarkSamples;
+        row[`w${w}leadms`] =
+          samples > 0 ? (a.exchange.watermarkLeadMs - b.exchange.watermarkLeadMs) / samples : 0;
+        if (a.schedule !== undefined && b.schedule !== undefined) {
+          const runnable = a.schedule.runnableMs - b.schedule.runnableMs;
+          const running = a.schedule.runningMs - b.schedule.runningMs;
+          // Runnable but without a core (the machine's load), and asleep (waiting for the other worker, or in a pause).
+          row[`w${w}runnable`] = ns(runnable);
+          row[`w${w}asleep`] = ns(a.schedule.atMs - b.schedule.atMs - running - runnable);
+        }
       }
       row.other = ns(all - main - workersCpu);
       /** The threads that ran subtasks: the main thread at p1, the workers at p2 (its main thread only waits). */

@@ -1,10 +1,15 @@
 // The job module of weir-p2's worker threads: each worker imports it and builds the same workload the main thread
 // runs (named, with its parameters, in WEIR_BENCH_JOB), so its execute() attaches to the worker's slots.
+import { readFileSync } from 'node:fs';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import type { WorkloadId, WorkloadParams } from '../workloads/params.ts';
 import { workerSlotData } from '../../src/execution/workers/worker-slot.ts';
+import {
+  threadExchangeFigures,
+  type ThreadExchangeFigures,
+} from '../../src/runtime/thread-exchange-figures.ts';
 import { weirSystem } from './index.ts';
 
 /** The channel on which bench/weir/worker-cpu.ts asks each worker for its figures (when WEIR_BENCH_CPU_PROBE is set). */
@@ -29,6 +34,36 @@ export interface CpuProbeReport {
   /** The young generation's size now (MB): it grows towards its limit while many young objects survive. */
   readonly youngMb: number;
   readonly idleMs: number;
+  /** The thread's exchange figures (batches, time out of credit, watermark lead of channels from other threads). */
+  readonly exchange: ThreadExchangeFigures;
+  /** The kernel's schedule of the thread (Linux), see {@link threadSchedule}; undefined elsewhere. */
+  readonly schedule: ThreadSchedule | undefined;
+}
+
+/**
+ * Where a thread's wall time went, from the kernel's schedstat (Linux): running, and runnable but waiting for a core.
+ * What is left of the wall time between two reads is time the thread slept (an idle event loop, a wait for V8's
+ * helper threads in a pause): a worker waiting for the other, as opposed to one waiting for a core on a loaded machine.
+ */
+export interface ThreadSchedule {
+  /** The wall clock when read (ms since the epoch). */
+  readonly atMs: number;
+  readonly runningMs: number;
+  readonly runnableMs: number;
+}
+
+/** The calling thread's schedule so far, or undefined where the kernel does not give it. */
+export function threadSchedule(): ThreadSchedule | undefined {
+  try {
+    const [running, runnable] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    return {
+      atMs: performance.timeOrigin + performance.now(),
+      runningMs: running! / 1e6,
+      runnableMs: runnable! / 1e6,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A thread's GC pauses since `gcFigures()` was first called on it: all, and scavenges alone. */
@@ -83,6 +118,8 @@ function installCpuProbe(): void {
       scavengeMs: gc.scavengeMs,
       youngMb: youngGenerationMb(),
       idleMs: performance.eventLoopUtilization().idle,
+      exchange: { ...threadExchangeFigures() },
+      schedule: threadSchedule(),
     };
     channel.postMessage(report);
   };

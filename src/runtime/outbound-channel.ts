@@ -4,7 +4,10 @@ import type { StreamEdge } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import type { ChannelWriter } from './record-router.ts';
+import { mutableExchangeFigures } from './thread-exchange-figures.ts';
 import { TypedRecordBatch, type TypedBatchMessage } from './typed-record-batch.ts';
+
+const figures = mutableExchangeFigures();
 
 /**
  * One batch ready to send: for a channel without a declared record type the events as flat (kind, a, b) triples
@@ -47,6 +50,8 @@ export class OutboundChannel implements ChannelWriter {
   /** Batches waiting for credit, oldest first. */
   private readonly waiting: OutboundBatch[] = [];
   congested = false;
+  /** When the current wait for credit began (performance.now()), for the exchange's figures. */
+  private congestedSince = 0;
   /** Called when the channel becomes congested (true) or drains (false). */
   onCongestion: ((congested: boolean) => void) | undefined = undefined;
 
@@ -132,6 +137,8 @@ export class OutboundChannel implements ChannelWriter {
     this.waiting.push(batch);
     if (!this.congested) {
       this.congested = true;
+      this.congestedSince = performance.now();
+      figures.congestions++;
       this.onCongestion?.(true);
     }
   }
@@ -145,6 +152,7 @@ export class OutboundChannel implements ChannelWriter {
     }
     if (this.congested && this.waiting.length === 0) {
       this.congested = false;
+      figures.congestedMs += performance.now() - this.congestedSince;
       this.onCongestion?.(false);
     }
   }

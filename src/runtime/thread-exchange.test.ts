@@ -6,6 +6,7 @@ import { Transformation } from '../graph/transformation.ts';
 import { StreamGraph } from '../graph/stream-graph.ts';
 import type { InputChannel } from './input-channel.ts';
 import { findUnencodable, RecordSerializationError, ThreadExchange } from './thread-exchange.ts';
+import { threadExchangeFigures } from './thread-exchange-figures.ts';
 import type { Subtask } from './subtask.ts';
 import { waitTurns } from '../../test/support/wait-for.ts';
 
@@ -19,12 +20,18 @@ function graph(): StreamGraph {
   return new StreamGraph([sink], { defaultParallelism: 2 });
 }
 
-/** Records every call the consumer's channel receives, as text. */
-function recordingChannel(log: string[], blocked = { value: false }, values: unknown[] = []): InputChannel {
+/** Records every call the consumer's channel receives, as text; its consumer has reached `reached` in event time. */
+function recordingChannel(
+  log: string[],
+  blocked = { value: false },
+  values: unknown[] = [],
+  reached = { currentWatermark: Number.NEGATIVE_INFINITY },
+): InputChannel {
   const channel = {
     get blocked() {
       return blocked.value;
     },
+    consumer: reached,
     remote: undefined as { released(): void } | undefined,
     process: (value: unknown, ts: number) => {
       values.push(value);
@@ -123,6 +130,39 @@ describe('ThreadExchange', () => {
     await waitTurns('the third record and the credit after it', () => log.length === 3 && !out.congested);
     assert.equal(holds, 0);
     assert.deepEqual(log, ['record 1 @1', 'record 2 @2', 'record 3 @3']);
+    close();
+  });
+
+  it("counts batches, waits for credit and how far a channel's watermark runs ahead of its consumer's", async () => {
+    const { edge, producer, consumer, close } = pair(1, 1);
+    const log: string[] = [];
+    const reached = { currentWatermark: Number.NEGATIVE_INFINITY };
+    consumer.openInbound(edge, 0, 1, 1, recordingChannel(log, { value: false }, [], reached));
+    const out = producer.openOutbound(edge, 0, 1, 2);
+    producer.start();
+    consumer.start();
+    const before = { ...threadExchangeFigures() };
+    // Batches of one event and one credit: the second batch waits for the credit of the first.
+    out.watermark(5);
+    out.process(1, 1);
+    assert.equal(out.congested, true);
+    await waitTurns('both batches', () => log.length === 2 && !out.congested);
+    // The consumer had no watermark yet: nothing to compare with.
+    const first = threadExchangeFigures();
+    assert.equal(first.watermarkSamples, before.watermarkSamples);
+    reached.currentWatermark = 100;
+    out.watermark(150);
+    out.watermark(160);
+    await waitTurns('the next two batches', () => log.length === 4 && !out.congested);
+    const after = threadExchangeFigures();
+    // This thread runs both ends: four batches sent and received, two of them with a wait for credit.
+    assert.equal(after.batchesSent - before.batchesSent, 4);
+    assert.equal(after.batchesReceived - before.batchesReceived, 4);
+    assert.equal(after.congestions - before.congestions, 2);
+    assert.ok(after.congestedMs - before.congestedMs >= 0);
+    // Each batch's last watermark against what the consumer reached (the fake consumer stays at 100).
+    assert.equal(after.watermarkSamples - before.watermarkSamples, 2);
+    assert.equal(after.watermarkLeadMs - before.watermarkLeadMs, 50 + 60);
     close();
   });
 

@@ -6,10 +6,12 @@ import { WeirError } from '../core/errors.ts';
 import type { StreamEdge, StreamGraph } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { DeclaredType } from '../core/tagged-union-type.ts';
+import { MAX_WATERMARK, MIN_WATERMARK } from '../core/time-domain.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import type { InputChannel } from './input-channel.ts';
 import { OutboundChannel, type OutboundBatch, type OutboundLink } from './outbound-channel.ts';
 import type { Subtask } from './subtask.ts';
+import { mutableExchangeFigures } from './thread-exchange-figures.ts';
 import { deliverTypedBatch, describeMismatch } from './typed-record-batch.ts';
 
 /**
@@ -88,6 +90,8 @@ class Peer {
     readonly port: MessagePort,
   ) {}
 }
+
+const figures = mutableExchangeFigures();
 
 function rejectFunction(): never {
   throw new TypeError('a function cannot cross threads');
@@ -230,6 +234,7 @@ export class ThreadExchange implements OutboundLink {
   send(channel: OutboundChannel, batch: OutboundBatch): void {
     if (this.closed) return;
     const peer = this.peers.get(channel.host)!;
+    figures.batchesSent++;
     if (!Array.isArray(batch)) {
       // A typed batch: its numbers' buffer is transferred; strings and barriers (rare, small) are cloned.
       peer.port.postMessage(
@@ -287,9 +292,11 @@ export class ThreadExchange implements OutboundLink {
       }
       const inbound = this.inbound.get(id);
       if (inbound === undefined) throw new WeirError(`A batch arrived for unknown channel ${id}`);
+      figures.batchesReceived++;
+      let watermark: number;
       if (inbound.recordType !== undefined) {
         const numbers = payload as Float64Array<ArrayBuffer>;
-        deliverTypedBatch(
+        watermark = deliverTypedBatch(
           inbound.recordType,
           numbers,
           message[2] as string[] | undefined,
@@ -299,7 +306,16 @@ export class ThreadExchange implements OutboundLink {
         // Every record was built from it: its buffer goes back with the credit, for a later batch to fill.
         inbound.buffers.push(numbers.buffer);
       } else {
-        deliver(inbound.channel, peer.unpackr.unpack(payload as Uint8Array) as unknown[]);
+        watermark = deliver(inbound.channel, peer.unpackr.unpack(payload as Uint8Array) as unknown[]);
+      }
+      // How far this channel's watermark runs ahead of what its consumer reached (0 if this one holds it back); not
+      // before the consumer has a watermark, nor for the final one, which nothing lags in event time.
+      if (watermark > MIN_WATERMARK && watermark < MAX_WATERMARK) {
+        const reached = inbound.channel.consumer.currentWatermark;
+        if (reached > MIN_WATERMARK) {
+          figures.watermarkLeadMs += watermark - reached;
+          figures.watermarkSamples++;
+        }
       }
       if (inbound.channel.blocked || inbound.withheld > 0) inbound.owed++;
       else this.grant(inbound, 1);
@@ -342,8 +358,9 @@ export class ThreadExchange implements OutboundLink {
   }
 }
 
-/** Replays one batch into the consumer's channel, in order. */
-function deliver(channel: InputChannel, events: unknown[]): void {
+/** Replays one batch into the consumer's channel, in order; returns its last watermark (MIN_WATERMARK if none). */
+function deliver(channel: InputChannel, events: unknown[]): number {
+  let watermark = MIN_WATERMARK;
   // Stryker disable next-line EqualityOperator: one step past the end reads undefined, which no case matches
   for (let i = 0; i < events.length; i += 3) {
     switch (events[i] as number) {
@@ -351,7 +368,8 @@ function deliver(channel: InputChannel, events: unknown[]): void {
         channel.process(events[i + 1], events[i + 2] as number);
         break;
       case WATERMARK:
-        channel.watermark(events[i + 1] as number);
+        watermark = events[i + 1] as number;
+        channel.watermark(watermark);
         break;
       case STATUS:
         channel.status(events[i + 1] as boolean);
@@ -364,6 +382,7 @@ function deliver(channel: InputChannel, events: unknown[]): void {
         break;
     }
   }
+  return watermark;
 }
 
 /** The error for a batch that could not be encoded: finds the first record and field that cannot cross. */

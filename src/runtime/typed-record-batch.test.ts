@@ -40,6 +40,8 @@ function pair(type: RecordType<any> | undefined, batchSize: number) {
   const channel = {
     blocked: false,
     remote: undefined,
+    // its consumer has no watermark yet (the exchange compares a batch's last watermark with it)
+    consumer: { currentWatermark: Number.NEGATIVE_INFINITY },
     process: (value: unknown, ts: number) => {
       received.push(value);
       log.push(`record @${ts}`);

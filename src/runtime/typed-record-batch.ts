@@ -4,6 +4,7 @@ import { TaggedUnionType, type DeclaredType } from '../core/tagged-union-type.ts
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { InputChannel } from './input-channel.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
+import { MIN_WATERMARK } from '../core/time-domain.ts';
 
 /** What a typed batch posts: numbers (transferred), and strings and barriers when it has any. */
 export interface TypedBatchMessage {
@@ -314,15 +315,19 @@ export class TypedRecordBatch {
   }
 }
 
-/** Replays a typed batch into the consumer's channel, in order, building each record as a new plain object. */
+/**
+ * Replays a typed batch into the consumer's channel, in order, building each record as a new plain object; returns
+ * the batch's last watermark (MIN_WATERMARK if it has none).
+ */
 export function deliverTypedBatch(
   type: DeclaredType,
   numbers: Float64Array,
   strings: string[] | undefined,
   barriers: CheckpointBarrier[] | undefined,
   channel: InputChannel,
-): void {
+): number {
   const read = codecOf(type).read;
+  let watermark = MIN_WATERMARK;
   const stride = 2 + type.numericFields;
   const perRecord = type.stringFields;
   let s = 0;
@@ -335,7 +340,8 @@ export function deliverTypedBatch(
         i += stride;
         continue;
       case WATERMARK:
-        channel.watermark(numbers[i + 1]!);
+        watermark = numbers[i + 1]!;
+        channel.watermark(watermark);
         break;
       case STATUS:
         channel.status(numbers[i + 1] !== 0);
@@ -349,4 +355,5 @@ export function deliverTypedBatch(
     }
     i += 2;
   }
+  return watermark;
 }
