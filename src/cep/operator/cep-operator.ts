@@ -32,7 +32,7 @@ import { SharedBuffer } from '../nfa/shared-buffer/shared-buffer.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
-import { DueBuffer, STARTING_ELEMENT, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
+import { DueBuffer, entryKind, MARKED_ELEMENT, TIMEOUT, type DueBucket } from './due-buffer.ts';
 import { denormalizeKey, type NormalizedKey } from '../../state/key-hash.ts';
 import {
   snapshotPartialMatches,
@@ -372,8 +372,9 @@ export class CepOperator<IN, KEY, OUT>
       // Stryker disable next-line EqualityOperator: the slot past the last entry is empty, read as an element of no key that nothing wakes
       while (i < bucket.count) {
         let item = entries[i];
+        const kind = entryKind(item);
         let normalizedKey: NormalizedKey;
-        if (item === TIMEOUT_ENTRY) {
+        if (kind === TIMEOUT) {
           const record = entries[i + 1] as CepRecord;
           const seq = entries[i + 2] as number;
           i += 3;
@@ -384,7 +385,7 @@ export class CepOperator<IN, KEY, OUT>
           this.startGroup(groupCount++, record.normalizedKey, record, Number.NEGATIVE_INFINITY);
           continue;
         }
-        if (item === STARTING_ELEMENT) {
+        if (kind === MARKED_ELEMENT) {
           item = entries[i + 1];
           normalizedKey = entries[i + 2] as NormalizedKey;
           i += 3;
@@ -469,10 +470,10 @@ export class CepOperator<IN, KEY, OUT>
       let i = 0;
       // Stryker disable next-line EqualityOperator: the slot past the last entry is empty, read as an element of no key
       while (i < bucket.count) {
-        const item = entries[i];
-        if (item === TIMEOUT_ENTRY) {
+        const kind = entryKind(entries[i]);
+        if (kind === TIMEOUT) {
           i += 3;
-        } else if (item === STARTING_ELEMENT) {
+        } else if (kind === MARKED_ELEMENT) {
           this.addStarter(entries[i + 2] as NormalizedKey, bucket.timestamp);
           i += 3;
         } else {
@@ -1195,9 +1196,10 @@ function forEachElement(
   let i = 0;
   while (i < bucket.count) {
     const item = entries[i];
-    if (item === TIMEOUT_ENTRY) {
+    const kind = entryKind(item);
+    if (kind === TIMEOUT) {
       i += 3;
-    } else if (item === STARTING_ELEMENT) {
+    } else if (kind === MARKED_ELEMENT) {
       fn(entries[i + 1], entries[i + 2] as NormalizedKey);
       i += 3;
     } else {

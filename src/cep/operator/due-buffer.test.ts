@@ -1,7 +1,16 @@
 // DueBuffer: entries by due time, in the order they were added, whatever the times' slots in its table.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DueBuffer, STARTING_ELEMENT, TIMEOUT_ENTRY, type DueBucket } from './due-buffer.ts';
+import {
+  DueBuffer,
+  entryKind,
+  MARKED_ELEMENT,
+  PLAIN_ELEMENT,
+  STARTING_ELEMENT,
+  TIMEOUT,
+  TIMEOUT_ENTRY,
+  type DueBucket,
+} from './due-buffer.ts';
 
 /**
  * Each bucket as `time: entries`, an element as `key=element`, one marked as starting something as `key=*element`, a
@@ -103,5 +112,24 @@ describe('DueBuffer', () => {
     const buffer = new DueBuffer();
     for (const time of [1, 5, 2, 6, 7, 3]) buffer.addElement(time, time, 'p');
     assert.deepEqual(show(buffer.buckets()), ['1: p=1', '2: p=2', '3: p=3', '5: p=5', '6: p=6', '7: p=7']);
+  });
+
+  it('tells an entry by its first slot: the markers by identity, anything else an element (a symbol too)', () => {
+    assert.equal(entryKind(TIMEOUT_ENTRY), TIMEOUT);
+    assert.equal(entryKind(STARTING_ELEMENT), MARKED_ELEMENT);
+    for (const element of [
+      Symbol('timeout'),
+      Symbol('starting element'),
+      Symbol.iterator,
+      'timeout',
+      0,
+      2,
+      null,
+      undefined,
+      {},
+    ]) {
+      assert.equal(entryKind(element), PLAIN_ELEMENT, String(element));
+    }
+    assert.equal(new Set([PLAIN_ELEMENT, MARKED_ELEMENT, TIMEOUT]).size, 3);
   });
 });

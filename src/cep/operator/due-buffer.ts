@@ -5,6 +5,24 @@ export const TIMEOUT_ENTRY: unique symbol = Symbol('timeout');
 /** The first slot of an entry for an element that may start something (see {@link DueBuffer.addStartingElement}). */
 export const STARTING_ELEMENT: unique symbol = Symbol('starting element');
 
+/** What an entry is, from its first slot (see {@link entryKind}). */
+export const PLAIN_ELEMENT = 0;
+export const MARKED_ELEMENT = 1;
+export const TIMEOUT = 2;
+
+/**
+ * The kind of the entry whose first slot holds `first`: {@link TIMEOUT} ({@link TIMEOUT_ENTRY}), {@link MARKED_ELEMENT}
+ * ({@link STARTING_ELEMENT}) or {@link PLAIN_ELEMENT} (anything else, a symbol of the user's included). The type is
+ * tested first: a first slot holds elements of any type as well as the markers, and V8 compiles `===` between values
+ * of mixed types seen at one place into a call of its generic comparison (~4 % of the CEP workload's time at
+ * 1,000,000 keys, two such calls per entry in each of the watermark round's passes); after the type test the
+ * comparisons see symbols only and compile to a pointer comparison.
+ */
+export function entryKind(first: unknown): number {
+  if (typeof first !== 'symbol') return PLAIN_ELEMENT;
+  return first === TIMEOUT_ENTRY ? TIMEOUT : first === STARTING_ELEMENT ? MARKED_ELEMENT : PLAIN_ELEMENT;
+}
+
 /**
  * The entries of one due time, the first `count` slots of `entries`, in the order they were added (see
  * {@link DueBuffer}): an element takes two slots (element, key), or three when marked as one that may start
