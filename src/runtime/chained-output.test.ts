@@ -2,6 +2,8 @@
 // once per consumer class; records, counts, failures and sampled-batch timing as through the subtask's output.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runChildProcess } from '../../test/support/child-run.ts';
 import { CollectSink, JobExecutionError, ManualClock, StreamExecutionEnvironment } from '../index.ts';
 import type { StreamNode } from '../graph/stream-graph.ts';
 import { MetricRegistry } from '../metrics/metric-registry.ts';
@@ -155,5 +157,20 @@ describe('ChainedOutput', () => {
     } finally {
       delete (performance as { now?: unknown }).now;
     }
+  });
+  it('falls back to the subtask output where the process refuses to compile code from strings', async () => {
+    // The hop is compiled with `new Function`, which a process started with this flag refuses (EvalError): the job
+    // must run as before, every operator emitting through its subtask's output.
+    const exit = await runChildProcess(
+      fileURLToPath(new URL('../../test/support/no-codegen-chained-job.ts', import.meta.url)),
+      [],
+      {
+        timeoutMs: 60_000,
+        what: 'a chained job without code generation',
+        nodeOptions: ['--disallow-code-generation-from-strings'],
+      },
+    );
+    assert.equal(exit.code, 0, exit.stderr);
+    assert.equal(exit.stdout.trim(), '[10,20,40,50]');
   });
 });

@@ -68,18 +68,39 @@ return class ChainedOutputInto${name}${number} {
   }
 };`;
 
-const classes = new WeakMap<object, ChainedOutputClass>();
+/** Per consumer class: its compiled hop, or null where the process refuses to compile one (see below). */
+const classes = new WeakMap<object, ChainedOutputClass | null>();
 /** Classes compiled so far: numbers the texts, so no two are equal. */
 let compiled = 0;
 
-/** The chained output from `output` into `input`, whose operator must take one input (`processElement`). */
-export function chainedOutput<T>(output: SubtaskOutput<T>, input: SubtaskInput): ChainedOutput<T> {
+/**
+ * The chained output from `output` into `input`, whose operator must take one input (`processElement`); undefined
+ * when this process refuses to compile code from strings (`node --disallow-code-generation-from-strings`, a
+ * hardening some deployments use): the operator then keeps emitting into the subtask's output, whose hop does the
+ * same work through shared code, only slower.
+ */
+export function chainedOutput<T>(
+  output: SubtaskOutput<T>,
+  input: SubtaskInput,
+): ChainedOutput<T> | undefined {
   const kind = input.operator.constructor as { readonly name: string };
   let Chained = classes.get(kind);
   if (Chained === undefined) {
     const name = /^[A-Za-z_$][\w$]*$/.test(kind.name) ? kind.name : 'Operator';
-    Chained = new Function(source(name, ++compiled))() as ChainedOutputClass;
+    Chained = compile(source(name, ++compiled));
     classes.set(kind, Chained);
   }
-  return new Chained(output as SubtaskOutput<unknown>, input) as ChainedOutput<T>;
+  return Chained === null
+    ? undefined
+    : (new Chained(output as SubtaskOutput<unknown>, input) as ChainedOutput<T>);
+}
+
+/** The class `text` returns, or null when code generation from strings is disallowed (an EvalError). */
+function compile(text: string): ChainedOutputClass | null {
+  try {
+    return new Function(text)() as ChainedOutputClass;
+  } catch (error) {
+    if (error instanceof EvalError) return null;
+    throw error;
+  }
 }

@@ -170,7 +170,8 @@ export class Subtask {
    */
   chainOutput(): void {
     const input = this.output.chainedInput();
-    if (input !== undefined) this.operator.setup(this.context, chainedOutput(this.output, input));
+    const chained = input === undefined ? undefined : chainedOutput(this.output, input);
+    if (chained !== undefined) this.operator.setup(this.context, chained);
   }
 
   /** Declares the input channels (set once the graph is wired). */

@@ -19,6 +19,8 @@ export interface ChildRunOptions {
   readonly killAfter?: (stdout: string) => number | undefined;
   /** Names the run in a failure message. */
   readonly what: string;
+  /** Node options for the child, before the script (as `--disallow-code-generation-from-strings`). */
+  readonly nodeOptions?: readonly string[];
 }
 
 /** Runs `script` with tsx under this Node; resolves when it exits, whatever its code or signal. */
@@ -28,9 +30,13 @@ export function runChildProcess(
   options: ChildRunOptions,
 ): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      [...(options.nodeOptions ?? []), '--import', 'tsx', script, ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     let killTimer: NodeJS.Timeout | undefined;
