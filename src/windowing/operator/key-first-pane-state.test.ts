@@ -81,6 +81,7 @@ function runAgainstHeapState(
   descriptor: () => AggregatingStateDescriptor<number, any, string> | ReducingStateDescriptor<number>,
   show: (value: unknown) => string,
   ops: readonly Op[],
+  panesPerBlock: number,
 ): void {
   const reference = backend();
   const referenceState = reference.getOrCreateKeyedState(
@@ -97,6 +98,7 @@ function runAgainstHeapState(
     keys,
     descriptor() as never,
     fixedSizeTimeWindowSerializer.hashing!,
+    panesPerBlock,
   );
   // One object per start, as the assigners hand out; `fresh` passes an equal window of another object.
   const windows = new Map(STARTS.map((s) => [s, new TimeWindow(s, s + 5000)]));
@@ -126,6 +128,7 @@ function runAgainstHeapState(
     keys,
     descriptor() as never,
     fixedSizeTimeWindowSerializer.hashing!,
+    panesPerBlock,
   );
   restored.takeFrom(written.table);
   assert.equal(written.table.size(), 0);
@@ -142,21 +145,28 @@ function runAgainstHeapState(
 }
 
 describe('KeyFirstPaneState', () => {
-  it('answers as the heap backend aggregating state does, element by element (property, fixed seed)', () => {
-    const show = (acc: unknown) => JSON.stringify(acc);
-    assertProperty(
-      fc.property(fc.array(op, { maxLength: 200 }), (ops) => runAgainstHeapState(aggregating, show, ops)),
-      { numRuns: 200 },
-    );
-  });
+  // Blocks of one and two panes chain several blocks per key (up to the seven starts), blocks of eight one.
+  for (const panesPerBlock of [1, 2, 8]) {
+    it(`answers as the heap backend aggregating state does, element by element, ${panesPerBlock} panes a block (property, fixed seed)`, () => {
+      const show = (acc: unknown) => JSON.stringify(acc);
+      assertProperty(
+        fc.property(fc.array(op, { maxLength: 200 }), (ops) =>
+          runAgainstHeapState(aggregating, show, ops, panesPerBlock),
+        ),
+        { numRuns: 200 },
+      );
+    });
 
-  it('answers as the heap backend reducing state does (property, fixed seed)', () => {
-    const show = (value: unknown) => String(value);
-    assertProperty(
-      fc.property(fc.array(op, { maxLength: 200 }), (ops) => runAgainstHeapState(reducing, show, ops)),
-      { numRuns: 200 },
-    );
-  });
+    it(`answers as the heap backend reducing state does, ${panesPerBlock} panes a block (property, fixed seed)`, () => {
+      const show = (value: unknown) => String(value);
+      assertProperty(
+        fc.property(fc.array(op, { maxLength: 200 }), (ops) =>
+          runAgainstHeapState(reducing, show, ops, panesPerBlock),
+        ),
+        { numRuns: 200 },
+      );
+    });
+  }
 
   it('reuses a cleared pane slot for the key next pane and drops a key with none left', () => {
     const keys = backend();
@@ -194,6 +204,48 @@ describe('KeyFirstPaneState', () => {
     assert.equal(panes.get(), undefined);
     assert.equal(panes.add(5), true);
     assert.equal(panes.get(), 5);
+  });
+
+  it("chains a key's panes past its first block and gives a departed key's blocks to the next key", () => {
+    const keys = backend();
+    const panes = new KeyFirstPaneState<TimeWindow, number, unknown>(
+      keys,
+      reducing() as never,
+      fixedSizeTimeWindowSerializer.hashing!,
+      2,
+    );
+    const w = (s: number) => new TimeWindow(s, s + 3000);
+    const fill = (key: string, starts: readonly number[]) => {
+      keys.setCurrentKey(key);
+      for (const s of starts) {
+        panes.setCurrentNamespace(w(s));
+        assert.equal(panes.add(s + 1), true);
+      }
+    };
+    fill('a', [0, 1000, 2000]);
+    assert.equal(panes.arenaSlots, 14); // two blocks of two triples and a next slot
+    fill('b', [0]);
+    assert.equal(panes.arenaSlots, 21);
+    keys.setCurrentKey('a');
+    for (const s of [1000, 0, 2000]) {
+      panes.setCurrentNamespace(w(s));
+      panes.clear();
+    }
+    fill('c', [5000, 6000, 7000]);
+    assert.equal(panes.arenaSlots, 21); // c took a's two blocks
+    fill('d', [5000]);
+    assert.equal(panes.arenaSlots, 28);
+    keys.setCurrentKey('a');
+    panes.setCurrentNamespace(w(0));
+    assert.equal(panes.get(), undefined);
+    keys.setCurrentKey('b');
+    assert.equal(panes.get(), 1);
+    keys.setCurrentKey('c');
+    for (const s of [5000, 6000, 7000]) {
+      panes.setCurrentNamespace(w(s));
+      assert.equal(panes.get(), s + 1);
+    }
+    assert.equal(panes.panes, 5);
   });
 
   it('refuses to merge (non-merging windows only)', () => {

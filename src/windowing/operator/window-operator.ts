@@ -227,7 +227,12 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       (descriptor.kind === 'aggregating' || descriptor.kind === 'reducing') &&
       descriptor.ttl === undefined
     ) {
-      const keyFirst = new KeyFirstPaneState<W, IN, ACC>(backend, descriptor as never, hashing);
+      const keyFirst = new KeyFirstPaneState<W, IN, ACC>(
+        backend,
+        descriptor as never,
+        hashing,
+        panesPerKey(this.assigner as unknown as SlidingWindows),
+      );
       const table = (this.windowState as unknown as AbstractHeapState<W, unknown>).table;
       keyFirst.takeFrom(table);
       this.keyFirstPanes = keyFirst;
@@ -599,12 +604,23 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   }
 }
 
+type SlidingWindows = SlidingEventTimeWindows | SlidingProcessingTimeWindows;
+
 /** Whether the assigner puts an element in more than one window (non-merging): sliding windows longer than their slide. */
 function landsInSeveralWindows(assigner: WindowAssigner<any, any>): boolean {
   return (
     (assigner instanceof SlidingEventTimeWindows || assigner instanceof SlidingProcessingTimeWindows) &&
     assigner.size > assigner.slide
   );
+}
+
+/**
+ * The panes a key of sliding windows holds at once, as the block size of its key-first panes: the windows an element
+ * lands in and the one the watermark has not yet closed. At most 8, so that a key with few elements does not hold
+ * dozens of free slots for windows many slides long (more panes chain a further block).
+ */
+function panesPerKey(assigner: SlidingWindows): number {
+  return Math.min(Math.ceil(assigner.size / assigner.slide) + 1, 8);
 }
 
 /**
