@@ -62,6 +62,19 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     this.eventTimers.remove(time, this.backend.currentNormalizedKey(), namespace);
   }
 
+  moveEventTimeTimer(from: N, fromTime: number, to: N, toTime: number): void {
+    checkTimerTime('registerEventTimeTimer', toTime);
+    const backend = this.backend;
+    this.eventTimers.move(
+      fromTime,
+      from,
+      toTime,
+      backend.getCurrentKey(),
+      backend.currentNormalizedKey(),
+      to,
+    );
+  }
+
   registerProcessingTimeTimer(namespace: N, time: number): void {
     checkTimerTime('registerProcessingTimeTimer', time);
     const added = this.processingTimers.add(

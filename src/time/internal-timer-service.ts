@@ -29,6 +29,11 @@ export interface InternalTimerService<N> {
    */
   registerNewEventTimeTimer(namespace: N, time: number): void;
   deleteEventTimeTimer(namespace: N, time: number): void;
+  /**
+   * Registers the event-time timer (`to`, `toTime`) and then deletes (`from`, `fromTime`), for the current key, in
+   * one call: what a merge does when one window grows into another (see `TimerHeap.move`).
+   */
+  moveEventTimeTimer(from: N, fromTime: number, to: N, toTime: number): void;
   registerProcessingTimeTimer(namespace: N, time: number): void;
   deleteProcessingTimeTimer(namespace: N, time: number): void;
   numEventTimeTimers(): number;

@@ -48,6 +48,64 @@ describe('TimerHeap', () => {
     );
   });
 
+  it('moves a timer as an add of the new one followed by a remove of the old one', () => {
+    // Against a sorted list: a move leaves the new timer last at its timestamp (or where it was, when queued
+    // already) and the old one gone, so moving a timer onto itself removes it. A few keys and namespaces a
+    // timestamp, or many: every bucket form.
+    const op = fc.record({
+      kind: fc.constantFrom('add', 'move', 'move', 'remove', 'poll'),
+      fresh: fc.boolean(),
+      ts: fc.integer({ min: 0, max: 6 }),
+      to: fc.integer({ min: 0, max: 6 }),
+      key: fc.integer({ min: 0, max: 40 }),
+      ns: fc.integer({ min: 0, max: 2 }),
+      toNs: fc.integer({ min: 0, max: 2 }),
+    });
+    assertProperty(
+      fc.property(fc.array(op, { maxLength: 600 }), (ops) => {
+        const heap = new TimerHeap<number>();
+        let reference: { ts: number; key: number; ns: number; seq: number }[] = [];
+        let seq = 0;
+        const has = (ts: number, key: number, ns: number): boolean =>
+          reference.some((t) => t.ts === ts && t.key === key && t.ns === ns);
+        const drop = (ts: number, key: number, ns: number): void => {
+          reference = reference.filter((t) => !(t.ts === ts && t.key === key && t.ns === ns));
+        };
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            const exists = has(o.ts, o.key, o.ns);
+            if (!exists && o.fresh) heap.addNew(o.ts, o.key, o.key, o.ns);
+            else assert.equal(heap.add(o.ts, o.key, o.key, o.ns), !exists);
+            if (!exists) reference.push({ ts: o.ts, key: o.key, ns: o.ns, seq: seq++ });
+          } else if (o.kind === 'move') {
+            heap.move(o.ts, o.ns, o.to, o.key, o.key, o.toNs);
+            if (!has(o.to, o.key, o.toNs)) reference.push({ ts: o.to, key: o.key, ns: o.toNs, seq: seq++ });
+            drop(o.ts, o.key, o.ns);
+          } else if (o.kind === 'remove') {
+            const exists = has(o.ts, o.key, o.ns);
+            drop(o.ts, o.key, o.ns);
+            assert.equal(heap.remove(o.ts, o.key, o.ns), exists);
+          } else {
+            reference.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+            const expected = reference.shift();
+            const got = heap.poll();
+            assert.deepEqual(
+              got && [got.timestamp, got.key, got.namespace],
+              expected && [expected.ts, expected.key, expected.ns],
+            );
+          }
+          assert.equal(heap.size, reference.length);
+        }
+        reference.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+        assert.deepEqual(
+          heap.values().map((t) => [t.timestamp, t.key, t.namespace]),
+          reference.map((t) => [t.ts, t.key, t.ns]),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('keeps (timestamp, registration) order through bucket compaction, with many timers per timestamp', () => {
     const op = fc.record({
       kind: fc.constantFrom('add', 'add', 'add', 'remove', 'remove', 'poll', 'peek'),

@@ -54,16 +54,53 @@ class TimerBucket<N> {
   timers: TimerMap<N> | undefined = undefined;
   /** The key list; its timers from `listHead` on are queued, the ones before it polled. */
   list: NormalizedKey[] | undefined = undefined;
-  /** The pair list (key, namespace, ...); its pairs from `listHead` on are queued, as in the key list. */
+  /**
+   * The pair list (key, namespace, ...); its pairs from `listHead` to `pairsEnd` are queued, as in the key list.
+   * Slots from `pairsEnd` on are room for further pairs (undefined, so that they hold no removed namespace).
+   */
   pairs: unknown[] | undefined = undefined;
+  pairsEnd = 0;
   listHead = 0;
   /** The namespace of every timer in the key list. */
   listNamespace: N | undefined = undefined;
   heapIndex = 0;
   /** The next bucket whose timestamp hashes to the same slot of the timestamp table (see {@link TimerHeap}). */
   nextInSlot: TimerBucket<N> | undefined = undefined;
+  /**
+   * The timestamp's high and low 32 bits as small integers ({@link highBits}, `timestamp | 0`), which the bucket holds
+   * inline: `timestamp` is a heap number, a box of its own, and a lookup that compared it loaded that box, a cache
+   * miss, for every bucket of the slot's chain.
+   */
+  readonly high: number;
+  readonly low: number;
+  /** Whether `high` and `low` are the timestamp exactly (a safe integer, -0 as 0), so that a lookup need not load it. */
+  readonly exact: boolean;
 
-  constructor(readonly timestamp: number) {}
+  constructor(readonly timestamp: number) {
+    const high = highBits(timestamp);
+    const low = timestamp | 0;
+    this.high = high;
+    this.low = low;
+    this.exact = high * 4294967296 + (low >>> 0) === timestamp;
+  }
+}
+
+/**
+ * The bits of a timestamp above its low 32, as a small integer (0 for -0). Of a safe integer they and `timestamp | 0`
+ * are the timestamp exactly; equal timestamps have equal bits.
+ */
+function highBits(timestamp: number): number {
+  return Math.floor(timestamp / 4294967296) | 0;
+}
+
+/**
+ * Whether `bucket` is the bucket of `timestamp`, given its `high` and `low` bits: the bits compared inline, and the
+ * box loaded only when they match and the bucket's do not say its timestamp alone (a fraction of a millisecond, the
+ * end of time).
+ */
+function isTimestamp<N>(bucket: TimerBucket<N>, timestamp: number, high: number, low: number): boolean {
+  if (bucket.low !== low || bucket.high !== high) return false;
+  return bucket.exact ? high * 4294967296 + (low >>> 0) === timestamp : bucket.timestamp === timestamp;
 }
 
 /**
@@ -84,6 +121,14 @@ class TimerMap<N> {
 
 /** The most timers a pair list holds before its bucket takes the Map form (a scan of up to 16 keys). */
 const PAIRS_MAX = 16;
+
+/**
+ * The slots of a pair list's array for `used` slots: half as many again (an even number, at least two pairs, at most
+ * {@link PAIRS_MAX} pairs), so a timestamp's timers cost a copy of the list every few adds, not every add.
+ */
+function pairsCapacity(used: number): number {
+  return Math.min(Math.max(4, (used + (used >> 1) + 1) & ~1), 2 * PAIRS_MAX);
+}
 
 /**
  * The most queued timers of a key list that {@link TimerHeap.add} and {@link TimerHeap.remove} search by a scan
@@ -132,6 +177,12 @@ function slotOf(timestamp: number, shift: number): number {
  */
 export class TimerHeap<N> {
   private readonly heap: TimerBucket<N>[] = [];
+  /**
+   * `times[i]` is `heap[i].timestamp`, unboxed: the sifts compare these, one array, instead of loading each child
+   * bucket and its timestamp's box (two cache misses per comparison in a heap of thousands of buckets, where a
+   * session's emptied bucket leaves from the middle). Grown by doubling; slots past the heap's length mean nothing.
+   */
+  private times = new Float64Array(INITIAL_SLOTS);
   /** Each queued bucket is in the chain of its timestamp's slot ({@link slotOf}). */
   // Stryker disable next-line ArrayDeclaration: an empty array reads undefined in every slot as well (the size only presizes it)
   private slots: (TimerBucket<N> | undefined)[] = new Array<TimerBucket<N> | undefined>(INITIAL_SLOTS).fill(
@@ -223,20 +274,29 @@ export class TimerHeap<N> {
           return true;
         }
       } else {
-        for (let i = bucket.listHead; i < pairs.length; i += 2)
+        const end = bucket.pairsEnd;
+        for (let i = bucket.listHead; i < end; i += 2)
           if (pairs[i] === normalizedKey && this.same(pairs[i + 1] as N, namespace)) return false;
         const head = bucket.listHead;
-        const queued = pairs.length - head;
+        const queued = end - head;
         if (plain && queued < 2 * PAIRS_MAX) {
-          // Exactly one pair longer: a push would grow the array by half plus 16 slots, more than the pairs of
-          // most timestamps. The copy is at most PAIRS_MAX pairs, by hand: `concat` took an array of the new pair
-          // besides the copy, and its generic path. Polled pairs are left behind.
-          const grown = new Array<unknown>(queued + 2);
-          for (let i = 0; i < queued; i++) grown[i] = pairs[head + i];
-          grown[queued] = normalizedKey;
-          grown[queued + 1] = namespace;
-          bucket.pairs = grown;
-          bucket.listHead = 0;
+          if (end < pairs.length) {
+            pairs[end] = normalizedKey;
+            pairs[end + 1] = namespace;
+          } else {
+            // Full: a copy with room for half as many again (a push would grow the array by half plus 16 slots,
+            // more than the pairs of most timestamps; one pair more each time made every add a copy, ~150 bytes of
+            // garbage per timer on the session benchmark). By hand, at most PAIRS_MAX pairs; polled pairs are left
+            // behind.
+            const grown = new Array<unknown>(pairsCapacity(queued + 2));
+            for (let i = 0; i < queued; i++) grown[i] = pairs[head + i];
+            grown[queued] = normalizedKey;
+            grown[queued + 1] = namespace;
+            for (let i = queued + 2; i < grown.length; i++) grown[i] = undefined;
+            bucket.pairs = grown;
+            bucket.listHead = 0;
+          }
+          bucket.pairsEnd = bucket.listHead + queued + 2;
           this.count++;
           return true;
         }
@@ -291,6 +351,25 @@ export class TimerHeap<N> {
     this.add(timestamp, key, normalizedKey, namespace);
   }
 
+  /**
+   * Moves a key's timer from (`fromTimestamp`, `fromNamespace`) to (`toTimestamp`, `toNamespace`): the timers left
+   * are those of `add` of the new timer followed by `remove` of the old one, the order a grown session's timers go
+   * in (the trigger's `onMerge` registers the merged window's, `clear` deletes the old window's). So the new timer
+   * is the last registered at its timestamp, nothing is added when it is queued already, and moving a timer onto
+   * itself removes it, as that pair of calls does.
+   */
+  move(
+    fromTimestamp: number,
+    fromNamespace: N,
+    toTimestamp: number,
+    key: unknown,
+    normalizedKey: NormalizedKey,
+    toNamespace: N,
+  ): void {
+    this.add(toTimestamp, key, normalizedKey, toNamespace);
+    this.remove(fromTimestamp, normalizedKey, fromNamespace);
+  }
+
   /** Removes the timer (timestamp, key, namespace) if present. Returns true when removed. */
   remove(timestamp: number, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket =
@@ -340,9 +419,17 @@ export class TimerHeap<N> {
   poll(): HeapTimer<N> | undefined {
     const bucket = this.heap[0];
     if (bucket === undefined) return undefined;
+    // The lists hold plain keys and their namespaces, never an entry object: the timer is built without asking
+    // (`timerOf`'s type test loaded the namespace object, a cache miss per polled session timer).
     const list = bucket.list;
     if (list !== undefined) {
-      const timer = this.timerOf(bucket.timestamp, list[bucket.listHead++]!, bucket.listNamespace!);
+      const key = list[bucket.listHead++]!;
+      const timer: HeapTimer<N> = {
+        timestamp: bucket.timestamp,
+        key,
+        normalizedKey: key,
+        namespace: bucket.listNamespace!,
+      };
       this.count--;
       if (bucket.listHead === list.length) this.dropBucket(bucket);
       return timer;
@@ -350,10 +437,16 @@ export class TimerHeap<N> {
     const pairs = bucket.pairs;
     if (pairs !== undefined) {
       const head = bucket.listHead;
-      const timer = this.timerOf(bucket.timestamp, pairs[head] as NormalizedKey, pairs[head + 1] as N);
+      const key = pairs[head] as NormalizedKey;
+      const timer: HeapTimer<N> = {
+        timestamp: bucket.timestamp,
+        key,
+        normalizedKey: key,
+        namespace: pairs[head + 1] as N,
+      };
       bucket.listHead = head + 2;
       this.count--;
-      if (head + 2 === pairs.length) this.dropBucket(bucket);
+      if (head + 2 === bucket.pairsEnd) this.dropBucket(bucket);
       return timer;
     }
     const form = bucket.timers!;
@@ -382,7 +475,7 @@ export class TimerHeap<N> {
           all.push(this.timerOf(bucket.timestamp, list[i]!, bucket.listNamespace!));
       else if (bucket.pairs !== undefined) {
         const pairs = bucket.pairs;
-        for (let i = bucket.listHead; i < pairs.length; i += 2)
+        for (let i = bucket.listHead; i < bucket.pairsEnd; i += 2)
           all.push(this.timerOf(bucket.timestamp, pairs[i] as NormalizedKey, pairs[i + 1] as N));
       } else
         for (const [slot, value] of bucket.timers!.map) all.push(this.timerOf(bucket.timestamp, slot, value));
@@ -392,6 +485,7 @@ export class TimerHeap<N> {
 
   clear(): void {
     this.heap.length = 0;
+    this.times = new Float64Array(INITIAL_SLOTS);
     this.slots = new Array<TimerBucket<N> | undefined>(INITIAL_SLOTS).fill(undefined);
     this.slotShift = 32 - Math.log2(INITIAL_SLOTS);
     this.lastBucket = undefined;
@@ -440,7 +534,7 @@ export class TimerHeap<N> {
       const namespace = bucket.listNamespace!;
       for (let i = bucket.listHead; i < list.length; i++) timers.set(list[i]!, namespace);
     } else if (pairs !== undefined) {
-      for (let i = bucket.listHead; i < pairs.length; i += 2) {
+      for (let i = bucket.listHead; i < bucket.pairsEnd; i += 2) {
         const normalizedKey = pairs[i] as NormalizedKey;
         const namespace = pairs[i + 1] as N;
         if (!timers.has(normalizedKey)) timers.set(normalizedKey, namespace);
@@ -456,6 +550,7 @@ export class TimerHeap<N> {
     }
     bucket.list = undefined;
     bucket.pairs = undefined;
+    bucket.pairsEnd = 0;
     bucket.listHead = 0;
     bucket.listNamespace = undefined;
   }
@@ -464,13 +559,16 @@ export class TimerHeap<N> {
   private toPairs(bucket: TimerBucket<N>, list: NormalizedKey[]): void {
     const namespace = bucket.listNamespace;
     const head = bucket.listHead;
-    // Exactly sized, as the pair list's own growth keeps it.
-    const pairs = new Array<unknown>(2 * (list.length - head));
+    // With room for the pair `add` is about to put in, and half as many again.
+    const queued = 2 * (list.length - head);
+    const pairs = new Array<unknown>(pairsCapacity(queued + 2));
     for (let i = head; i < list.length; i++) {
       pairs[2 * (i - head)] = list[i];
       pairs[2 * (i - head) + 1] = namespace;
     }
+    for (let i = queued; i < pairs.length; i++) pairs[i] = undefined;
     bucket.pairs = pairs;
+    bucket.pairsEnd = queued;
     bucket.list = undefined;
     bucket.listHead = 0;
     bucket.listNamespace = undefined;
@@ -483,15 +581,17 @@ export class TimerHeap<N> {
     normalizedKey: NormalizedKey,
     namespace: N,
   ): boolean {
-    for (let i = bucket.listHead; i < pairs.length; i += 2) {
+    const end = bucket.pairsEnd;
+    for (let i = bucket.listHead; i < end; i += 2) {
       if (pairs[i] !== normalizedKey || !this.same(pairs[i + 1] as N, namespace)) continue;
       // The pairs behind move up, in order; by hand, as in the key list (`splice` allocates).
-      const end = pairs.length - 2;
-      for (let j = i; j < end; j++) pairs[j] = pairs[j + 2];
-      pairs.pop();
-      pairs.pop();
+      const last = end - 2;
+      for (let j = i; j < last; j++) pairs[j] = pairs[j + 2];
+      pairs[last] = undefined;
+      pairs[last + 1] = undefined;
+      bucket.pairsEnd = last;
       this.count--;
-      if (bucket.listHead === pairs.length) this.dropBucket(bucket);
+      if (bucket.listHead === last) this.dropBucket(bucket);
       return true;
     }
     return false;
@@ -522,8 +622,10 @@ export class TimerHeap<N> {
     // Stryker disable next-line ConditionalExpression: a cache; the table holds the same bucket
     if (last !== undefined && last.timestamp === timestamp) return last;
     const slot = slotOf(timestamp, this.slotShift);
+    const high = highBits(timestamp);
+    const low = timestamp | 0;
     let bucket = this.slots[slot];
-    while (bucket !== undefined && bucket.timestamp !== timestamp) bucket = bucket.nextInSlot;
+    while (bucket !== undefined && !isTimestamp(bucket, timestamp, high, low)) bucket = bucket.nextInSlot;
     if (bucket === undefined) bucket = this.newBucket(timestamp, slot);
     this.lastBucket = bucket;
     return bucket;
@@ -531,8 +633,10 @@ export class TimerHeap<N> {
 
   /** The bucket of `timestamp`, if one is queued. */
   private findBucket(timestamp: number): TimerBucket<N> | undefined {
+    const high = highBits(timestamp);
+    const low = timestamp | 0;
     let bucket = this.slots[slotOf(timestamp, this.slotShift)];
-    while (bucket !== undefined && bucket.timestamp !== timestamp) bucket = bucket.nextInSlot;
+    while (bucket !== undefined && !isTimestamp(bucket, timestamp, high, low)) bucket = bucket.nextInSlot;
     return bucket;
   }
 
@@ -542,9 +646,15 @@ export class TimerHeap<N> {
     bucket.nextInSlot = slots[slot];
     slots[slot] = bucket;
     const heap = this.heap;
-    bucket.heapIndex = heap.length;
+    const index = heap.length;
+    if (index === this.times.length) {
+      const times = new Float64Array(2 * index);
+      times.set(this.times);
+      this.times = times;
+    }
+    bucket.heapIndex = index;
     heap.push(bucket);
-    this.siftUp(bucket.heapIndex);
+    this.siftUp(index, timestamp);
     // Stryker disable next-line ConditionalExpression,EqualityOperator: speed only: a full table's chains grow longer
     if (heap.length > slots.length) this.growSlots();
     return bucket;
@@ -580,31 +690,40 @@ export class TimerHeap<N> {
     const heap = this.heap;
     const last = heap.pop()!;
     if (last !== bucket) {
-      heap[bucket.heapIndex] = last;
-      last.heapIndex = bucket.heapIndex;
-      this.siftDown(last.heapIndex);
-      this.siftUp(last.heapIndex);
+      const index = bucket.heapIndex;
+      const timestamp = this.times[heap.length]!;
+      heap[index] = last;
+      last.heapIndex = index;
+      this.times[index] = timestamp;
+      this.siftUp(this.siftDown(index, timestamp), timestamp);
     }
   }
 
-  private siftUp(index: number): void {
+  /** Moves the bucket at `index`, of `timestamp`, up to its place. */
+  private siftUp(index: number, timestamp: number): void {
     const heap = this.heap;
+    const times = this.times;
     const bucket = heap[index]!;
     while (index > 0) {
       const parentIndex = (index - 1) >> 1;
-      const parent = heap[parentIndex]!;
+      const parentTime = times[parentIndex]!;
       // Stryker disable next-line EqualityOperator: buckets have distinct timestamps
-      if (parent.timestamp <= bucket.timestamp) break;
+      if (parentTime <= timestamp) break;
+      const parent = heap[parentIndex]!;
       heap[index] = parent;
+      times[index] = parentTime;
       parent.heapIndex = index;
       index = parentIndex;
     }
     heap[index] = bucket;
+    times[index] = timestamp;
     bucket.heapIndex = index;
   }
 
-  private siftDown(index: number): void {
+  /** Moves the bucket at `index`, of `timestamp`, down to its place; returns that place. */
+  private siftDown(index: number, timestamp: number): number {
     const heap = this.heap;
+    const times = this.times;
     const n = heap.length;
     const bucket = heap[index]!;
     for (;;) {
@@ -612,15 +731,19 @@ export class TimerHeap<N> {
       if (left >= n) break;
       const right = left + 1;
       // Stryker disable next-line EqualityOperator: buckets have distinct timestamps
-      const child = right < n && heap[right]!.timestamp < heap[left]!.timestamp ? right : left;
-      const c = heap[child]!;
+      const child = right < n && times[right]! < times[left]! ? right : left;
+      const childTime = times[child]!;
       // Stryker disable next-line all: buckets have distinct timestamps, and a bucket sifted too far down is sifted back up by dropBucket
-      if (bucket.timestamp <= c.timestamp) break;
+      if (timestamp <= childTime) break;
+      const c = heap[child]!;
       heap[index] = c;
+      times[index] = childTime;
       c.heapIndex = index;
       index = child;
     }
     heap[index] = bucket;
+    times[index] = timestamp;
     bucket.heapIndex = index;
+    return index;
   }
 }

@@ -81,10 +81,12 @@ export abstract class Trigger<T, W extends Window> {
    * Declares that this trigger fires only when the watermark passes the window's end, as `EventTimeTrigger` does:
    * it keeps no state of its own, `onElement` registers one event-time timer at `window.maxTimestamp()` and returns
    * CONTINUE while the watermark is before it (FIRE once past it), `onEventTime` fires for that timer only, it never
-   * uses processing time, and `clear` only deletes that timer. The window operator then skips calls whose effect
-   * would be nil (the trigger for an element joining an existing pane, a second registration of the same timer)
-   * and, for an element that creates a pane before the watermark reaches the window's end, registers that timer
-   * itself instead of calling `onElement`, so results are the same, cheaper. A trigger that returns true without behaving so gets wrong results; the
+   * uses processing time, `clear` only deletes that timer, and (if it can merge) `onMerge` only registers the merged
+   * window's timer at its `maxTimestamp()` while the watermark is before it. The window operator then skips calls
+   * whose effect would be nil (the trigger for an element joining an existing pane, a second registration of the same
+   * timer), for an element that creates a pane before the watermark reaches the window's end registers that timer
+   * itself instead of calling `onElement`, and moves a grown window's timer itself instead of calling `onMerge` and
+   * `clear`, so results are the same, cheaper. A trigger that returns true without behaving so gets wrong results; the
    * default is false.
    */
   firesOnlyAtWindowEnd(): boolean {

@@ -59,6 +59,8 @@ export class TriggerTestHarness<T, W extends Window> {
       registerProcessingTimeTimer: (window, time) => service.registerProcessingTimeTimer(window, time),
       deleteEventTimeTimer: (window, time) =>
         service.deleteEventTimeTimer(window, checkTime('deleteEventTimeTimer', time)),
+      moveEventTimeTimer: (from, fromTime, to, toTime) =>
+        service.moveEventTimeTimer(from, checkTime('moveEventTimeTimer', fromTime), to, toTime),
       deleteProcessingTimeTimer: (window, time) =>
         service.deleteProcessingTimeTimer(window, checkTime('deleteProcessingTimeTimer', time)),
       numEventTimeTimers: () => service.numEventTimeTimers(),

@@ -122,8 +122,11 @@ export class MergingWindowSet<W extends Window> {
    */
   addWindow(newWindow: W, mergeFunction: MergeFunction<W>): W {
     if (this.intersecting) {
+      const window = newWindow as unknown as TimeWindow;
       return this.addIntersecting(
-        newWindow as unknown as TimeWindow,
+        window,
+        window.start,
+        window.end,
         mergeFunction as unknown as MergeFunction<TimeWindow>,
       ) as unknown as W;
     }
@@ -189,26 +192,49 @@ export class MergingWindowSet<W extends Window> {
   }
 
   /**
+   * `addWindow` of the window [`newStart`, `newEnd`) for an assigner whose windows merge exactly when they intersect
+   * (`mergesIntersectingTimeWindows`), given as its bounds: the window object is made only if the set keeps it (it
+   * merges with nothing), so an element that extends a session or falls inside one (most elements of a session
+   * job) costs no window, and no list of one, for the window it was assigned. Returns what `addWindow` would.
+   */
+  addTimeWindow(newStart: number, newEnd: number, mergeFunction: MergeFunction<W>): W {
+    return this.addIntersecting(
+      undefined,
+      newStart,
+      newEnd,
+      mergeFunction as unknown as MergeFunction<TimeWindow>,
+    ) as unknown as W;
+  }
+
+  /**
    * `addWindow` for windows that merge exactly when they intersect, with the results of the general path. The
    * in-flight windows of a key never intersect one another (they would have merged), so the new window merges
    * with exactly the in-flight windows it intersects, into their cover, and one pass finds them. The state window
-   * of the result is that of the earliest merged window, as `TimeWindow.mergeWindows`' sort by start makes it.
+   * of the result is that of the earliest merged window, as `TimeWindow.mergeWindows`' sort by start makes it. The
+   * new window is [`newStart`, `newEnd`), `newWindow` when the caller has it as an object (made here if kept).
    */
-  private addIntersecting(newWindow: TimeWindow, mergeFunction: MergeFunction<TimeWindow>): TimeWindow {
+  private addIntersecting(
+    newWindow: TimeWindow | undefined,
+    newStart: number,
+    newEnd: number,
+    mergeFunction: MergeFunction<TimeWindow>,
+  ): TimeWindow {
     const pairs = this.pairs as unknown as TimeWindow[];
     let first = -1;
     let count = 0;
-    let start = newWindow.start;
-    let end = newWindow.end;
+    let start = newStart;
+    let end = newEnd;
     for (let i = 0; i < pairs.length; i += 2) {
       const w = pairs[i]!;
-      if (!w.intersects(newWindow)) continue;
+      // TimeWindow.intersects, on the new window's bounds.
+      if (!(w.start <= newEnd && w.end >= newStart)) continue;
       count++;
       if (first < 0 || w.start < pairs[first]!.start) first = i;
       if (w.start < start) start = w.start;
       if (w.end > end) end = w.end;
     }
     if (count === 0) {
+      newWindow ??= new TimeWindow(newStart, newEnd);
       if (pairs.length === 0) this.pairs = this.loosePair(newWindow as unknown as W);
       else pairs.push(newWindow, newWindow);
       this.changed = true;
@@ -238,7 +264,7 @@ export class MergingWindowSet<W extends Window> {
     const mergedStateWindows: TimeWindow[] = [];
     for (let i = 0; i < pairs.length;) {
       const window = pairs[i]!;
-      if (!window.intersects(newWindow)) {
+      if (!(window.start <= newEnd && window.end >= newStart)) {
         i += 2;
         continue;
       }

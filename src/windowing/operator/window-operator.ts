@@ -42,6 +42,8 @@ import {
   type MergeFunction,
   type MergingWindowPairs,
 } from './merging-window-set.ts';
+import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
+import { requireTimestamp } from '../assigners/require-timestamp.ts';
 import { SlidingEventTimeWindows } from '../assigners/sliding-event-time-windows.ts';
 import { SlidingProcessingTimeWindows } from '../assigners/sliding-processing-time-windows.ts';
 import { KeyFirstPaneState } from './key-first-pane-state.ts';
@@ -136,6 +138,11 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   private readonly windowEndTrigger: boolean;
   /** With that trigger and no allowed lateness, the trigger's timer and the cleanup timer are one and the same. */
   private readonly cleanupIsTriggerTimer: boolean;
+  /**
+   * The gap of `EventTimeSessionWindows` itself (not a subclass, which may assign otherwise), whose window for an
+   * element is known without asking it (see {@link processInSession}); 0 for any other assigner.
+   */
+  private readonly sessionGap: number;
 
   protected backend!: KeyedStateBackend;
   protected timerService!: InternalTimerService<W>;
@@ -154,6 +161,11 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   private heapPaneTable: StateTable<unknown> | undefined = undefined;
   private collector!: TimestampedCollector<OUT>;
   private currentMergeKey: K = undefined as K;
+  /**
+   * The window whose trigger timer the last merge registered by moving the swallowed window's (see
+   * {@link onWindowsMerged}), until the element that merged is added to it.
+   */
+  private timerMovedTo: W | undefined = undefined;
   private readonly mergeFunction: MergeFunction<W>;
 
   constructor(private readonly config: WindowOperatorConfig<K, IN, ACC, OUT, W>) {
@@ -173,6 +185,10 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     this.listContents = config.windowStateDescriptor.kind === 'list';
     this.windowEndTrigger = config.trigger.firesOnlyAtWindowEnd() && this.isEventTime;
     this.cleanupIsTriggerTimer = this.windowEndTrigger && this.allowedLateness === 0;
+    this.sessionGap =
+      Object.getPrototypeOf(config.assigner) === EventTimeSessionWindows.prototype
+        ? (config.assigner as unknown as EventTimeSessionWindows).sessionTimeout
+        : 0;
     this.existingPaneFastPath =
       this.windowEndTrigger && config.evictor === undefined && this.mergingAssigner === undefined;
     this.mergeFunction = (mergeResult, mergedWindows, stateWindowResult, mergedStateWindows) =>
@@ -294,12 +310,21 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   }
 
   processElement(value: IN, timestamp: number): void {
-    const windows = this.assigner.assignWindows(value, timestamp, this);
-    const key = this.backend.getCurrentKey() as K;
-    const skipped =
-      this.mergingWindows === undefined
-        ? this.processInWindows(value, timestamp, key, windows)
-        : this.processInMergingWindows(value, timestamp, key, windows, this.mergingWindows);
+    const mergingWindows = this.mergingWindows;
+    let skipped: boolean;
+    if (this.sessionGap > 0 && mergingWindows !== undefined) {
+      // What the assigner's assignWindows checks before naming the window.
+      requireTimestamp(timestamp);
+      const key = this.backend.getCurrentKey() as K;
+      skipped = this.processInSession(value, timestamp, key, this.sessionGap, mergingWindows);
+    } else {
+      const windows = this.assigner.assignWindows(value, timestamp, this);
+      const key = this.backend.getCurrentKey() as K;
+      skipped =
+        mergingWindows === undefined
+          ? this.processInWindows(value, timestamp, key, windows)
+          : this.processInMergingWindows(value, timestamp, key, windows, mergingWindows);
+    }
     // An element no window took is late only if the element itself is behind the watermark (Flink's rule), so a
     // session that fails to merge with an expired window does not reroute a fresh element.
     if (skipped && this.isElementLate(timestamp)) {
@@ -359,40 +384,79 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     mergingWindows: MergingWindowSet<W>,
   ): boolean {
     mergingWindows.load();
-    const windowState = this.windowState;
-    const triggerContext = this.triggerContext;
     let skipped = true;
-    // Indexed loops here and below: a for-of allocated an iterator result per window where V8 did not elide it.
+    // An indexed loop: a for-of allocated an iterator result per window where V8 did not elide it.
     for (let w = 0; w < windows.length; w++) {
-      const window = windows[w]!;
       // Adding the window may merge it with in-flight windows; we then work with the merged window.
       this.currentMergeKey = key;
-      const actualWindow = mergingWindows.addWindow(window, this.mergeFunction);
-      if (this.isWindowLate(actualWindow)) {
-        mergingWindows.retireWindow(actualWindow);
-        continue;
-      }
-      skipped = false;
-      const stateWindow = mergingWindows.lastAddedStateWindow();
-      if (stateWindow === undefined)
-        throw new IllegalStateError(`Window ${String(window)} is not in in-flight window set.`);
-      windowState.setCurrentNamespace(stateWindow);
-      this.addToPane(value, timestamp);
-      triggerContext.key = key;
-      triggerContext.window = actualWindow;
-      const result = triggerContext.onElement(value, timestamp);
-      if ((result & TriggerResult.FIRE) !== 0) {
-        const contents = windowState.get();
-        if (this.isEmpty(contents)) continue;
-        this.emitWindowContents(actualWindow, contents!);
-      }
-      if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: only skips registering a timer the trigger registered (a de-duplicated no-op), as above
-      if (result === TriggerResult.CONTINUE && this.cleanupIsTriggerTimer) continue; // registered by the trigger
-      this.registerCleanupTimer(actualWindow);
+      this.timerMovedTo = undefined;
+      const actualWindow = mergingWindows.addWindow(windows[w]!, this.mergeFunction);
+      if (this.processInMergedWindow(value, timestamp, key, actualWindow, mergingWindows)) skipped = false;
     }
     mergingWindows.persist();
     return skipped;
+  }
+
+  /**
+   * `processInMergingWindows` for `EventTimeSessionWindows` with a fixed gap, whose one window for an element is
+   * [timestamp, timestamp + gap): the set takes it as its bounds (`MergingWindowSet.addTimeWindow`), so the window
+   * object and its list are made only for an element that opens a session.
+   */
+  private processInSession(
+    value: IN,
+    timestamp: number,
+    key: K,
+    gap: number,
+    mergingWindows: MergingWindowSet<W>,
+  ): boolean {
+    mergingWindows.load();
+    this.currentMergeKey = key;
+    this.timerMovedTo = undefined;
+    const actualWindow = mergingWindows.addTimeWindow(timestamp, timestamp + gap, this.mergeFunction);
+    const taken = this.processInMergedWindow(value, timestamp, key, actualWindow, mergingWindows);
+    mergingWindows.persist();
+    return !taken;
+  }
+
+  /**
+   * The element in the window the merging set put it in (its own or a merged one): skipped if the window is late,
+   * else added to the state window's pane, with the trigger asked. Returns whether the window took it.
+   */
+  private processInMergedWindow(
+    value: IN,
+    timestamp: number,
+    key: K,
+    actualWindow: W,
+    mergingWindows: MergingWindowSet<W>,
+  ): boolean {
+    if (this.isWindowLate(actualWindow)) {
+      mergingWindows.retireWindow(actualWindow);
+      return false;
+    }
+    const windowState = this.windowState;
+    const stateWindow = mergingWindows.lastAddedStateWindow();
+    if (stateWindow === undefined)
+      throw new IllegalStateError(`Window ${String(actualWindow)} is not in in-flight window set.`);
+    windowState.setCurrentNamespace(stateWindow);
+    this.addToPane(value, timestamp);
+    // The merge just registered the trigger's timer of this window, which the watermark has not reached (or the
+    // merge would have failed): `onElement` would register it again, a duplicate, and return CONTINUE, and with
+    // no allowed lateness that timer is the cleanup timer too.
+    if (this.timerMovedTo === actualWindow) return true;
+    const triggerContext = this.triggerContext;
+    triggerContext.key = key;
+    triggerContext.window = actualWindow;
+    const result = triggerContext.onElement(value, timestamp);
+    if ((result & TriggerResult.FIRE) !== 0) {
+      const contents = windowState.get();
+      if (this.isEmpty(contents)) return true;
+      this.emitWindowContents(actualWindow, contents!);
+    }
+    if ((result & TriggerResult.PURGE) !== 0) windowState.clear();
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: only skips registering a timer the trigger registered (a de-duplicated no-op), as above
+    if (result === TriggerResult.CONTINUE && this.cleanupIsTriggerTimer) return true; // registered by the trigger
+    this.registerCleanupTimer(actualWindow);
+    return true;
   }
 
   /** Flink's MergeFunction of WindowOperator.processElement. */
@@ -416,16 +480,32 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
           `Current processing time: ${this.timerService.currentProcessingTime()} window: ${String(mergeResult)}`,
       );
     }
-    const triggerContext = this.triggerContext;
-    triggerContext.key = this.currentMergeKey;
-    triggerContext.window = mergeResult;
-    triggerContext.onMerge(mergedWindows);
-    for (let i = 0; i < mergedWindows.length; i++) {
-      const merged = mergedWindows[i]!;
-      triggerContext.window = merged;
-      triggerContext.clear();
-      // The trigger's clear just deleted the cleanup timer when the two are one.
-      if (!this.cleanupIsTriggerTimer) this.deleteCleanupTimer(merged);
+    if (this.cleanupIsTriggerTimer && mergedWindows.length === 1) {
+      // One window grew (a session extended by an element): a trigger that fires only at the window's end
+      // registers the grown window's timer in `onMerge` (the check above leaves the watermark before its end) and
+      // deletes the old window's in `clear`, its only timer, which is the cleanup timer too. The timer service
+      // does both in one call.
+      const merged = mergedWindows[0]!;
+      this.timerService.moveEventTimeTimer(
+        merged,
+        merged.maxTimestamp(),
+        mergeResult,
+        mergeResult.maxTimestamp(),
+      );
+      this.timerMovedTo = mergeResult;
+    } else {
+      const triggerContext = this.triggerContext;
+      triggerContext.key = this.currentMergeKey;
+      triggerContext.window = mergeResult;
+      triggerContext.onMerge(mergedWindows);
+      for (let i = 0; i < mergedWindows.length; i++) {
+        const merged = mergedWindows[i]!;
+        triggerContext.window = merged;
+        triggerContext.clear();
+        // The trigger's clear just deleted the cleanup timer when the two are one.
+        if (!this.cleanupIsTriggerTimer) this.deleteCleanupTimer(merged);
+      }
+      this.timerMovedTo = undefined;
     }
     // Merge the contents of the swallowed state windows into the one that stays.
     this.windowState.mergeNamespaces(stateWindowResult, mergedStateWindows);
