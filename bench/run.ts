@@ -7,6 +7,8 @@
 //          default 6 for the quick suite unless --events is given; none with --with-flink)
 //          --runs N  --warmup N  --system limit,rxjs,weir  --workload id,id  --seed N
 //          --keys N (distinct keys of the generic stream, workloads 1, 2, 3, 6, 7; default 10,000)
+//          --bid-keys N (auctions and bidders of the bid stream: the keys of hot items and sessions, 4 and 5, and
+//          q7's bids; default 10,000 auctions and 100,000 bidders; Node systems only, not with --with-flink)
 //          --lmdb-cache N | P% (weir-lmdb's cache per subtask, in entries or in percent of --keys; default the
 //          backend's, 100,000 entries: 10 % of 1,000,000 keys)
 //          --parallelism N (passed to Node systems)  --in-process  --no-micro  --out DIR
@@ -47,6 +49,7 @@ import type { Measurement } from './runner/measurement.ts';
 import type { CellSpec } from './runner/measure.ts';
 import { runCellInChild, runCellInProcess } from './runner/node-runner.ts';
 import { type MicroResult, type ReportMeta, renderMarkdown } from './runner/report-markdown.ts';
+import { readKeyCurve } from './runner/report-key-curve-svg.ts';
 import { renderSvg } from './runner/report-svg.ts';
 import { CHECKPOINTED_SYSTEMS, NODE_SYSTEM_NAMES } from './runner/systems.ts';
 import { computeReference, findMismatches } from './runner/verify.ts';
@@ -62,6 +65,8 @@ interface Options {
   workloads: WorkloadId[];
   seed: number;
   keys: number;
+  /** The bid stream's auctions and bidders (`--bid-keys`); undefined: the generator's defaults. */
+  bidKeys: number | undefined;
   /** weir-lmdb's cache in entries per subtask; undefined: the backend's default. */
   lmdbCacheEntries: number | undefined;
   parallelism: number;
@@ -162,6 +167,7 @@ function parseOptions(argv: readonly string[]): Options {
     workloads,
     seed: num('seed', 42),
     keys: num('keys', DEFAULT_KEYS),
+    bidKeys: bidKeys(value('bid-keys'), withFlink),
     lmdbCacheEntries: lmdbCache(value('lmdb-cache'), num('keys', DEFAULT_KEYS)),
     parallelism: num('parallelism', 1),
     inProcess: smoke || has('in-process'),
@@ -199,6 +205,17 @@ function withCheckpointedTwins(systems: readonly string[], on: boolean): string[
       if (base === system && !systems.includes(twin)) out.push(twin);
   }
   return out;
+}
+
+/** `--bid-keys`: Flink's generator has the bid stream's counts fixed, so only Node systems can run another. */
+function bidKeys(raw: string | undefined, withFlink: boolean): number | undefined {
+  if (raw === undefined) return undefined;
+  if (withFlink)
+    throw new Error('--bid-keys is for Node systems only: the Flink generator has fixed bid keys');
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1_000)
+    throw new Error(`--bid-keys needs a whole number >= 1000, got ${raw}`);
+  return n;
 }
 
 /** `--lmdb-cache`: a number of entries, or a percentage of the keys (`10%` of 1,000,000 keys is 100,000). */
@@ -251,7 +268,7 @@ async function main(): Promise<number> {
   const started = performance.now();
   const loadAverage = loadavg();
   log(
-    `weir bench${options.smoke ? ' --smoke' : ''}: ${options.events.toLocaleString('en-US')} events, ${options.keys.toLocaleString('en-US')} keys, ${options.lmdbCacheEntries === undefined ? '' : `LMDB cache ${options.lmdbCacheEntries.toLocaleString('en-US')} entries, `}${options.warmup} warm-up + ${options.runs} runs, ` +
+    `weir bench${options.smoke ? ' --smoke' : ''}: ${options.events.toLocaleString('en-US')} events, ${options.keys.toLocaleString('en-US')} keys, ${options.bidKeys === undefined ? '' : `${options.bidKeys.toLocaleString('en-US')} auctions and bidders, `}${options.lmdbCacheEntries === undefined ? '' : `LMDB cache ${options.lmdbCacheEntries.toLocaleString('en-US')} entries, `}${options.warmup} warm-up + ${options.runs} runs, ` +
       `systems ${options.systems.join(', ')}${options.withFlink ? ', flink' : ''}; ${options.inProcess ? 'in-process' : 'one child process per cell'}`,
   );
   if (loadAverage[0] !== undefined && loadAverage[0] > cpus().length * 0.5) {
@@ -273,6 +290,7 @@ async function main(): Promise<number> {
         events: options.events,
         seed: options.seed,
         keys: options.keys,
+        ...(options.bidKeys !== undefined ? { bidKeys: options.bidKeys } : {}),
         parallelism: options.parallelism,
         warmup: options.warmup,
         runs: options.runs,
@@ -358,7 +376,7 @@ async function main(): Promise<number> {
   }
 
   // Verify before reporting anything.
-  const reference = await computeReference(measurements, options.seed, options.keys);
+  const reference = await computeReference(measurements, options.seed, options.keys, options.bidKeys);
   const mismatches = findMismatches(measurements, reference);
   if (mismatches.length > 0) {
     process.stderr.write(
@@ -432,7 +450,7 @@ async function main(): Promise<number> {
     `${JSON.stringify({ meta, measurements, micro, checkpointState }, null, 2)}\n`,
   );
   writeFileSync(join(options.out, 'latest.md'), markdown);
-  writeFileSync(join(options.out, 'latest.svg'), renderSvg(measurements));
+  writeFileSync(join(options.out, 'latest.svg'), renderSvg(measurements, readKeyCurve(options.out)));
   log(`\n${markdown}`);
   log(
     `wrote ${join(options.out, 'latest.{json,md,svg}')} in ${((performance.now() - started) / 1000).toFixed(1)} s`,

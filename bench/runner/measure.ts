@@ -17,6 +17,8 @@ export interface CellSpec {
   readonly parallelism: number;
   /** The generic stream's key count (defaultParams' `keys`). */
   readonly keys: number;
+  /** The bid stream's auctions and bidders (defaultParams' `bidKeys`, `--bid-keys`); its defaults when absent. */
+  readonly bidKeys?: number;
   readonly warmup: number;
   readonly runs: number;
   readonly probe: boolean;
@@ -43,7 +45,7 @@ export async function measureCell(system: BenchSystem, spec: CellSpec): Promise<
   if (fn === undefined)
     return { ...base, status: 'not-implemented', note: `${spec.system} has no ${spec.workload}`, runs: [] };
   const paramsFor = (events: number): WorkloadParams => ({
-    ...defaultParams(events, spec.seed, spec.parallelism, spec.keys),
+    ...defaultParams(events, spec.seed, spec.parallelism, spec.keys, spec.bidKeys),
     ...(spec.lmdbCacheEntries !== undefined ? { lmdbCacheEntries: spec.lmdbCacheEntries } : {}),
   });
   let params = paramsFor(spec.events);

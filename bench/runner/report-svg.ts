@@ -1,8 +1,13 @@
 // Renders a grouped bar chart (events/s per workload, one bar per system, log scale) as hand-written SVG,
-// so the report needs no charting dependency.
+// so the report needs no charting dependency; below it, given a key-curve results file, the key-count panel.
 
 import { WORKLOAD_IDS, WORKLOAD_TITLES } from '../workloads/params.ts';
+import type { KeyCurveResults } from './key-curve-report.ts';
 import type { Measurement } from './measurement.ts';
+import { renderKeyCurvePanel } from './report-key-curve-svg.ts';
+
+/** The key-count panel's height, under the bar chart. */
+const KEY_CURVE_PANEL_HEIGHT = 380;
 
 const COLORS = [
   '#4e79a7',
@@ -21,7 +26,7 @@ const COLORS = [
   '#bcbd22',
 ];
 
-export function renderSvg(measurements: readonly Measurement[]): string {
+export function renderSvg(measurements: readonly Measurement[], keyCurve?: KeyCurveResults): string {
   const systems = [...new Set(measurements.map((m) => m.system))];
   const ok = measurements.filter((m) => m.status === 'ok' && m.eventsPerSecond !== undefined);
   const rates = ok.map((m) => m.eventsPerSecond?.median ?? 1);
@@ -42,8 +47,9 @@ export function renderSvg(measurements: readonly Measurement[]): string {
   const y = (v: number): number =>
     top + plotH - ((Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * plotH;
   const parts: string[] = [];
+  const total = height + (keyCurve === undefined ? 0 : KEY_CURVE_PANEL_HEIGHT);
   parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${total}" font-family="sans-serif" font-size="11">`,
   );
   parts.push(`<rect width="${width}" height="${height}" fill="white"/>`);
   parts.push(
@@ -97,6 +103,11 @@ export function renderSvg(measurements: readonly Measurement[]): string {
     );
     parts.push(`<text x="${x + 16}" y="${yy + 10}">${escapeXml(system)}</text>`);
   });
+  if (keyCurve !== undefined) {
+    parts.push(`<g transform="translate(0 ${height})">`);
+    parts.push(renderKeyCurvePanel(keyCurve, width, KEY_CURVE_PANEL_HEIGHT));
+    parts.push('</g>');
+  }
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
 }

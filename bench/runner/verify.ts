@@ -17,6 +17,7 @@ export async function computeReference(
   measurements: readonly Measurement[],
   seed: number,
   keys: number,
+  bidKeys?: number,
 ): Promise<Reference> {
   const reference: Reference = new Map();
   for (const m of measurements) {
@@ -24,7 +25,7 @@ export async function computeReference(
     if (m.status !== 'ok' || reference.has(key)) continue;
     const fn = limitSystem.workloads[m.workload];
     if (fn === undefined) throw new Error(`the limit has no ${m.workload}: it is the reference and must`);
-    reference.set(key, await fn(defaultParams(m.events, seed, 1, keys)));
+    reference.set(key, await fn(defaultParams(m.events, seed, 1, keys, bidKeys)));
   }
   return reference;
 }

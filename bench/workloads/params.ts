@@ -144,21 +144,32 @@ export const BASE_TIMESTAMP = 1_700_000_000_000;
 /** Distinct keys of the generic event stream unless a run asks for another count (`--keys`). */
 export const DEFAULT_KEYS = 10_000;
 
+/** The bid stream's auctions and bidders unless a run asks for another count (`--bid-keys`). */
+export const DEFAULT_AUCTIONS = 10_000;
+export const DEFAULT_BIDDERS = 100_000;
+
 /**
  * The default parameters for `events` input events; `keys` is the generic stream's key count (workloads 1, 2,
- * 3, 6 and 7), for measuring how the cost grows with the number of keys.
+ * 3, 6 and 7), for measuring how the cost grows with the number of keys. `bidKeys`, when given, is both the
+ * auctions and the bidders of the bid stream: the keys of hot items (auction) and sessions (bidder); the hot
+ * auctions and bidders stay as they are, so only the cold tail grows.
  */
 export function defaultParams(
   events: number,
   seed = 42,
   parallelism = 1,
   keys = DEFAULT_KEYS,
+  bidKeys?: number,
 ): WorkloadParams {
   if (!Number.isInteger(events) || events < 1 || events >= 2 ** 31) {
     throw new RangeError(`events must be an integer in [1, 2^31), got ${events}`);
   }
   if (!Number.isInteger(keys) || keys < 1 || keys >= 2 ** 31) {
     throw new RangeError(`keys must be an integer in [1, 2^31), got ${keys}`);
+  }
+  // At least the hot bidders (1,000), so the hot set stays a subset of the keys.
+  if (bidKeys !== undefined && (!Number.isInteger(bidKeys) || bidKeys < 1_000 || bidKeys >= 2 ** 31)) {
+    throw new RangeError(`bidKeys must be an integer in [1000, 2^31), got ${bidKeys}`);
   }
   return {
     events,
@@ -171,10 +182,10 @@ export function defaultParams(
     },
     bids: {
       seed,
-      auctions: 10_000,
+      auctions: bidKeys ?? DEFAULT_AUCTIONS,
       hotAuctions: 100,
       hotAuctionPercent: 50,
-      bidders: 100_000,
+      bidders: bidKeys ?? DEFAULT_BIDDERS,
       hotBidders: 1_000,
       hotBidderPercent: 10,
       eventsPerSecond: 10_000,
