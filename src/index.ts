@@ -90,6 +90,7 @@ export { OutputTag } from './core/output-tag.ts';
 export { Time } from './time/time.ts';
 export { WatermarkStrategy } from './time/watermark-strategy.ts';
 export type { WatermarkEmission, WatermarkEmissionMode } from './time/watermark-emission.ts';
+export type { WatermarkAlignment } from './time/watermark-alignment.ts';
 export type { TimestampAssigner, WatermarkGeneratorContext } from './time/watermark-strategy.ts';
 export { BoundedOutOfOrdernessWatermarks } from './time/watermark-generator.ts';
 export type { WatermarkGenerator, WatermarkOutput } from './time/watermark-generator.ts';

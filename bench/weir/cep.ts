@@ -5,6 +5,7 @@
 import { CEP } from '../../src/api/cep.ts';
 import { Pattern } from '../../src/cep/pattern/pattern.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
+import { benchAlignment } from './worker-alignment.ts';
 import { ChecksumAccumulator, hashCepMatch, type WorkloadResult } from '../workloads/checksum.ts';
 import type { Event } from '../workloads/generator.ts';
 import { defaultParams, type WorkloadParams } from '../workloads/params.ts';
@@ -39,9 +40,9 @@ export async function cepWeir(params: WorkloadParams): Promise<WorkloadResult> {
   const events = env
     .fromSource(
       eventSource(params),
-      WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs).withTimestampAssigner(
-        (e) => e.ts,
-      ),
+      benchAlignment(
+        WatermarkStrategy.forBoundedOutOfOrderness<Event>(params.stream.outOfOrdernessMs),
+      ).withTimestampAssigner((e) => e.ts),
       'events',
     )
     .setParallelism(params.parallelism)

@@ -6,6 +6,7 @@
 import type { Collector } from '../../src/core/functions.ts';
 import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
+import { benchAlignment } from './worker-alignment.ts';
 import { EventTimeSessionWindows } from '../../src/windowing/assigners/event-time-session-windows.ts';
 import type {
   ProcessWindowContext,
@@ -49,9 +50,9 @@ export async function sessionWindowWeir(params: WorkloadParams): Promise<Workloa
   env
     .fromSource(
       bidSource(params),
-      WatermarkStrategy.forBoundedOutOfOrderness<Bid>(params.bids.outOfOrdernessMs).withTimestampAssigner(
-        (b) => b.ts,
-      ),
+      benchAlignment(
+        WatermarkStrategy.forBoundedOutOfOrderness<Bid>(params.bids.outOfOrdernessMs),
+      ).withTimestampAssigner((b) => b.ts),
       'bids',
     )
     .setParallelism(params.parallelism)

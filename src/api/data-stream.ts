@@ -166,6 +166,12 @@ export class DataStream<T> {
     strategy: WatermarkStrategy<T>,
     name = 'Timestamps/Watermarks',
   ): DataStream<T> {
+    if (strategy.alignment !== undefined) {
+      // Flink aligns the watermarks of source subtasks only: an operator cannot stop its input.
+      throw new ConfigurationError(
+        'Watermark alignment applies to sources only: give the strategy to fromSource() instead of assignTimestampsAndWatermarks()',
+      );
+    }
     const env = this.environment;
     const input = this.transformation;
     const stream = this.transform<T>(

@@ -6,6 +6,7 @@ import type { ProcessingTimeClock } from '../core/clock.ts';
 import { MAX_WATERMARK } from '../core/time-domain.ts';
 import type { JobSnapshot, OperatorSnapshot } from './job-snapshot.ts';
 import { SourceOperator } from '../operators/source-operator.ts';
+import { SourceWatermarkAlignment } from './source-watermark-alignment.ts';
 import type { PollResult } from '../core/source.ts';
 import {
   BroadcastRouter,
@@ -73,6 +74,11 @@ export interface JobRuntimeOptions {
    * placement's exchange. Without it, every subtask runs here.
    */
   readonly placement?: SubtaskPlacement;
+  /**
+   * Worker mode: the slots of the job's aligned source subtasks (`SourceWatermarkAlignment.slotsFor`), shared by
+   * every thread of the job. On one thread the runtime makes its own.
+   */
+  readonly watermarkAlignmentSlots?: Float64Array;
 }
 
 /** Per-operator counts reported when a job ends. */
@@ -123,8 +129,10 @@ export class JobRuntime implements JobServices, JobAttempt {
   /** What each source driver is doing, for stall detection and stall messages. */
   private readonly sourceStates = new Map<
     Subtask,
-    'polling' | 'yielding' | 'backpressured' | 'held' | 'stopping' | 'finished'
+    'polling' | 'yielding' | 'backpressured' | 'held' | 'aligning' | 'stopping' | 'finished'
   >();
+  /** Pauses source subtasks ahead of their watermark alignment group (undefined: no source is aligned). */
+  private readonly alignment: SourceWatermarkAlignment | undefined;
   readonly timing: BusyTimeTracker;
   /** When the current turn of the event loop began polling sources (worker mode, see {@link endOfRound}). */
   private turnStarted = 0;
@@ -139,6 +147,11 @@ export class JobRuntime implements JobServices, JobAttempt {
   ) {
     this.timing = new BusyTimeTracker(options.metrics !== undefined);
     const placement = options.placement;
+    this.alignment = SourceWatermarkAlignment.forJob(
+      graph,
+      options.watermarkAlignmentSlots ??
+        (placement === undefined ? SourceWatermarkAlignment.slotsFor(graph, false) : undefined),
+    );
     this.logger = options.logger ?? defaultLogger();
     for (const node of graph.nodes) {
       const list: Subtask[] = [];
@@ -415,6 +428,7 @@ export class JobRuntime implements JobServices, JobAttempt {
       for (const subtask of this.subtasksOf(node)) {
         // Stryker disable next-line StringLiteral: describeWaits and checkForDeadlock read 'yielding' as any state they do not name
         this.sourceStates.set(subtask, 'yielding');
+        this.alignment?.add(subtask);
         if ((subtask.operator as SourceOperator<unknown>).bounded) bounded.push(subtask);
         else unbounded.push(subtask);
       }
@@ -510,6 +524,8 @@ export class JobRuntime implements JobServices, JobAttempt {
             lines.push(`${name} is held back by an asynchronous operator at capacity`);
           } else if (state === 'polling') {
             lines.push(`${name} waits for its reader's pollNext() to settle`);
+          } else if (state === 'aligning') {
+            lines.push(`${name} is paused ahead of its watermark alignment group`);
           } else if (state === 'stopping') {
             lines.push(`${name} waits for the savepoint to complete before it stops`);
           } else if (state === 'finished') {
@@ -626,8 +642,11 @@ export class JobRuntime implements JobServices, JobAttempt {
       if (subtask.wasRestoredFinished) this.endSource(subtask);
       else active.push(subtask);
     }
+    const alignment = this.alignment;
     while (active.length > 0) {
       let polledAny = false;
+      /** The shortest pause of a subtask paused by watermark alignment in this round (Infinity: none was). */
+      let alignmentPause = Number.POSITIVE_INFINITY;
       for (let i = 0; i < active.length;) {
         if (this.failed) return;
         const subtask = active[i]!;
@@ -667,6 +686,13 @@ export class JobRuntime implements JobServices, JobAttempt {
             await this.timing.waitBackPressured(subtask.time, subtask.whenReleased());
             continue;
           }
+          if (alignment !== undefined && alignment.mustPause(subtask)) {
+            // Ahead of its alignment group: the turn passes to the others (whose polls move the group's lowest).
+            this.sourceStates.set(subtask, 'aligning');
+            alignmentPause = Math.min(alignmentPause, alignment.pauseMs(subtask));
+            i++;
+            continue;
+          }
           this.sourceStates.set(subtask, 'polling');
           const started = this.timing.beginBatch();
           let polled: PollResult | Promise<PollResult>;
@@ -676,6 +702,7 @@ export class JobRuntime implements JobServices, JobAttempt {
             this.timing.endBatch(subtask.time, started);
           }
           result = typeof polled === 'string' ? polled : await polled;
+          alignment?.publish(subtask);
           polledAny = true;
         } catch (error) {
           this.sourceStates.set(subtask, 'finished');
@@ -683,6 +710,7 @@ export class JobRuntime implements JobServices, JobAttempt {
           return;
         }
         if (result === 'end') {
+          alignment?.finished(subtask);
           this.endSource(subtask);
           active.splice(i, 1);
         } else {
@@ -690,6 +718,12 @@ export class JobRuntime implements JobServices, JobAttempt {
           this.sourceStates.set(subtask, 'yielding');
           i++;
         }
+      }
+      if (!polledAny && alignmentPause !== Number.POSITIVE_INFINITY) {
+        // Every subtask that could poll is ahead of its group, whose lowest is on another thread or an unbounded
+        // source: look again after the group's update interval (barriers and stops still go in meanwhile).
+        await this.alignmentPause(alignmentPause);
+        continue;
       }
       if (!polledAny) {
         // Every remaining subtask is blocked downstream: wait until one is released (or report a stall).
@@ -779,6 +813,12 @@ export class JobRuntime implements JobServices, JobAttempt {
           await timing.waitBackPressured(subtask.time, subtask.whenReleased());
           continue;
         }
+        if (this.alignment !== undefined && this.alignment.mustPause(subtask)) {
+          // Ahead of its watermark alignment group: look again after the group's update interval.
+          this.sourceStates.set(subtask, 'aligning');
+          await this.alignmentPause(this.alignment.pauseMs(subtask));
+          continue;
+        }
         this.sourceStates.set(subtask, 'polling');
         const started = timing.beginBatch();
         let polled: PollResult | Promise<PollResult>;
@@ -788,6 +828,7 @@ export class JobRuntime implements JobServices, JobAttempt {
           timing.endBatch(subtask.time, started);
         }
         const result = typeof polled === 'string' ? polled : await polled;
+        this.alignment?.publish(subtask);
         if (result === 'end') break;
         // Stryker disable next-line StringLiteral: describeWaits and checkForDeadlock read 'yielding' as any state they do not name
         this.sourceStates.set(subtask, 'yielding');
@@ -795,11 +836,20 @@ export class JobRuntime implements JobServices, JobAttempt {
         const turn = this.endOfRound();
         if (turn !== undefined) await turn;
       }
+      this.alignment?.finished(subtask);
       this.endSource(subtask);
     } catch (error) {
       this.sourceStates.set(subtask, 'finished');
       this.fail(error instanceof WeirError ? error : subtask.failure(error));
     }
+  }
+
+  /**
+   * Waits `ms` of real time for a source paused by watermark alignment (a timer, not the job's clock: a manual clock
+   * in a test would never end the pause); the driver then sees a failure, a stop or a barrier that came meanwhile.
+   */
+  private alignmentPause(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   /**

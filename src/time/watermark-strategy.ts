@@ -7,6 +7,11 @@ import {
   WatermarksWithIdleness,
   type WatermarkGenerator,
 } from './watermark-generator.ts';
+import {
+  checkWatermarkAlignment,
+  DEFAULT_ALIGNMENT_UPDATE_INTERVAL_MS,
+  type WatermarkAlignment,
+} from './watermark-alignment.ts';
 
 /**
  * Extracts an event's timestamp in epoch milliseconds. `recordTimestamp` is the timestamp the record already
@@ -36,6 +41,8 @@ export class WatermarkStrategy<T> {
     private readonly generatorFactory: (ctx: WatermarkGeneratorContext) => WatermarkGenerator<T>,
     readonly timestampAssigner: TimestampAssigner<T> | undefined,
     readonly idleTimeoutMs: number | undefined,
+    /** Set by {@link withWatermarkAlignment}: the source subtasks' alignment group, drift and update interval. */
+    readonly alignment: WatermarkAlignment | undefined = undefined,
   ) {}
 
   /** Timestamps only ever increase: the watermark is the largest timestamp seen, minus 1 ms. Periodic. */
@@ -110,6 +117,7 @@ export class WatermarkStrategy<T> {
       this.generatorFactory as (ctx: WatermarkGeneratorContext) => WatermarkGenerator<U>,
       assigner,
       this.idleTimeoutMs,
+      this.alignment,
     );
   }
 
@@ -120,7 +128,36 @@ export class WatermarkStrategy<T> {
         `The idle timeout must be a positive number of milliseconds, got ${timeoutMs}`,
       );
     }
-    return new WatermarkStrategy<T>(this.generatorFactory, this.timestampAssigner, timeoutMs);
+    return new WatermarkStrategy<T>(this.generatorFactory, this.timestampAssigner, timeoutMs, this.alignment);
+  }
+
+  /**
+   * Watermark alignment (Flink's `withWatermarkAlignment`): the subtasks of every source whose strategy names
+   * `group` keep their watermarks within `maxAllowedDriftMs` of each other. A subtask whose watermark is ahead of the
+   * group's lowest by more than that is not polled until the others catch up; `updateIntervalMs` (default 1,000, as
+   * Flink's) is how often a paused subtask looks again. Subtasks that are idle, have ended or have no watermark yet
+   * are left out of the group's lowest, so they hold nobody back. Only sources are aligned (`fromSource`):
+   * `assignTimestampsAndWatermarks` refuses such a strategy, as Flink supports alignment in sources only.
+   *
+   * Useful where sources run apart in event time and what waits downstream for the slowest (windows, CEP's buffers,
+   * joins) grows with the distance: with worker threads each thread polls its own source subtasks, and nothing else
+   * keeps them together (docs/time.md, "Watermark alignment"). Results do not change: which records are late
+   * depends on each subtask's own watermark, which pausing does not move.
+   *
+   * @example
+   * env.fromSource(bids, WatermarkStrategy.forBoundedOutOfOrderness(200).withWatermarkAlignment('bids', 500, 20).withTimestampAssigner((b) => b.ts));
+   */
+  withWatermarkAlignment(
+    group: string,
+    maxAllowedDriftMs: number,
+    updateIntervalMs: number = DEFAULT_ALIGNMENT_UPDATE_INTERVAL_MS,
+  ): WatermarkStrategy<T> {
+    return new WatermarkStrategy<T>(
+      this.generatorFactory,
+      this.timestampAssigner,
+      this.idleTimeoutMs,
+      checkWatermarkAlignment(group, maxAllowedDriftMs, updateIntervalMs),
+    );
   }
 
   createWatermarkGenerator(ctx: WatermarkGeneratorContext): WatermarkGenerator<T> {

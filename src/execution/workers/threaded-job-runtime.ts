@@ -7,6 +7,7 @@ import type { JobAttempt, SubtaskRef } from '../../runtime/job-attempt.ts';
 import { JobRuntime, type JobRuntimeOptions, type OperatorMetrics } from '../../runtime/job-runtime.ts';
 import type { SubtaskFigures } from '../../runtime/subtask-figures.ts';
 import { MAIN_THREAD, slotHost } from '../../runtime/slot-placement.ts';
+import { SourceWatermarkAlignment } from '../../runtime/source-watermark-alignment.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
 import { spawnWorker } from './spawn-worker.ts';
 import { keepIdleWorker, poolKey, takeIdleWorker } from './worker-pool.ts';
@@ -139,8 +140,11 @@ export class ThreadedJobRuntime implements JobAttempt {
       }
     }
     this.exchange = new ThreadExchange(graph, ports.get(MAIN_THREAD)!, (error) => this.fail(error));
+    // One slot per aligned source subtask, in memory every thread of the job shares (see SourceWatermarkAlignment).
+    const alignmentSlots = SourceWatermarkAlignment.slotsFor(graph, true);
     this.local = new JobRuntime(graph, {
       ...options,
+      ...(alignmentSlots !== undefined ? { watermarkAlignmentSlots: alignmentSlots } : {}),
       placement: {
         host: MAIN_THREAD,
         hostOf: (node, i) => slotHost(node, i, count),
@@ -165,6 +169,7 @@ export class ThreadedJobRuntime implements JobAttempt {
         allowNonRestoredState: options.allowNonRestoredState === true,
         checkpointing: options.checkpointing === true,
         maxAlignmentBytes: options.maxAlignmentBytes,
+        watermarkAlignmentSlots: alignmentSlots,
         metrics:
           options.metrics !== undefined
             ? {

@@ -140,6 +140,9 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
     ...(settings.stateBackend !== undefined ? { stateBackend: settings.stateBackend } : {}),
     checkpointing: slot.checkpointing,
     ...(slot.maxAlignmentBytes !== undefined ? { maxAlignmentBytes: slot.maxAlignmentBytes } : {}),
+    ...(slot.watermarkAlignmentSlots !== undefined
+      ? { watermarkAlignmentSlots: slot.watermarkAlignmentSlots }
+      : {}),
     onSubtaskSnapshot: (subtask, barrier, snapshot) =>
       post({
         type: 'ack',
