@@ -6,6 +6,7 @@ import type { KeyContext } from '../../state/key-context.ts';
 import type { NormalizedKey } from '../../state/key-hash.ts';
 import type { NamespaceHashing } from '../../state/namespace.ts';
 import type { StateTable } from '../../state/heap/state-table.ts';
+import { BlockIndex, NO_BLOCK } from './block-index.ts';
 
 /**
  * The hash slot of a free triple. Stored hashes are folded into [0, 2^30) ({@link foldHash}), so -1 matches none,
@@ -15,7 +16,7 @@ import type { StateTable } from '../../state/heap/state-table.ts';
  */
 const FREE = -1;
 /** No block: the end of a key's chain of blocks, or of the free blocks. */
-const NONE = -1;
+const NONE = NO_BLOCK;
 
 /**
  * The panes of a non-merging window operator whose contents are one value per (key, window): an aggregate's
@@ -27,14 +28,14 @@ const NONE = -1;
  * fired, a handful.
  *
  * **Layout.** Every key's panes live in one shared array, the arena, in blocks of `panesPerBlock` (hash, window,
- * value) triples and a last slot naming the key's next block (or {@link NONE}); the Map gives a key's first block as
- * the index where it starts, a small integer held in the Map's entry. A key of its own array cost two cache misses
+ * value) triples and a last slot naming the key's next block (or {@link NONE}); a {@link BlockIndex} gives a key's first
+ * block as the index where it starts (an integer key without a Map: one cache miss, not two). A key of its own array cost two cache misses
  * before its first hash (the array object, then its elements store, each read last seconds of event time before
  * for most keys: 75 % of the samples of the timer path's pane read in `perf annotate`); a block in the arena is one.
  * The operator sizes a block for the windows an element lands in plus the one the watermark has not yet closed, so
  * a key of a sliding window needs one block; more panes chain further blocks. A pane cleared leaves its triple free
  * for the key's next pane (a key gains a pane each slide as one fires, so it keeps its block), and a key whose last
- * pane is cleared leaves the Map and its blocks go to a free list that new keys take first: the arena grows only to
+ * pane is cleared leaves the index and its blocks go to a free list that new keys take first: the arena grows only to
  * the most blocks held at once.
  *
  * Each window's value receives the key's elements one by one in arrival order through the function's `add` (or
@@ -45,7 +46,7 @@ const NONE = -1;
  */
 export class KeyFirstPaneState<W, IN, ACC> {
   /** Each key's first block: the index of its first slot in {@link arena}. */
-  private readonly byKey = new Map<NormalizedKey, number>();
+  private readonly byKey = new BlockIndex();
   /** Blocks of (hash, window, value) triples and a next-block slot; hashes and next slots are small integers. */
   private arena: unknown[] = [];
   /** Slots of a block's triples; the block's next-block slot follows them. */
@@ -165,7 +166,7 @@ export class KeyFirstPaneState<W, IN, ACC> {
     table.clear();
     const arena = this.arena;
     const tripleSlots = this.tripleSlots;
-    for (const [key, first] of this.byKey) {
+    for (const [key, first] of this.byKey.entries()) {
       for (let block = first; block !== NONE; block = arena[block + tripleSlots] as number) {
         for (let i = block; i < block + tripleSlots; i += 3) {
           if (arena[i] === FREE) continue;
@@ -181,7 +182,7 @@ export class KeyFirstPaneState<W, IN, ACC> {
     for (const inner of table.namespaces()) {
       const window = inner.namespace as W;
       const hash = foldHash(this.hashing.hash(window));
-      for (const [key, value] of inner) this.put(key, this.byKey.get(key) ?? NONE, hash, window, value);
+      for (const [key, value] of inner) this.put(key, this.byKey.get(key), hash, window, value);
     }
     this.cachedKey = undefined;
     this.cachedBlock = NONE;
@@ -198,7 +199,7 @@ export class KeyFirstPaneState<W, IN, ACC> {
 
   private blockOf(key: NormalizedKey): number {
     if (key === this.cachedKey) return this.cachedBlock;
-    const block = this.byKey.get(key) ?? NONE;
+    const block = this.byKey.get(key);
     this.cachedKey = key;
     this.cachedBlock = block;
     return block;
