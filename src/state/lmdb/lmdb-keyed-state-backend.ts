@@ -44,6 +44,7 @@ import {
 } from './lmdb-key-group-format.ts';
 import { LmdbStateTable, type LmdbTableHost } from './lmdb-state-table.ts';
 import { ReusedBuffer } from './reused-buffer.ts';
+import { hashKeyBytes, WrittenKeyFilter } from './written-key-filter.ts';
 
 /** Options of one subtask's LMDB backend. */
 export interface LmdbKeyedStateBackendOptions {
@@ -100,6 +101,8 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
   /** Groups holding state at the last confirmed snapshot; undefined until one is confirmed (then all are new). */
   private persisted: Set<number> | undefined = undefined;
   private disposed = false;
+  /** Entry keys that may be in LMDB: a key it has never seen is not read (see WrittenKeyFilter). */
+  private readonly written = new WrittenKeyFilter();
 
   constructor(private readonly options: LmdbKeyedStateBackendOptions) {
     super(options.maxParallelism, options.operatorName);
@@ -118,6 +121,8 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
         this.stateNames[key] = value;
         this.stateIds.set(value, key);
       }
+    // A kept store's entries were written by an earlier run: the filter learns them before the first read.
+    if (options.keep === true) for (const key of this.db.getKeys({})) this.addWritten(key);
   }
 
   /** Sets the current key; between records is where the write-back cache is flushed when it is over its bound. */
@@ -136,8 +141,15 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
   }
 
   read(key: Buffer): Buffer | undefined {
+    // A key never written has no entry: the B-tree descent that would find nothing is skipped.
+    if (!this.written.mightContain(hashKeyBytes(key, key.length))) return undefined;
     // Without a copy: the bytes are decoded before the next read (see LmdbTableHost.read).
     return this.db.getBinaryFast(key) as Buffer | undefined;
+  }
+
+  /** Adds an entry key to the filter of written keys; called before its entry is put, never after. */
+  addWritten(key: Uint8Array): void {
+    this.written.add(hashKeyBytes(key, key.length));
   }
 
   markGroupDirty(keyGroup: number): void {
@@ -403,7 +415,9 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
             encoded = encodeEntryValue(access, nsBytes[n]!, VALUE_NUMBER, value);
           else encoded = encodeEntryValue(access, nsBytes[n]!, VALUE_SERIALIZED, serializer.serialize(value));
         }
-        this.db.putSync(encodeEntryKey(keyGroupFor(key, this.maxParallelism), id, nsKeys[n]!, key), encoded);
+        const entryKey = encodeEntryKey(keyGroupFor(key, this.maxParallelism), id, nsKeys[n]!, key);
+        this.addWritten(entryKey);
+        this.db.putSync(entryKey, encoded);
       }
     });
   }
@@ -447,6 +461,7 @@ export class LmdbKeyedStateBackend extends KeyContext implements IncrementalSnap
       for (const { key, value } of entries) {
         const copy = Buffer.from(key);
         copy.writeUInt16BE(ids[copy.readUInt16BE(2)]!, 2);
+        this.addWritten(copy);
         this.db.putSync(copy, Buffer.from(value));
       }
     });

@@ -30,6 +30,8 @@ export interface LmdbTableHost {
    * next read, so the caller decodes (copies) them at once.
    */
   read(key: Buffer): Buffer | undefined;
+  /** Adds an entry key to the filter of written keys (before its first put; see WrittenKeyFilter). */
+  addWritten(key: Buffer): void;
   /** Records that the current key's key group changed since the last snapshot. */
   markGroupDirty(keyGroup: number): void;
   getCurrentKeyGroup(): number;
@@ -42,12 +44,17 @@ export interface LmdbTableHost {
 /** Marks an entry known to be absent in LMDB (or deleted in the cache), so a miss costs one read, not many. */
 const ABSENT: unknown = Symbol('absent');
 
-/** One cached entry: the stored value (ABSENT included), its key group, and whether LMDB lacks its last change. */
+/**
+ * One cached entry: the stored value (ABSENT included), its key group, whether LMDB lacks its last change, and
+ * whether the filter of written keys already holds its key (read from LMDB, or put once): a write-back of a key the
+ * filter holds skips adding it again, which would cost a probe of every layer.
+ */
 class CachedEntry {
   constructor(
     public value: unknown,
     readonly keyGroup: number,
     public dirty: boolean,
+    public filtered: boolean,
   ) {}
 }
 
@@ -79,7 +86,8 @@ export class NamespaceView<V> {
   get(key: NormalizedKey): V | undefined {
     let entry = key === this.lastKey ? this.last : this.entries.get(key);
     if (entry === undefined) {
-      entry = new CachedEntry(this.table.load(this, key), this.table.host.getCurrentKeyGroup(), false);
+      const loaded = this.table.load(this, key);
+      entry = new CachedEntry(loaded, this.table.host.getCurrentKeyGroup(), false, loaded !== ABSENT);
       this.entries.set(key, entry);
       this.table.host.cached(1);
     }
@@ -104,7 +112,7 @@ export class NamespaceView<V> {
   private write(key: NormalizedKey, value: unknown): void {
     let entry = key === this.lastKey ? this.last : this.entries.get(key);
     if (entry === undefined) {
-      entry = new CachedEntry(value, this.table.host.getCurrentKeyGroup(), false);
+      entry = new CachedEntry(value, this.table.host.getCurrentKeyGroup(), false, false);
       this.entries.set(key, entry);
       this.table.host.cached(1);
       this.lastKey = key;
@@ -257,6 +265,10 @@ export class LmdbStateTable<V> extends StateTable<V> {
       if (stored === ABSENT || stored === undefined) {
         remove(dbKey);
         continue;
+      }
+      if (!entry.filtered) {
+        this.host.addWritten(dbKey);
+        entry.filtered = true;
       }
       const lastAccess = ttl ? (stored as TtlValue<unknown>).lastAccess : -1;
       const value = state.unwrap(stored as V) as unknown;
