@@ -70,7 +70,8 @@ export interface LmdbKeyedStateBackendOptions {
  * write-back cache of live values, then LMDB (synchronously, ~0.3–0.6M reads/s); writes stay in the cache until
  * the cache exceeds its bound or a snapshot flushes it in one transaction (~0.5M writes/s). Once the keys outnumber
  * the cache, nearly every record pays that read and that write: the miss path encodes its key into a reused
- * buffer, decodes LMDB's bytes without copying them, and the write-back puts entries in key group order. The
+ * buffer, decodes LMDB's bytes without copying them (or skips the read when a filter of the keys ever written has
+ * never seen the key), and the write-back puts entries in key group order. The
  * working database is not durable (no fsync): after a crash the job restores from its last checkpoint, as with
  * Flink's RocksDB.
  *
