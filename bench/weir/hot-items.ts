@@ -16,6 +16,7 @@ import type { AggregateFunction } from '../../src/core/aggregate-function.ts';
 import { ListStateDescriptor } from '../../src/core/state-descriptor.ts';
 import type { ListState } from '../../src/core/state.ts';
 import { WatermarkStrategy } from '../../src/time/watermark-strategy.ts';
+import { benchAlignment } from './worker-alignment.ts';
 import { SlidingEventTimeWindows } from '../../src/windowing/assigners/sliding-event-time-windows.ts';
 import type {
   ProcessWindowContext,
@@ -89,9 +90,9 @@ export async function hotItemsWeir(params: WorkloadParams): Promise<WorkloadResu
   env
     .fromSource(
       bidSource(params),
-      WatermarkStrategy.forBoundedOutOfOrderness<Bid>(params.bids.outOfOrdernessMs).withTimestampAssigner(
-        (b) => b.ts,
-      ),
+      benchAlignment(
+        WatermarkStrategy.forBoundedOutOfOrderness<Bid>(params.bids.outOfOrdernessMs),
+      ).withTimestampAssigner((b) => b.ts),
       'bids',
     )
     .setParallelism(params.parallelism)
