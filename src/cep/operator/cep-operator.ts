@@ -33,6 +33,7 @@ import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { SharedBufferAccessor } from '../nfa/shared-buffer/shared-buffer-accessor.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
 import { DueBuffer, entryKind, MARKED_ELEMENT, TIMEOUT, type DueBucket } from './due-buffer.ts';
+import { NumberKeyFilter } from './number-key-filter.ts';
 import { denormalizeKey, type NormalizedKey } from '../../state/key-hash.ts';
 import {
   snapshotPartialMatches,
@@ -153,6 +154,12 @@ export class CepOperator<IN, KEY, OUT>
   private readonly queuePool: ElementQueue<IN>[] = [];
   /** Event time: the keys with partial matches, by normalised key (a key not listed has none). */
   private readonly records = new Map<NormalizedKey, CepRecord>();
+  /**
+   * The number keys of `records`, counted by slot: the watermark round looks up an element's key among the records
+   * only when the filter says it may be there (most elements' keys have no partial match, at many keys nearly all).
+   */
+  private readonly recordKeys = new NumberKeyFilter();
+  private readonly recordKeysList = (): Iterable<NormalizedKey> => this.records.keys();
   /** Event time: buffered elements and timeout registrations by time (see {@link DueBuffer}). */
   private readonly due = new DueBuffer();
   private readonly recordPool: CepRecord[] = [];
@@ -362,6 +369,7 @@ export class CepOperator<IN, KEY, OUT>
     const round = ++this.roundNumber;
     this.findStarters(buckets);
     const records = this.records;
+    const recordKeys = this.recordKeys;
     let elementCount = 0;
     let groupCount = 0;
     for (let b = 0; b < buckets.length; b++) {
@@ -394,7 +402,8 @@ export class CepOperator<IN, KEY, OUT>
           i += 2;
         }
         let g: number;
-        const record = records.get(normalizedKey);
+        // Stryker disable next-line ConditionalExpression: the filter only spares the lookup of a key it knows absent
+        const record = recordKeys.mayHold(normalizedKey) ? records.get(normalizedKey) : undefined;
         if (record !== undefined) {
           if (record.round === round) {
             g = record.group;
@@ -644,6 +653,7 @@ export class CepOperator<IN, KEY, OUT>
       record.stored = false;
     }
     this.records.delete(record.normalizedKey);
+    this.recordKeys.remove(record.normalizedKey);
     record.key = undefined;
     record.nfaState = undefined;
     record.registrations = NO_REGISTRATIONS;
@@ -708,6 +718,7 @@ export class CepOperator<IN, KEY, OUT>
       record.normalizedKey = normalizedKey;
     }
     this.records.set(normalizedKey, record);
+    this.recordKeys.add(normalizedKey, this.recordKeysList);
     return record;
   }
 
