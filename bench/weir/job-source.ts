@@ -4,7 +4,7 @@
 import { BroadcastChannel } from 'node:worker_threads';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
-import { type FieldType, type FieldValue, type RecordType, Types } from '../../src/core/record-type.ts';
+import { Types } from '../../src/core/record-type.ts';
 import type { Sink } from '../../src/core/sink.ts';
 import { LmdbStateBackend } from '../../src/state/lmdb/lmdb-state-backend.ts';
 import { ChecksumAccumulator } from '../workloads/checksum.ts';
@@ -22,13 +22,13 @@ import type { WorkloadParams } from '../workloads/params.ts';
  * The generator's records as declared types (`returns`): in worker mode they cross threads written field by field,
  * as Flink's jobs declare `TypeInformation.of(Event.class)` and get its POJO serializer.
  */
-export const EventRecord = recordType(
+export const EventRecord = Types.recordFromPairs(
   ['id', 'number'],
   ['key', 'number'],
   ['value', 'number'],
   ['ts', 'number'],
 );
-export const BidRecord = recordType(
+export const BidRecord = Types.recordFromPairs(
   ['id', 'number'],
   ['auction', 'number'],
   ['bidder', 'number'],
@@ -36,7 +36,7 @@ export const BidRecord = recordType(
   ['ts', 'number'],
 );
 
-export const NexmarkEventRecord = recordType(
+export const NexmarkEventRecord = Types.recordFromPairs(
   ['kind', 'number'],
   ['id', 'number'],
   ['name', 'string'],
@@ -46,23 +46,6 @@ export const NexmarkEventRecord = recordType(
   ['price', 'number'],
   ['ts', 'number'],
 );
-
-/**
- * `Types.record` of the fields given as (name, type) pairs, declared on an object that shares no hidden class with
- * the records. V8 gives plain objects with the same keys added in the same order one chain of hidden classes, so the
- * literal `Types.record({ id: 'number', key: 'number', value: 'number', ts: 'number' })` shared its classes with every
- * generated `{ id, key, value, ts }`, and its strings made the events' number fields tagged: each event's `ts` (a
- * double) then went into a heap number allocated at the store and every read of `key` or `value` checked its tag. The
- * limit's events never meet such a literal, and Flink's `TypeInformation` touches no event, so the declaration must
- * not change the records' layout either. A null-prototype object is a dictionary of its own: no class to share.
- */
-function recordType<const P extends readonly (readonly [string, FieldType])[]>(
-  ...pairs: P
-): RecordType<{ [F in P[number] as F[0]]: FieldValue<F[1]> }> {
-  const fields = Object.create(null) as Record<string, FieldType>;
-  for (const [name, type] of pairs) fields[name] = type;
-  return Types.record(fields) as RecordType<{ [F in P[number] as F[0]]: FieldValue<F[1]> }>;
-}
 
 /** Records per poll: large enough that the runtime's per-batch cost vanishes. */
 const BATCH = 1000;
