@@ -6,6 +6,7 @@ import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harne
 import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
 import { Pattern } from '../pattern/pattern.ts';
 import { CepOperator } from './cep-operator.ts';
+import { SeededRandom } from '../../connectors/seeded-random.ts';
 
 interface Ev {
   readonly id: number;
@@ -59,17 +60,6 @@ function run(
   return log;
 }
 
-/** A seeded xorshift generator, so every run draws the same stream. */
-function random(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
-
 describe('CepOperator with number keys', () => {
   it('matches and times out as with the same keys as strings, on fixed seeds, records growing past the filter', () => {
     // small, negative, fractional, large and power-of-two-spaced keys: slots shared and the table grown twice
@@ -80,7 +70,8 @@ describe('CepOperator with number keys', () => {
       (k: number) => k * 65_536,
     ];
     for (const seed of [3, 77, 1_000]) {
-      const next = random(seed);
+      const draws = new SeededRandom(seed);
+      const next = () => draws.next();
       const events: { e: Ev; ts: number; watermark: number }[] = [];
       let clock = 1_000;
       for (let id = 0; id < 6_000; id++) {

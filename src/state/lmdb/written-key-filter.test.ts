@@ -2,17 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hashKeyBytes, WrittenKeyFilter } from './written-key-filter.ts';
-
-/** A seeded xorshift32: the same keys on every run. */
-function random(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
+import { SeededRandom } from '../../connectors/seeded-random.ts';
 
 /** An entry-key-like byte string: a 4-byte prefix and 9 to 30 random bytes, so every tail length occurs. */
 function key(next: () => number): Buffer {
@@ -40,7 +30,8 @@ describe('hashKeyBytes', () => {
 describe('WrittenKeyFilter', () => {
   for (const seed of [1, 2, 3]) {
     it(`holds every key added as it grows past several layers, and few others (seed ${seed})`, () => {
-      const next = random(seed * 0x9e3779b1);
+      const draws = new SeededRandom(seed * 0x9e3779b1);
+      const next = () => draws.nextUint32();
       const filter = new WrittenKeyFilter();
       const empty = filter.bytes;
       const added = new Set<string>();
@@ -74,7 +65,8 @@ describe('WrittenKeyFilter', () => {
 
   it('finds nothing before anything is added', () => {
     const filter = new WrittenKeyFilter();
-    const next = random(99);
+    const draws = new SeededRandom(99);
+    const next = () => draws.nextUint32();
     for (let i = 0; i < 10_000; i++) assert.equal(filter.mightContain(next() | 0), false);
   });
 });
