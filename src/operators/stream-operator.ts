@@ -108,6 +108,17 @@ export abstract class AbstractStreamOperator<OUT> {
   prepareKeyedStateSnapshot(): void {}
 
   /**
+   * @internal How many entries this subtask's keyed state (`backend`) would hold in a snapshot taken now: what the
+   * `numStateEntries` gauge reports, read once per metrics tick (on a worker thread, every tick, for the figures it
+   * sends). The default writes the heap-side data first ({@link prepareKeyedStateSnapshot}) and counts; an operator
+   * whose preparation writes much (CEP rewrites every buffered element) counts what it would write instead.
+   */
+  countKeyedStateEntries(backend: KeyedStateBackend): number {
+    this.prepareKeyedStateSnapshot();
+    return backend.numStateEntries();
+  }
+
+  /**
    * Operator state that is not keyed (e.g. a source's position); keyed state and timers are snapshotted for you.
    * During a checkpoint `context` names it (a two-phase-commit sink pre-commits here).
    */

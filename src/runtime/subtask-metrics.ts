@@ -46,15 +46,10 @@ export function registerSubtaskMetrics(subtask: Subtask): void {
   group.gauge('idleTimeMsPerSecond', { getValue: () => time.idleTimeMsPerSecond });
   if (isSource) group.gauge('sourceIdle', { getValue: () => (output.idle ? 1 : 0) });
   const backend = subtask.backend;
-  // what a snapshot would hold: the operator first writes what it keeps on the heap (read between record calls)
+  // what a snapshot would hold, counted by the operator (read between record calls)
   if (backend !== undefined) {
     const operator = subtask.operator;
-    group.gauge('numStateEntries', {
-      getValue: () => {
-        operator.prepareKeyedStateSnapshot();
-        return backend.numStateEntries();
-      },
-    });
+    group.gauge('numStateEntries', { getValue: () => operator.countKeyedStateEntries(backend) });
   }
   group.gauge('checkpointAlignmentTime', { getValue: () => subtask.checkpointAlignmentTime });
   group.gauge('checkpointedStateSize', { getValue: () => subtask.checkpointedStateSize });

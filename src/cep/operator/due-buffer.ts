@@ -117,6 +117,11 @@ export class DueBuffer {
     }
   }
 
+  /** Every live bucket in no particular order (the buffer's own list: read it, do not change it). */
+  unorderedBuckets(): readonly DueBucket[] {
+    return this.heap;
+  }
+
   /** Every live bucket, ascending by time (a copy: for snapshots and tools, not the record path). */
   buckets(): DueBucket[] {
     return [...this.heap].sort((a, b) => a.timestamp - b.timestamp);
