@@ -75,6 +75,10 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     );
   }
 
+  retireMovedTimersLazily(): void {
+    this.eventTimers.retireMovedTimersLazily();
+  }
+
   registerProcessingTimeTimer(namespace: N, time: number): void {
     checkTimerTime('registerProcessingTimeTimer', time);
     const added = this.processingTimers.add(

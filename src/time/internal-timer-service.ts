@@ -34,6 +34,12 @@ export interface InternalTimerService<N> {
    * one call: what a merge does when one window grows into another (see `TimerHeap.move`).
    */
   moveEventTimeTimer(from: N, fromTime: number, to: N, toTime: number): void;
+  /**
+   * From now on a move leaves the old event-time timer in its bucket, retired, where it is the one timer holding the
+   * `from` object (see `TimerHeap.retireMovedTimersLazily`). The caller promises that namespaces are `TimerMarked`
+   * objects each of whose timers is of one key at one time (a session window's, at its end).
+   */
+  retireMovedTimersLazily?(): void;
   registerProcessingTimeTimer(namespace: N, time: number): void;
   deleteProcessingTimeTimer(namespace: N, time: number): void;
   numEventTimeTimers(): number;

@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { assertProperty } from '../../test/support/property.ts';
-import { TimerHeap } from './timer-heap.ts';
+import { TimerHeap, type HeapTimer } from './timer-heap.ts';
 
 describe('TimerHeap', () => {
   it('polls like a de-duplicated, stably sorted list under random adds and removes', () => {
@@ -761,6 +761,160 @@ describe('TimerHeap', () => {
       assert.ok(
         mapped > 2 * listed,
         `${mapped.toFixed(1)} bytes per timer in a Map, ${listed.toFixed(1)} listed`,
+      );
+    });
+  });
+
+  describe('a heap that retires moved timers lazily', () => {
+    /** A namespace object of one key at one time, as a session's window: equal to others of its value. */
+    class Marked {
+      timerMark = 0;
+      constructor(readonly value: number) {}
+    }
+    const lazyHeap = (): TimerHeap<Marked> => {
+      const heap = new TimerHeap<Marked>(
+        (n) => n.value,
+        (a, b) => a.value === b.value,
+      );
+      heap.retireMovedTimersLazily();
+      return heap;
+    };
+
+    it('answers every query as the heap that removes a moved timer at once, in every bucket form', () => {
+      // The same operations on both heaps, with the same namespace objects: each object is bound to one key and one
+      // timestamp (the move's promise), and two objects of a (timestamp, key) share a value, as a window restored
+      // beside the one a key's set holds. Many keys a timestamp take pairs and the Map form; keys 0-2 are composite.
+      const op = fc.record({
+        kind: fc.constantFrom(
+          'add',
+          'add',
+          'move',
+          'move',
+          'move',
+          'remove',
+          'poll',
+          'peek',
+          'fresh',
+          'clear',
+        ),
+        ts: fc.integer({ min: 0, max: 2 }),
+        to: fc.integer({ min: 0, max: 2 }),
+        // Mostly a few keys, so that a retired timer meets its key's later timers; sometimes many (over 16 a time).
+        key: fc.oneof(
+          { weight: 4, arbitrary: fc.integer({ min: 0, max: 4 }) },
+          { weight: 1, arbitrary: fc.integer({ min: 0, max: 40 }) },
+        ),
+        variant: fc.integer({ min: 0, max: 3 }),
+        toVariant: fc.integer({ min: 0, max: 3 }),
+      });
+      assertProperty(
+        // At least 100 operations: fast-check's default size would give arrays of about ten.
+        fc.property(fc.array(op, { minLength: 100, maxLength: 400 }), (ops) => {
+          const lazy = lazyHeap();
+          const eager = new TimerHeap<Marked>(
+            (n) => n.value,
+            (a, b) => a.value === b.value,
+          );
+          const objects = new Map<string, Marked>();
+          const object = (ts: number, key: number, variant: number): Marked => {
+            const name = `${ts}:${key}:${variant}`;
+            let found = objects.get(name);
+            // Variants 0 and 2 are equal by value, and 1 and 3.
+            if (found === undefined)
+              objects.set(name, (found = new Marked(ts * 1000 + key * 10 + (variant % 2))));
+            return found;
+          };
+          const keyOf = (key: number): unknown => (key < 3 ? `composite-${key}` : key);
+          const same = (a: HeapTimer<Marked> | undefined, b: HeapTimer<Marked> | undefined): void => {
+            assert.deepEqual(
+              a && [a.timestamp, a.key, a.normalizedKey],
+              b && [b.timestamp, b.key, b.normalizedKey],
+            );
+            assert.equal(a?.namespace, b?.namespace);
+          };
+          for (const o of ops) {
+            const from = object(o.ts, o.key, o.variant);
+            if (o.kind === 'add') {
+              assert.equal(
+                lazy.add(o.ts, keyOf(o.key), o.key, from),
+                eager.add(o.ts, keyOf(o.key), o.key, from),
+              );
+            } else if (o.kind === 'fresh') {
+              // addNew's promise: the timer is not queued.
+              if (
+                !eager
+                  .values()
+                  .some(
+                    (t) =>
+                      t.timestamp === o.ts && t.normalizedKey === o.key && t.namespace.value === from.value,
+                  )
+              ) {
+                lazy.addNew(o.ts, keyOf(o.key), o.key, from);
+                eager.addNew(o.ts, keyOf(o.key), o.key, from);
+              }
+            } else if (o.kind === 'move') {
+              const to = object(o.to, o.key, o.toVariant);
+              lazy.move(o.ts, from, o.to, keyOf(o.key), o.key, to);
+              eager.move(o.ts, from, o.to, keyOf(o.key), o.key, to);
+            } else if (o.kind === 'remove') {
+              assert.equal(lazy.remove(o.ts, o.key, from), eager.remove(o.ts, o.key, from));
+            } else if (o.kind === 'poll') {
+              same(lazy.poll(), eager.poll());
+            } else if (o.kind === 'peek') {
+              assert.equal(lazy.peekTimestamp(), eager.peekTimestamp());
+              same(lazy.peek(), eager.peek());
+            } else if (o.ts === 0 && o.key === 0) {
+              lazy.clear();
+              eager.clear();
+            }
+            assert.equal(lazy.size, eager.size);
+          }
+          const listed = lazy.values();
+          const expected = eager.values();
+          assert.equal(listed.length, expected.length);
+          listed.forEach((t, i) => same(t, expected[i]));
+          for (let t = eager.poll(); t !== undefined; t = eager.poll()) same(lazy.poll(), t);
+          assert.equal(lazy.poll(), undefined);
+          assert.equal(lazy.size, 0);
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it("retires a session's moved timer in place: the old bucket is not searched, and a poll drops it", () => {
+      const heap = lazyHeap();
+      const first = new Marked(1);
+      const grown = new Marked(2);
+      const other = new Marked(3);
+      heap.add(10, 7, 7, first);
+      heap.add(10, 8, 8, other);
+      assert.equal(first.timerMark, 1); // queued once
+      heap.move(10, first, 20, 7, 7, grown);
+      assert.equal(first.timerMark, 3); // retired, still in the bucket of 10
+      assert.equal(heap.size, 2);
+      assert.deepEqual(
+        heap.values().map((t) => [t.timestamp, t.key, t.namespace.value]),
+        [
+          [10, 8, 3],
+          [20, 7, 2],
+        ],
+      );
+      assert.equal(heap.remove(10, 7, first), false);
+      assert.equal(heap.poll()?.namespace, other);
+      assert.equal(heap.poll()?.namespace, grown);
+      assert.equal(first.timerMark, 0); // dropped by the poll that reached it
+      assert.equal(heap.poll(), undefined);
+      // A timer the object shares with another is removed eagerly.
+      heap.add(30, 7, 7, grown);
+      heap.add(31, 7, 7, grown);
+      assert.equal(grown.timerMark, 2);
+      heap.move(30, grown, 40, 7, 7, first);
+      assert.deepEqual(
+        heap.values().map((t) => [t.timestamp, t.namespace.value]),
+        [
+          [31, 2],
+          [40, 1],
+        ],
       );
     });
   });

@@ -153,6 +153,27 @@ function slotOf(timestamp: number, shift: number): number {
 }
 
 /**
+ * A namespace object on which a heap that retires moved timers lazily ({@link TimerHeap.retireMovedTimersLazily})
+ * keeps what it knows of the object's queued timers: {@link UNQUEUED}, {@link QUEUED_ONCE}, {@link SHARED} or
+ * {@link RETIRED}. The mark is the heap's, not part of the namespace's value. (`TimeWindow` carries one.)
+ */
+export interface TimerMarked {
+  timerMark: number;
+}
+
+/** No queued timer holds the object. */
+const UNQUEUED = 0;
+/** Exactly one queued timer holds the object (by identity). */
+const QUEUED_ONCE = 1;
+/** Two timers held it at some time: the heap stops counting, and a move from it removes the timer eagerly. */
+const SHARED = 2;
+/**
+ * The one timer that held the object was moved away and left in its bucket: it is no timer any more (never polled,
+ * peeked, listed, counted or matched), and the poll that reaches it drops it.
+ */
+const RETIRED = 3;
+
+/**
  * Flink's HeapPriorityQueueSet, with timers grouped by timestamp: a binary min-heap of buckets, one per distinct
  * timestamp, each its timers in registration order (a list of keys, a list of key and namespace pairs, or an
  * insertion-ordered Map keyed by the timer's key, see {@link TimerBucket}), which is also the index that rejects
@@ -193,6 +214,8 @@ export class TimerHeap<N> {
   /** The bucket the last add went to: consecutive timers of one window share it, so they skip the table. */
   private lastBucket: TimerBucket<N> | undefined = undefined;
   private count = 0;
+  /** Whether namespaces carry marks and moves retire their old timer in place ({@link retireMovedTimersLazily}). */
+  private marked = false;
 
   /**
    * `nsKey` gives a namespace's identity (the namespace serializer's key); the namespace itself by default.
@@ -211,13 +234,31 @@ export class TimerHeap<N> {
   /** How many of the queued timers are held in key lists, 8 bytes each (see {@link addNew}); O(timestamps). */
   numListed(): number {
     let n = 0;
-    for (const bucket of this.heap) if (bucket.list !== undefined) n += bucket.list.length - bucket.listHead;
+    for (const bucket of this.heap) {
+      if (bucket.list === undefined || (this.marked && this.isRetired(bucket.listNamespace!))) continue;
+      n += bucket.list.length - bucket.listHead;
+    }
     return n;
+  }
+
+  /**
+   * From now on a move whose old timer is the one timer holding its namespace object leaves that timer in its
+   * bucket, marked retired on the namespace object (a store to an object the caller just read), instead of finding
+   * its bucket and its place there: for a session that an element extends, the old end's bucket was last touched
+   * seconds of event time before, and that search cost about three cache misses per move. The retired timer is
+   * dropped when a poll reaches it, and until then it is no timer: every query answers as if it had been removed
+   * (size, peek, poll, the duplicate check, removal, {@link values}), so the order and the snapshots are those of the
+   * eager removal. Namespaces must be {@link TimerMarked} objects; and a move's caller promises that every timer
+   * holding `fromNamespace` by identity is (`fromTimestamp`, the key) (a session's window object belongs to one key
+   * and has one timer, at its end).
+   */
+  retireMovedTimersLazily(): void {
+    this.marked = true;
   }
 
   /** The earliest timer, without removing it. */
   peek(): HeapTimer<N> | undefined {
-    const bucket = this.heap[0];
+    const bucket = this.marked ? this.liveHead() : this.heap[0];
     if (bucket === undefined) return undefined;
     const list = bucket.list;
     if (list !== undefined)
@@ -236,7 +277,7 @@ export class TimerHeap<N> {
 
   /** The earliest timer's timestamp, or undefined when there is none. */
   peekTimestamp(): number | undefined {
-    return this.heap[0]?.timestamp;
+    return (this.marked ? this.liveHead() : this.heap[0])?.timestamp;
   }
 
   /**
@@ -245,6 +286,16 @@ export class TimerHeap<N> {
    * window that grew) never builds its key here.
    */
   add(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): boolean {
+    if (!this.marked) return this.insert(timestamp, key, normalizedKey, namespace);
+    // A retired timer holding this object would be mistaken for the new one: dropped first (no session does this).
+    if (this.isRetired(namespace)) this.sweepRetired();
+    const added = this.insert(timestamp, key, normalizedKey, namespace);
+    if (added) this.markQueued(namespace);
+    return added;
+  }
+
+  /** {@link add}, without the marks. */
+  private insert(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): boolean {
     const bucket = this.bucketFor(timestamp);
     const list = bucket.list;
     if (list !== undefined) {
@@ -276,7 +327,12 @@ export class TimerHeap<N> {
       } else {
         const end = bucket.pairsEnd;
         for (let i = bucket.listHead; i < end; i += 2)
-          if (pairs[i] === normalizedKey && this.same(pairs[i + 1] as N, namespace)) return false;
+          if (
+            pairs[i] === normalizedKey &&
+            this.same(pairs[i + 1] as N, namespace) &&
+            !(this.marked && this.isRetired(pairs[i + 1] as N))
+          )
+            return false;
         const head = bucket.listHead;
         const queued = end - head;
         if (plain && queued < 2 * PAIRS_MAX) {
@@ -306,9 +362,12 @@ export class TimerHeap<N> {
     const form = bucket.timers!;
     const timers = form.map;
     const first = timers.get(normalizedKey);
-    if (first !== undefined && this.sameNamespace(first, namespace)) return false;
+    if (first !== undefined && this.sameNamespace(first, namespace) && !this.retiredValue(first))
+      return false;
     let more = form.more?.get(normalizedKey);
-    if (more !== undefined) for (const entry of more) if (this.same(entry.namespace, namespace)) return false;
+    if (more !== undefined)
+      for (const entry of more)
+        if (this.same(entry.namespace, namespace) && !this.retiredValue(entry)) return false;
     this.count++;
     // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: memory only: as an entry of its own the first timer of a key is found, ordered and removed alike
     if (first === undefined) {
@@ -331,6 +390,11 @@ export class TimerHeap<N> {
    * every timer there has one namespace object. Adding a timer that is queued breaks the de-duplication.
    */
   addNew(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): void {
+    if (this.marked) {
+      // The marks are kept by add (a heap of sessions' timers, which come through add anyway).
+      this.add(timestamp, key, normalizedKey, namespace);
+      return;
+    }
     const bucket = this.bucketFor(timestamp);
     const list = bucket.list;
     if (key === normalizedKey && namespace !== undefined) {
@@ -356,7 +420,8 @@ export class TimerHeap<N> {
    * are those of `add` of the new timer followed by `remove` of the old one, the order a grown session's timers go
    * in (the trigger's `onMerge` registers the merged window's, `clear` deletes the old window's). So the new timer
    * is the last registered at its timestamp, nothing is added when it is queued already, and moving a timer onto
-   * itself removes it, as that pair of calls does.
+   * itself removes it, as that pair of calls does. In a heap that retires moved timers lazily, an old timer that is
+   * the one timer holding `fromNamespace` is retired in place (see {@link retireMovedTimersLazily}).
    */
   move(
     fromTimestamp: number,
@@ -367,7 +432,11 @@ export class TimerHeap<N> {
     toNamespace: N,
   ): void {
     this.add(toTimestamp, key, normalizedKey, toNamespace);
-    this.remove(fromTimestamp, normalizedKey, fromNamespace);
+    if (this.marked && (fromNamespace as unknown as TimerMarked).timerMark === QUEUED_ONCE) {
+      // The caller's promise makes this object's one timer (fromTimestamp, key): it is the old timer.
+      (fromNamespace as unknown as TimerMarked).timerMark = RETIRED;
+      this.count--;
+    } else this.remove(fromTimestamp, normalizedKey, fromNamespace);
   }
 
   /** Removes the timer (timestamp, key, namespace) if present. Returns true when removed. */
@@ -383,8 +452,11 @@ export class TimerHeap<N> {
       if (list.length - bucket.listHead <= SCANNED_LIST) {
         // A list holds timers of its one namespace: another namespace has no timer here.
         if (namespace !== bucket.listNamespace && !this.same(bucket.listNamespace!, namespace)) return false;
+        // A retired namespace was held by one timer: this list's only one, which is no timer.
+        if (this.marked && this.isRetired(bucket.listNamespace!)) return false;
         const i = list.indexOf(normalizedKey, bucket.listHead);
         if (i < 0) return false;
+        if (this.marked) this.markUnqueued(bucket.listNamespace!);
         // Polled keys stay before listHead; the queued ones behind the removed key move up, in order. By hand:
         // `splice` allocates the array of removed elements it returns, and setting `length` is a runtime call.
         const last = list.length - 1;
@@ -400,12 +472,18 @@ export class TimerHeap<N> {
     const timers = form.map;
     const first = timers.get(normalizedKey);
     let slot: NormalizedKey | TimerEntry<N> | undefined;
-    if (first !== undefined && this.sameNamespace(first, namespace)) slot = normalizedKey;
-    else {
+    if (first !== undefined && this.sameNamespace(first, namespace) && !this.retiredValue(first)) {
+      slot = normalizedKey;
+      if (this.marked) this.markUnqueued(first instanceof TimerEntry ? (first.namespace as N) : first);
+    } else {
       const list = form.more?.get(normalizedKey);
-      const i = list === undefined ? -1 : list.findIndex((e) => this.same(e.namespace, namespace));
+      const i =
+        list === undefined
+          ? -1
+          : list.findIndex((e) => this.same(e.namespace, namespace) && !this.retiredValue(e));
       if (i < 0) return false;
       slot = list![i]!;
+      if (this.marked) this.markUnqueued(slot.namespace);
       this.dropMore(form, normalizedKey, list!, i);
     }
     timers.delete(slot);
@@ -417,7 +495,7 @@ export class TimerHeap<N> {
 
   /** Removes and returns the earliest timer. */
   poll(): HeapTimer<N> | undefined {
-    const bucket = this.heap[0];
+    const bucket = this.marked ? this.liveHead() : this.heap[0];
     if (bucket === undefined) return undefined;
     // The lists hold plain keys and their namespaces, never an entry object: the timer is built without asking
     // (`timerOf`'s type test loaded the namespace object, a cache miss per polled session timer).
@@ -430,6 +508,7 @@ export class TimerHeap<N> {
         normalizedKey: key,
         namespace: bucket.listNamespace!,
       };
+      if (this.marked) this.markUnqueued(timer.namespace);
       this.count--;
       if (bucket.listHead === list.length) this.dropBucket(bucket);
       return timer;
@@ -445,6 +524,7 @@ export class TimerHeap<N> {
         namespace: pairs[head + 1] as N,
       };
       bucket.listHead = head + 2;
+      if (this.marked) this.markUnqueued(timer.namespace);
       this.count--;
       if (head + 2 === bucket.pairsEnd) this.dropBucket(bucket);
       return timer;
@@ -453,15 +533,133 @@ export class TimerHeap<N> {
     this.loadHead(form);
     const slot = form.headSlot!;
     const timer = this.timerOf(bucket.timestamp, slot, form.headValue!);
+    this.dropMapHead(form, slot);
+    if (this.marked) this.markUnqueued(timer.namespace);
+    this.count--;
+    if (form.map.size === 0) this.dropBucket(bucket);
+    return timer;
+  }
+
+  /** Removes the head timer of a bucket's Map form (read by `loadHead`), whose slot is `slot`. */
+  private dropMapHead(form: TimerMap<N>, slot: NormalizedKey | TimerEntry<N>): void {
     this.clearHead(form);
     form.map.delete(slot);
     if (typeof slot === 'object') {
       const list = form.more!.get(slot.normalizedKey)!;
       this.dropMore(form, slot.normalizedKey, list, list.indexOf(slot));
     }
-    this.count--;
-    if (form.map.size === 0) this.dropBucket(bucket);
-    return timer;
+  }
+
+  /**
+   * The head bucket of a heap with marks, once the retired timers at its front are dropped: a retired timer is
+   * dropped only here (or by {@link sweepRetired}), when a poll or peek reaches it, its bucket then being touched
+   * anyway. The mark of its namespace object is cleared: no timer holds it now.
+   */
+  private liveHead(): TimerBucket<N> | undefined {
+    for (;;) {
+      const bucket = this.heap[0];
+      if (bucket === undefined) return undefined;
+      const list = bucket.list;
+      const pairs = bucket.pairs;
+      const head = bucket.listHead;
+      let namespace: N;
+      if (list !== undefined) namespace = bucket.listNamespace!;
+      else if (pairs !== undefined) namespace = pairs[head + 1] as N;
+      else {
+        const form = bucket.timers!;
+        this.loadHead(form);
+        const value = form.headValue!;
+        namespace = value instanceof TimerEntry ? (value.namespace as N) : value;
+      }
+      if (!this.isRetired(namespace)) return bucket;
+      // Stryker disable next-line all: speed only: a mark left retired makes the object's next timer shared, so its moves remove eagerly
+      (namespace as unknown as TimerMarked).timerMark = UNQUEUED;
+      if (list !== undefined) {
+        bucket.listHead = head + 1;
+        if (head + 1 === list.length) this.dropBucket(bucket);
+      } else if (pairs !== undefined) {
+        bucket.listHead = head + 2;
+        if (head + 2 === bucket.pairsEnd) this.dropBucket(bucket);
+      } else {
+        const form = bucket.timers!;
+        this.dropMapHead(form, form.headSlot!);
+        if (form.map.size === 0) this.dropBucket(bucket);
+      }
+    }
+  }
+
+  /**
+   * Drops every retired timer, wherever it is: before a timer holding a retired namespace object is added, which
+   * the object's one mark could not tell from the retired one (a session's window gets no timer after its timer
+   * moved away, so this is for other callers). O(timers).
+   */
+  private sweepRetired(): void {
+    for (const bucket of [...this.heap]) {
+      const list = bucket.list;
+      const pairs = bucket.pairs;
+      if (list !== undefined) {
+        const namespace = bucket.listNamespace!;
+        if (!this.isRetired(namespace)) continue;
+        // Held by one timer only: the list's one queued key.
+        (namespace as unknown as TimerMarked).timerMark = UNQUEUED;
+        bucket.listHead = list.length;
+        this.dropBucket(bucket);
+      } else if (pairs !== undefined) {
+        const end = bucket.pairsEnd;
+        let kept = bucket.listHead;
+        for (let i = bucket.listHead; i < end; i += 2) {
+          const namespace = pairs[i + 1] as N;
+          if (this.isRetired(namespace)) {
+            (namespace as unknown as TimerMarked).timerMark = UNQUEUED;
+            continue;
+          }
+          pairs[kept] = pairs[i];
+          pairs[kept + 1] = namespace;
+          kept += 2;
+        }
+        for (let i = kept; i < end; i++) pairs[i] = undefined;
+        bucket.pairsEnd = kept;
+        if (kept === bucket.listHead) this.dropBucket(bucket);
+      } else {
+        const form = bucket.timers!;
+        for (const [slot, value] of form.map) {
+          const namespace = value instanceof TimerEntry ? (value.namespace as N) : value;
+          if (!this.isRetired(namespace)) continue;
+          (namespace as unknown as TimerMarked).timerMark = UNQUEUED;
+          if (form.headSlot === slot) this.dropMapHead(form, slot);
+          else {
+            form.map.delete(slot);
+            if (typeof slot === 'object') {
+              const more = form.more!.get(slot.normalizedKey)!;
+              this.dropMore(form, slot.normalizedKey, more, more.indexOf(slot));
+            }
+          }
+        }
+        if (form.map.size === 0) this.dropBucket(bucket);
+      }
+    }
+  }
+
+  private isRetired(namespace: N): boolean {
+    return (namespace as unknown as TimerMarked).timerMark === RETIRED;
+  }
+
+  /** Whether a Map form's value (a namespace, or an entry) is a retired timer; never in a heap without marks. */
+  private retiredValue(value: N | TimerEntry<N>): boolean {
+    if (!this.marked) return false;
+    return this.isRetired(value instanceof TimerEntry ? (value.namespace as N) : value);
+  }
+
+  /** A timer holding `namespace` was queued. */
+  private markQueued(namespace: N): void {
+    const marked = namespace as unknown as TimerMarked;
+    marked.timerMark = marked.timerMark === UNQUEUED ? QUEUED_ONCE : SHARED;
+  }
+
+  /** A timer holding `namespace` left the heap (polled or removed). */
+  private markUnqueued(namespace: N): void {
+    const marked = namespace as unknown as TimerMarked;
+    if (marked.timerMark === QUEUED_ONCE) marked.timerMark = UNQUEUED;
   }
 
   /** All timers, in firing order (a fresh array). */
@@ -470,20 +668,25 @@ export class TimerHeap<N> {
     const buckets = [...this.heap].sort((a, b) => a.timestamp - b.timestamp);
     for (const bucket of buckets) {
       const list = bucket.list;
-      if (list !== undefined)
+      if (list !== undefined) {
+        if (this.marked && this.isRetired(bucket.listNamespace!)) continue;
         for (let i = bucket.listHead; i < list.length; i++)
           all.push(this.timerOf(bucket.timestamp, list[i]!, bucket.listNamespace!));
-      else if (bucket.pairs !== undefined) {
+      } else if (bucket.pairs !== undefined) {
         const pairs = bucket.pairs;
         for (let i = bucket.listHead; i < bucket.pairsEnd; i += 2)
-          all.push(this.timerOf(bucket.timestamp, pairs[i] as NormalizedKey, pairs[i + 1] as N));
+          if (!(this.marked && this.isRetired(pairs[i + 1] as N)))
+            all.push(this.timerOf(bucket.timestamp, pairs[i] as NormalizedKey, pairs[i + 1] as N));
       } else
-        for (const [slot, value] of bucket.timers!.map) all.push(this.timerOf(bucket.timestamp, slot, value));
+        for (const [slot, value] of bucket.timers!.map)
+          if (!this.retiredValue(value)) all.push(this.timerOf(bucket.timestamp, slot, value));
     }
     return all;
   }
 
   clear(): void {
+    // The objects' marks would claim timers of an empty heap (a move would then retire a timer that is gone).
+    if (this.marked) for (const timer of this.values()) this.markUnqueued(timer.namespace);
     this.heap.length = 0;
     this.times = new Float64Array(INITIAL_SLOTS);
     this.slots = new Array<TimerBucket<N> | undefined>(INITIAL_SLOTS).fill(undefined);
@@ -584,6 +787,11 @@ export class TimerHeap<N> {
     const end = bucket.pairsEnd;
     for (let i = bucket.listHead; i < end; i += 2) {
       if (pairs[i] !== normalizedKey || !this.same(pairs[i + 1] as N, namespace)) continue;
+      if (this.marked) {
+        const held = pairs[i + 1] as N;
+        if (this.isRetired(held)) continue;
+        this.markUnqueued(held);
+      }
       // The pairs behind move up, in order; by hand, as in the key list (`splice` allocates).
       const last = end - 2;
       for (let j = i; j < last; j++) pairs[j] = pairs[j + 2];

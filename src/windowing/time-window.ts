@@ -17,6 +17,13 @@ import type { Window } from './window.ts';
 export class TimeWindow implements Window {
   /** Memoised namespace key (`start:end`), built on first use so a cached window costs one string, ever. */
   private keyString: string | undefined = undefined;
+  /**
+   * Bookkeeping of a timer heap that retires moved timers lazily (`TimerHeap.retireMovedTimersLazily`: a session's
+   * event-time timers): whether a queued timer holds this object, and whether that timer was moved away. Not part
+   * of the window's value (neither compared nor serialized); a small integer, so no box.
+   * @internal
+   */
+  timerMark = 0;
 
   constructor(
     readonly start: number,

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ListStateDescriptor, ReducingStateDescriptor } from '../../core/state-descriptor.ts';
-import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
+import { KeyedOperatorHarness, type HarnessSnapshot } from '../../../test/support/keyed-operator-harness.ts';
+import { TimerHeap } from '../../time/timer-heap.ts';
 import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
 import { ProcessingTimeSessionWindows } from '../assigners/processing-time-session-windows.ts';
 import { TumblingEventTimeWindows } from '../assigners/tumbling-event-time-windows.ts';
@@ -26,7 +27,7 @@ import { WindowOperator } from './window-operator.ts';
 function contents(
   assigner: WindowAssigner<any, TimeWindow>,
   trigger: Trigger<any, TimeWindow>,
-  options: { lateness?: number; evictor?: Evictor<number, TimeWindow> } = {},
+  options: { lateness?: number; evictor?: Evictor<number, TimeWindow>; restore?: HarnessSnapshot } = {},
 ) {
   let created: WindowOperator<string, number, any, string, TimeWindow> | undefined;
   const h = new KeyedOperatorHarness<number, string>(
@@ -46,6 +47,7 @@ function contents(
         evictor: options.evictor,
       })),
     () => 'k',
+    { restore: options.restore },
   );
   return { h, operator: created! };
 }
@@ -114,6 +116,58 @@ describe('WindowOperator edges', () => {
     }
     assert.deepEqual(emitted(h), ['[0,35) 1,2,3,4', '[100,110) 5']);
     assert.equal(built, 0);
+  });
+
+  it("a grown session's old timer is retired where it is queued: never counted, listed, snapshotted or fired", () => {
+    const { h } = contents(EventTimeSessionWindows.withGap(10), EventTimeTrigger.create());
+    const timers = (harness: KeyedOperatorHarness<number, string>): string[] => {
+      const listed: string[] = [];
+      harness.timers.forEachTimer('event', (_service, t) => {
+        const w = t.namespace as TimeWindow;
+        listed.push(`${t.timestamp} ${String(t.key)} [${w.start},${w.end})`);
+      });
+      return listed;
+    };
+    const remove = TimerHeap.prototype.remove;
+    let searched = 0;
+    TimerHeap.prototype.remove = function (this: TimerHeap<unknown>, ...args) {
+      searched++;
+      return remove.apply(this, args);
+    };
+    try {
+      h.processElement(1, 0); // [0,10), its timer at 9
+      h.processElement(2, 5); // [0,15): the timer at 9 retired, one at 14
+      h.processElement(3, 12); // [0,22): the timer at 14 retired, one at 21
+      assert.equal(searched, 0, 'no old timer looked for');
+    } finally {
+      TimerHeap.prototype.remove = remove;
+    }
+    assert.equal(h.numEventTimeTimers(), 1);
+    assert.deepEqual(timers(h), ['21 k [0,22)']);
+    const snapshot = h.snapshot();
+    h.processWatermark(14); // passes both retired timers: nothing fires
+    assert.deepEqual(emitted(h), []);
+    assert.equal(h.numEventTimeTimers(), 1);
+    h.processElement(4, 20); // [0,30)
+    assert.deepEqual(timers(h), ['29 k [0,30)']);
+    h.processWatermark(29);
+    assert.deepEqual(emitted(h), ['[0,30) 1,2,3,4']);
+    assert.equal(h.numEventTimeTimers(), 0);
+    assert.equal(h.numKeyedStateEntries(), 0);
+
+    // Restored, the timer holds another window object than the key's set (an equal one): its move removes it.
+    const again = contents(EventTimeSessionWindows.withGap(10), EventTimeTrigger.create(), {
+      restore: snapshot,
+    }).h;
+    assert.deepEqual(timers(again), ['21 k [0,22)']);
+    again.processElement(4, 20); // [0,30)
+    assert.deepEqual(timers(again), ['29 k [0,30)']);
+    again.processElement(5, 25); // [0,35): this timer's window is the set's, retired in place
+    assert.deepEqual(timers(again), ['34 k [0,35)']);
+    again.processWatermark(34);
+    assert.deepEqual(emitted(again), ['[0,35) 1,2,3,4,5']);
+    assert.equal(again.numEventTimeTimers(), 0);
+    assert.equal(again.numKeyedStateEntries(), 0);
   });
 
   it("merging sessions clear the merged windows' triggers (no allowed lateness)", () => {

@@ -271,6 +271,9 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       ) as InternalValueState<VoidNamespace, MergingWindowPairs<W>>;
       setState.setCurrentNamespace(VoidNamespace);
       this.mergingWindows = new MergingWindowSet(this.mergingAssigner, setState, this.windowSerializer);
+      // A session whose timer moves (see onWindowsMerged) leaves the old one retired in place: every window the set
+      // makes is a TimeWindow of one key, with one timer, at its end (the trigger fires only there; no lateness).
+      if (this.sessionGap > 0 && this.cleanupIsTriggerTimer) this.timerService.retireMovedTimersLazily?.();
     }
     return this.windowFunction.open(this.context.runtimeContext);
   }
