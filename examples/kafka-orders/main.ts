@@ -2,12 +2,13 @@
 // orders that are not JSON go to a dead-letter topic instead of failing the job.
 //
 //   npm run kafka:broker start                      # prints the bootstrap address
-//   WEIR_KAFKA_BOOTSTRAP=127.0.0.1:<port> node --import tsx examples/kafka-orders/main.ts
+//   WEIR_KAFKA_BOOTSTRAP=127.0.0.1:<port> node --import tsx examples/kafka-orders/main.ts [workers]
 //   npm run kafka:broker stop
 //
 // It creates the topics `orders-<run>` (4 partitions, 10,000 orders written by a plain producer, every 2,500th
 // of them garbled), `totals-<run>` and `orders-dlq-<run>`, and runs the job bounded (to the end of what the topic
-// holds).
+// holds). With `workers` 2 its subtasks run on two worker threads; the Kafka source and sinks stay on the main
+// thread (the Kafka client loads on one thread of a process) and the windows run in the workers.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,42 +44,47 @@ interface Total {
 const servers = process.env.WEIR_KAFKA_BOOTSTRAP;
 if (servers === undefined)
   throw new Error('Set WEIR_KAFKA_BOOTSTRAP (start a broker with `npm run kafka:broker start`)');
-const run = randomBytes(3).toString('hex');
+// In worker mode every worker loads this module again to build the same job: the run's name is kept in the
+// environment, which workers inherit, so they name the same topics.
+const run = (process.env.WEIR_KAFKA_ORDERS_RUN ??= randomBytes(3).toString('hex'));
 const ordersTopic = `orders-${run}`;
 const totalsTopic = `totals-${run}`;
 const deadLetterTopic = `orders-dlq-${run}`;
 
-// Set-up: three topics, and 10,000 orders whose Kafka timestamps step 10 ms from a fixed start.
-const admin = kafkaClient().AdminClient.create({ 'bootstrap.servers': servers });
-for (const [topic, partitions] of [
-  [ordersTopic, 4],
-  [totalsTopic, 2],
-  [deadLetterTopic, 1],
-] as const)
-  await call(`creating ${topic}`, (cb) =>
-    admin.createTopic({ topic, num_partitions: partitions, replication_factor: 1 }, 30_000, (e) =>
-      cb(e, undefined),
-    ),
-  );
-admin.disconnect();
-const producer = new (kafkaClient().Producer)({ 'bootstrap.servers': servers });
-await call('connecting', (cb) => producer.connect({}, cb));
-for (let i = 0; i < 10_000; i++) {
-  const order: Order = { customer: `c${i % 50}`, cents: 100 + ((i * 37) % 900) };
-  producer.produce(
-    ordersTopic,
-    null,
-    Buffer.from(i % 2_500 === 1_234 ? `{"customer": "c${i % 50}", "cents": ` : JSON.stringify(order)),
-    order.customer,
-    1_700_000_000_000 + i * 10,
-  );
+// Set-up, on the main thread only (a worker builds the job and attaches to its slot).
+if (!StreamExecutionEnvironment.isJobWorker()) {
+  // Three topics, and 10,000 orders whose Kafka timestamps step 10 ms from a fixed start.
+  const admin = kafkaClient().AdminClient.create({ 'bootstrap.servers': servers });
+  for (const [topic, partitions] of [
+    [ordersTopic, 4],
+    [totalsTopic, 2],
+    [deadLetterTopic, 1],
+  ] as const)
+    await call(`creating ${topic}`, (cb) =>
+      admin.createTopic({ topic, num_partitions: partitions, replication_factor: 1 }, 30_000, (e) =>
+        cb(e, undefined),
+      ),
+    );
+  admin.disconnect();
+  const producer = new (kafkaClient().Producer)({ 'bootstrap.servers': servers });
+  await call('connecting', (cb) => producer.connect({}, cb));
+  for (let i = 0; i < 10_000; i++) {
+    const order: Order = { customer: `c${i % 50}`, cents: 100 + ((i * 37) % 900) };
+    producer.produce(
+      ordersTopic,
+      null,
+      Buffer.from(i % 2_500 === 1_234 ? `{"customer": "c${i % 50}", "cents": ` : JSON.stringify(order)),
+      order.customer,
+      1_700_000_000_000 + i * 10,
+    );
+  }
+  await call('flushing', (cb) => producer.flush(30_000, cb));
+  await call('disconnecting', (cb) => producer.disconnect(10_000, cb));
 }
-await call('flushing', (cb) => producer.flush(30_000, cb));
-await call('disconnecting', (cb) => producer.disconnect(10_000, cb));
 
 // The job.
 const garbled = new OutputTag<MalformedKafkaRecord>('garbled orders');
-const env = StreamExecutionEnvironment.create({ parallelism: 2 });
+const env = StreamExecutionEnvironment.create({ parallelism: 2, workers: Number(process.argv[2] ?? 1) });
 env.enableCheckpointing(1_000, { storage: mkdtempSync(join(tmpdir(), 'weir-kafka-orders-')) });
 const orders = env.fromSource(
   KafkaSource.builder<Order>()
@@ -90,8 +96,12 @@ const orders = env.fromSource(
     .setValueOnlyDeserializer(Deserializers.json<Order>())
     .setMalformedRecords(garbled)
     .build(),
-  // The Kafka timestamp is the event time; each partition has its own watermark.
-  WatermarkStrategy.forBoundedOutOfOrderness<Order>(1_000).withIdleness(5_000),
+  // The Kafka timestamp is the event time; each partition has its own watermark. Alignment keeps the two source
+  // subtasks within 2 s of event time of each other, so the windows downstream do not hold the leader's orders
+  // while the other catches up (it changes no result, only how much waits).
+  WatermarkStrategy.forBoundedOutOfOrderness<Order>(1_000)
+    .withIdleness(5_000)
+    .withWatermarkAlignment('orders', 2_000, 100),
   'orders',
 );
 orders

@@ -129,6 +129,12 @@ export interface SplitEnumerator<SplitT> {
  */
 export interface Source<T, SplitT = unknown> {
   readonly boundedness: 'bounded' | 'unbounded';
+  /**
+   * In worker mode (`workers` > 1), whether this source's subtasks run on the main thread instead of in the worker
+   * of their slot: for a source whose client can live on only one thread of a process (a native addon that is not
+   * context-aware, as librdkafka's binding). Its records cross threads to the operators of its slot.
+   */
+  readonly runsOnMainThread?: boolean;
   createEnumerator?(context: SplitEnumeratorContext): SplitEnumerator<SplitT>;
   createReader(context: SourceReaderContext): SourceReader<T, SplitT>;
 }

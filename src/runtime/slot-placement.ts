@@ -24,5 +24,6 @@ export interface SubtaskPlacement {
  */
 export function slotHost(node: StreamNode, index: number, workers: number): number {
   if (node.transformation.sink?.runsOnMainThread === true) return MAIN_THREAD;
+  if (node.transformation.source?.runsOnMainThread === true) return MAIN_THREAD;
   return 1 + (index % workers);
 }

@@ -178,6 +178,17 @@ describe('worker mode', { timeout: 600_000 }, () => {
     // The time spent starting the workers is reported apart, and is part of the job's run time.
     assert.ok(job.workerStartupMs > 0 && job.workerStartupMs < job.netRuntimeMs, JSON.stringify(job));
   });
+  it('runs a main-thread source on the main thread and its downstream operators in the workers', async () => {
+    const { result, COUNT: count, KEYS: keys } = await import('./main-thread-source-job.ts');
+    assert.equal(result.readers, 2);
+    assert.equal(result.received.length, count);
+    // Each key's last sum is the sum of its numbers, whatever the order in which the two source subtasks' records met.
+    const final = new Map<number, number>();
+    for (const r of result.received) final.set(r.key, Math.max(final.get(r.key) ?? 0, r.sum));
+    const want = new Map<number, number>();
+    for (let i = 0; i < count; i++) want.set(i % keys, (want.get(i % keys) ?? 0) + i);
+    assert.deepEqual(final, want);
+  });
   it('runs the next job of the process on the threads a job kept (reuseWorkers), with the environment of that moment', async () => {
     const { runReuseJob } = await import('./reuse-job.ts');
     const runs: string[][] = [];

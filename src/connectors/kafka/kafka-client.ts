@@ -1,5 +1,6 @@
 // The part of @confluentinc/kafka-javascript (librdkafka) the connector uses, loaded lazily and typed here.
 import { createRequire } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
 import { ConfigurationError, WeirError } from '../../core/errors.ts';
 
 /**
@@ -194,6 +195,14 @@ export function kafkaClient(): ClientModule {
   try {
     loaded = require(KAFKA_CLIENT_PACKAGE) as ClientModule;
   } catch (error) {
+    // The addon is not context-aware: once one thread of the process has it, another cannot load it.
+    if (!isMainThread && /did not self-register/.test((error as Error).message))
+      throw new ConfigurationError(
+        `The Kafka client ${KAFKA_CLIENT_PACKAGE} loads on one thread of a process, and this is a worker thread: ` +
+          'in worker mode Weir runs Kafka sources and sinks on the main thread; open a Kafka client of your own ' +
+          'there too (behind `StreamExecutionEnvironment.isJobWorker()`)',
+        { cause: error },
+      );
     throw new ConfigurationError(
       `weir/kafka needs the Kafka client ${KAFKA_CLIENT_PACKAGE}, which could not be loaded: install it with ` +
         `\`npm install ${KAFKA_CLIENT_PACKAGE}\` (${(error as Error).message.split('\n')[0]})`,

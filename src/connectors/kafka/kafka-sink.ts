@@ -46,6 +46,8 @@ export interface KafkaSinkConfig<T> {
 export class KafkaSink<T> implements Sink<T> {
   /** At least once: every old subtask's unacknowledged records are sent again by some new subtask. */
   readonly redistributesState: boolean;
+  /** On the main thread in worker mode: librdkafka's binding loads on one thread of a process (as KafkaSource). */
+  readonly runsOnMainThread = true;
 
   /** @internal Use {@link KafkaSink.builder}. */
   constructor(/** @internal */ readonly config: KafkaSinkConfig<T>) {

@@ -69,6 +69,12 @@ const DEFAULT_DISCOVERY_INTERVAL_MS = 300_000;
  */
 export class KafkaSource<T> implements Source<T, KafkaSplitPosition> {
   readonly boundedness: 'bounded' | 'unbounded';
+  /**
+   * librdkafka's Node binding is not context-aware: it loads on one thread of a process only. In worker mode the
+   * readers therefore run on the main thread, beside the job's other Kafka clients, and their records cross to the
+   * workers.
+   */
+  readonly runsOnMainThread = true;
 
   /** @internal Use {@link KafkaSource.builder}. */
   constructor(/** @internal */ readonly config: KafkaSourceConfig<T>) {

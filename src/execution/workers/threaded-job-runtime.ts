@@ -298,9 +298,17 @@ export class ThreadedJobRuntime implements JobAttempt {
     // This thread's own subtasks (a sink that runs here) can finish after every worker reported: a worker's last
     // batches may still be in flight, or wait for this thread's credit, when its report arrives on another port.
     void this.local.whenAllFinished().then(() => this.wake());
+    // Sources pinned to this thread (`Source.runsOnMainThread`) run here, beside the workers' own; a failure here
+    // fails the attempt through the local runtime's failure listener.
+    let localSourcesDone = false;
+    void this.local.runSources().then(
+      () => ((localSourcesDone = true), this.wake()),
+      () => this.wake(),
+    );
     this.broadcast({ type: 'start' });
     await this.until(
       () =>
+        localSourcesDone &&
         this.workers.every((w) => w.sourcesDone) &&
         (this.stopped || (this.workers.every((w) => w.finished) && this.localFinished())),
     );
