@@ -22,7 +22,7 @@ describe('fault-tolerance example', () => {
       stateDirectory: join(dir, 'state'),
       clicks: 12_000,
       ratePerSecond: 40_000,
-      failOnce: { id: 6_000, armed: true },
+      failOnce: { id: 6_000, marker: join(dir, 'crashed-once') },
     });
     await env.execute('example');
     assert.match(logger.messages.join('\n'), /simulated crash at click 6000.*restart 1/s);

@@ -1,4 +1,5 @@
 // The fault-tolerance example job: per-user click totals per minute, checkpointed, into an exactly-once file sink.
+import { existsSync, writeFileSync } from 'node:fs';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { RestartStrategies } from '../../src/execution/restart-strategies.ts';
 import { FileSink } from '../../src/connectors/file-sink.ts';
@@ -24,8 +25,12 @@ export interface FaultTolerantJobOptions {
   readonly stateDirectory?: string;
   readonly clicks: number;
   readonly ratePerSecond?: number;
-  /** Throws once on this click id, to show a restart from the latest checkpoint. */
-  readonly failOnce?: { id: number; armed: boolean };
+  /**
+   * Throws once on this click id, to show a restart from the latest checkpoint. Once: the first throw leaves the
+   * file `marker`, which a file system shares between every thread and attempt (in worker mode a restart starts
+   * new worker threads, whose memory would arm a flag again).
+   */
+  readonly failOnce?: { id: number; marker: string };
 }
 
 /**
@@ -55,8 +60,8 @@ export function buildFaultTolerantJob(
     )
     .uid('clicks')
     .map((c) => {
-      if (options.failOnce?.armed === true && c.id === options.failOnce.id) {
-        options.failOnce.armed = false;
+      if (c.id === options.failOnce?.id && !existsSync(options.failOnce.marker)) {
+        writeFileSync(options.failOnce.marker, `crashed at click ${c.id}\n`);
         throw new Error(`simulated crash at click ${c.id}`);
       }
       return { user: c.user, clicks: 1 };

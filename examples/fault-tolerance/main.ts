@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { StreamExecutionEnvironment } from '../../src/api/stream-execution-environment.ts';
 import { buildFaultTolerantJob } from './fault-tolerant-job.ts';
 
-const dir = process.argv[2] ?? mkdtempSync(join(tmpdir(), 'weir-fault-tolerance-'));
+// In worker mode each worker loads this module again: the directory made here travels to them in the environment.
+const dir =
+  process.argv[2] ??
+  (process.env.WEIR_FAULT_TOLERANCE_DIR ??= mkdtempSync(join(tmpdir(), 'weir-fault-tolerance-')));
 const env = StreamExecutionEnvironment.create({ parallelism: 2 });
 buildFaultTolerantJob(env, {
   checkpoints: join(dir, 'checkpoints'),
@@ -14,7 +17,7 @@ buildFaultTolerantJob(env, {
   stateDirectory: join(dir, 'state'),
   clicks: 60_000,
   ratePerSecond: 40_000,
-  failOnce: { id: 30_000, armed: true },
+  failOnce: { id: 30_000, marker: join(dir, 'crashed-once') },
 });
 await env.execute('clicks per user and minute');
 const files = readdirSync(join(dir, 'output')).filter((f) => f.startsWith('part-'));

@@ -127,10 +127,6 @@ export const SINGLE_THREAD_TESTS: ReadonlyMap<string, string> = new Map([
     "the function counts its calls in flight in the test's own variable: a worker's function counts in its copy",
   ],
   [
-    'examples/fault-tolerance/fault-tolerant-job.test.ts > fault-tolerance example > restarts after the simulated crash and counts every click exactly once',
-    'the crash is armed once by a flag in memory: the restarted workers start with the flag armed again',
-  ],
-  [
     'src/connectors/file-source.test.ts > FileSource.jsonLines > streams a 200k-line file with bounded buffer memory',
     "the sink counts the records and measures the Buffer memory of its own thread into the test's variables: a worker's sink counts into its copy and measures the worker's memory",
   ],
