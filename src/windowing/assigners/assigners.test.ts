@@ -16,6 +16,7 @@ import { SlidingEventTimeWindows } from './sliding-event-time-windows.ts';
 import { SlidingProcessingTimeWindows } from './sliding-processing-time-windows.ts';
 import { TumblingEventTimeWindows } from './tumbling-event-time-windows.ts';
 import { TumblingProcessingTimeWindows } from './tumbling-processing-time-windows.ts';
+import { SeededRandom } from '../../connectors/seeded-random.ts';
 
 const ctx = (now = 0): WindowAssignerContext => ({ getCurrentProcessingTime: () => now });
 const w = (start: number, end: number) => new TimeWindow(start, end);
@@ -188,6 +189,53 @@ describe('assigners', () => {
     assert.equal(short[0], long[0]);
     assert.equal(odd.assignWindows(null, 4, ctx()), long);
     assert.equal(odd.assignWindows(null, 5, ctx()), short);
+  });
+
+  it("event-time assigners answer as Flink's formula does, on runs of times with the latest slide skipping the start", () => {
+    // Reference: the start by Flink's formula for every element, then its windows, latest start first.
+    // -0 and 0 are one start (they are ===, and Java's longs have no -0): both read as 0.
+    const reference = (timestamp: number, size: number, slide: number, offset: number) => {
+      const lastStart = TimeWindow.getWindowStartWithOffset(timestamp, offset, slide);
+      const windows: [number, number][] = [];
+      for (let start = lastStart; start > timestamp - size; start -= slide)
+        windows.push([start + 0, start + size + 0]);
+      return windows;
+    };
+    const assigned = (windows: readonly TimeWindow[]) => windows.map((x) => [x.start + 0, x.end + 0]);
+    const random = new SeededRandom(20261203);
+    const pick = <T>(xs: readonly T[]): T => xs[random.nextInt(xs.length)]!;
+    for (let round = 0; round < 300; round++) {
+      const slide = pick([1, 3, 7, 1000, 2000, 0.5, 2.5]);
+      const size = slide * pick([1, 1, 2, 5]) + (random.nextBoolean(0.2) ? 1 : 0);
+      const offset = random.nextBoolean(0.5) ? 0 : pick([1, -1, 0.25]) * Math.floor(random.next() * slide);
+      const assigner =
+        size === slide && random.nextBoolean(0.5)
+          ? TumblingEventTimeWindows.of(size, offset)
+          : SlidingEventTimeWindows.of(size, slide, offset);
+      // Near 2^53 only whole slides: there a fractional slide is below the spacing of doubles, where Flink's loop
+      // of subtractions (and ours) would not advance.
+      const origins = [0, -5_000, 1_764_800_000_000, 2 ** 51 - 3_000, -(2 ** 51)];
+      const origin = pick(Number.isInteger(slide) ? [...origins, 2 ** 53 - 5_000] : origins);
+      let time = origin;
+      for (let i = 0; i < 200; i++) {
+        // Mostly forward in whole milliseconds, some jitter back across a boundary, some fractions and jumps.
+        const step = random.nextInt(10);
+        time +=
+          step < 6
+            ? random.nextInt(Math.ceil(slide / 2) + 1)
+            : step < 8
+              ? -random.nextInt(Math.ceil(slide) + 2)
+              : step < 9
+                ? random.next() * slide
+                : random.nextInt(Math.ceil(size) * 3 + 1);
+        const timestamp = random.nextBoolean(0.05) ? -0 : time;
+        assert.deepEqual(
+          assigned(assigner.assignWindows(null, timestamp, ctx())),
+          reference(timestamp, size, slide, offset),
+          `${String(assigner)} offset ${offset} at ${timestamp} (round ${round}, element ${i})`,
+        );
+      }
+    }
   });
 
   it('processing-time assigners use the clock, not the timestamp', () => {

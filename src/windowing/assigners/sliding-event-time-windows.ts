@@ -31,7 +31,7 @@ export class SlidingEventTimeWindows extends WindowAssigner<unknown, TimeWindow>
         `SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0, got size ${size}, slide ${slide} and offset ${offset}`,
       );
     }
-    this.cache = new WindowListCache(size, slide);
+    this.cache = new WindowListCache(size, slide, offset);
   }
 
   static of(size: number, slide: number, offset = 0): SlidingEventTimeWindows {
@@ -43,9 +43,11 @@ export class SlidingEventTimeWindows extends WindowAssigner<unknown, TimeWindow>
     timestamp: number,
     _context: WindowAssignerContext,
   ): readonly TimeWindow[] {
+    const latest = this.cache.windowsInLatestSlide(timestamp);
+    if (latest !== undefined) return latest;
     requireTimestamp(timestamp);
     const lastStart = TimeWindow.getWindowStartWithOffset(timestamp, this.offset, this.slide);
-    return this.cache.windowsFor(lastStart, timestamp);
+    return this.cache.windowsFor(lastStart, timestamp, timestamp);
   }
 
   getDefaultTrigger(): Trigger<unknown, TimeWindow> {

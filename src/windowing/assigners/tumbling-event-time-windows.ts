@@ -33,7 +33,7 @@ export class TumblingEventTimeWindows extends WindowAssigner<unknown, TimeWindow
         `TumblingEventTimeWindows parameters must satisfy abs(offset) < size, got size ${size} and offset ${offset}`,
       );
     }
-    this.cache = new WindowListCache(size, size);
+    this.cache = new WindowListCache(size, size, offset);
   }
 
   /** Windows of `size` ms, aligned to the epoch shifted by `offset` ms. */
@@ -46,9 +46,11 @@ export class TumblingEventTimeWindows extends WindowAssigner<unknown, TimeWindow
     timestamp: number,
     _context: WindowAssignerContext,
   ): readonly TimeWindow[] {
+    const latest = this.cache.windowsInLatestSlide(timestamp);
+    if (latest !== undefined) return latest;
     requireTimestamp(timestamp);
     const start = TimeWindow.getWindowStartWithOffset(timestamp, this.offset, this.size);
-    return this.cache.windowsFor(start, start);
+    return this.cache.windowsFor(start, start, timestamp);
   }
 
   getDefaultTrigger(): Trigger<unknown, TimeWindow> {
