@@ -9,7 +9,8 @@
 // Per worker also: nocredit (time its channel to the other worker was out of credit, its source held back) and
 // nocredits (how often), batches sent, leadms (event time a consumer there waited for because its local input lagged
 // the other worker's: what it holds beyond one thread), and from the kernel's schedstat runnable (waiting for a core:
-// the machine's load) and asleep (waiting for the other worker or for V8's helpers in a pause).
+// the machine's load) and asleep (waiting for the other worker or for V8's helpers in a pause); pauses and paused (how
+// often, and how long in ns per event, its sources paused for watermark alignment).
 // Needs Node 24 (process.threadCpuUsage). CPU time per thread rises with the machine's load (caches, scheduling), less
 // than wall time does: compare systems within one process, by the per-round ratios.
 // Run: npx -y -p node@24 node --import tsx bench/weir/worker-cpu.ts [workload,...] [events] [runs] [p1,one-thread-p2,p2]
@@ -157,6 +158,9 @@ for (const workload of workloads) {
         const samples = a.exchange.watermarkSamples - b.exchange.watermarkSamples;
         row[`w${w}leadms`] =
           samples > 0 ? (a.exchange.watermarkLeadMs - b.exchange.watermarkLeadMs) / samples : 0;
+        // Pauses of its sources for watermark alignment, and the real time they took.
+        row[`w${w}pauses`] = a.exchange.alignmentPauses - b.exchange.alignmentPauses;
+        row[`w${w}paused`] = ns(a.exchange.alignmentPausedMs - b.exchange.alignmentPausedMs);
         if (a.schedule !== undefined && b.schedule !== undefined) {
           const runnable = a.schedule.runnableMs - b.schedule.runnableMs;
           const running = a.schedule.runningMs - b.schedule.runningMs;

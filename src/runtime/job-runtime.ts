@@ -7,6 +7,7 @@ import { MAX_WATERMARK } from '../core/time-domain.ts';
 import type { JobSnapshot, OperatorSnapshot } from './job-snapshot.ts';
 import { SourceOperator } from '../operators/source-operator.ts';
 import { SourceWatermarkAlignment } from './source-watermark-alignment.ts';
+import { mutableExchangeFigures } from './thread-exchange-figures.ts';
 import type { PollResult } from '../core/source.ts';
 import {
   BroadcastRouter,
@@ -847,9 +848,15 @@ export class JobRuntime implements JobServices, JobAttempt {
   /**
    * Waits `ms` of real time for a source paused by watermark alignment (a timer, not the job's clock: a manual clock
    * in a test would never end the pause); the driver then sees a failure, a stop or a barrier that came meanwhile.
+   * Each pause and its length go into the thread's exchange figures (per pause, not per record).
    */
   private alignmentPause(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, ms));
+    const figures = mutableExchangeFigures();
+    const started = performance.now();
+    return new Promise<void>((resolve) => setTimeout(resolve, ms)).then(() => {
+      figures.alignmentPauses++;
+      figures.alignmentPausedMs += performance.now() - started;
+    });
   }
 
   /**

@@ -23,6 +23,10 @@ export interface ThreadExchangeFigures {
    */
   watermarkLeadMs: number;
   watermarkSamples: number;
+  /** Times a source subtask of this thread paused for watermark alignment (every subtask it could poll was ahead). */
+  alignmentPauses: number;
+  /** Time those pauses took (ms of real time, summed). */
+  alignmentPausedMs: number;
 }
 
 const figures: ThreadExchangeFigures = {
@@ -32,6 +36,8 @@ const figures: ThreadExchangeFigures = {
   congestedMs: 0,
   watermarkLeadMs: 0,
   watermarkSamples: 0,
+  alignmentPauses: 0,
+  alignmentPausedMs: 0,
 };
 
 /** This thread's exchange figures since it started (module state: each worker thread has its own). */
