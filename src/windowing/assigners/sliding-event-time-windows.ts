@@ -43,8 +43,8 @@ export class SlidingEventTimeWindows extends WindowAssigner<unknown, TimeWindow>
     timestamp: number,
     _context: WindowAssignerContext,
   ): readonly TimeWindow[] {
-    const latest = this.cache.windowsInLatestSlide(timestamp);
-    if (latest !== undefined) return latest;
+    const cached = this.cache.windowsInCachedSlide(timestamp);
+    if (cached !== undefined) return cached;
     requireTimestamp(timestamp);
     const lastStart = TimeWindow.getWindowStartWithOffset(timestamp, this.offset, this.slide);
     return this.cache.windowsFor(lastStart, timestamp, timestamp);

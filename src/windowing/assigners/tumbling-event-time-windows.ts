@@ -46,8 +46,8 @@ export class TumblingEventTimeWindows extends WindowAssigner<unknown, TimeWindow
     timestamp: number,
     _context: WindowAssignerContext,
   ): readonly TimeWindow[] {
-    const latest = this.cache.windowsInLatestSlide(timestamp);
-    if (latest !== undefined) return latest;
+    const cached = this.cache.windowsInCachedSlide(timestamp);
+    if (cached !== undefined) return cached;
     requireTimestamp(timestamp);
     const start = TimeWindow.getWindowStartWithOffset(timestamp, this.offset, this.size);
     return this.cache.windowsFor(start, start, timestamp);

@@ -15,7 +15,7 @@ import { TimeWindow } from '../time-window.ts';
  * m·slide, exactly m windows); otherwise its length varies within a slide, and a list is reused only at its length.
  *
  * An event-time assigner whose parameters are whole milliseconds, with `size` a multiple of `slide`, asks
- * {@link windowsInLatestSlide} first: a whole-millisecond timestamp in the slide of the latest list's start has that
+ * {@link windowsInCachedSlide} first: a whole-millisecond timestamp in the slide of a cached list's start has that
  * list, found by two comparisons instead of the start's `%` (a double modulo, which V8 compiles to the x87 `fprem`
  * loop: two thirds of the window operator's `processElement` self time on a tumbling window, as `perf annotate`
  * showed). The answer is the one the start would give: for whole numbers within 2^51 the start's arithmetic is
@@ -42,7 +42,7 @@ export class WindowListCache {
   constructor(
     private readonly size: number,
     private readonly slide: number,
-    /** The assigner's offset, for {@link windowsInLatestSlide}; NaN (the default) where it is not asked. */
+    /** The assigner's offset, for {@link windowsInCachedSlide}; NaN (the default) where it is not asked. */
     offset = Number.NaN,
   ) {
     this.slideOfWholeTimes =
@@ -54,40 +54,30 @@ export class WindowListCache {
   }
 
   /**
-   * The latest list, if `timestamp` is a whole number in the slide of its start (whose start is then that list's,
-   * see the class comment); else undefined, and the assigner computes the start. NaN and non-numbers answer
-   * undefined, so the assigner's own checks still see them.
+   * The cached list whose slide holds `timestamp`, if it is a whole number (its start is then that list's, see the
+   * class comment), taken as {@link windowsFor} would take it; else undefined, and the assigner computes the start.
+   * NaN and non-numbers answer undefined, so the assigner's own checks still see them.
    */
-  windowsInLatestSlide(timestamp: number): readonly TimeWindow[] | undefined {
-    return timestamp >= this.latestFrom && timestamp < this.latestTo && Math.floor(timestamp) === timestamp
-      ? this.windows
-      : undefined;
+  windowsInCachedSlide(timestamp: number): readonly TimeWindow[] | undefined {
+    if (timestamp >= this.latestFrom && timestamp < this.latestTo && Math.floor(timestamp) === timestamp)
+      return this.windows;
+    // Out of order across a slide boundary: the list before, taken as `windowsFor` takes it (the two swap).
+    if (timestamp >= this.previousFrom && timestamp < this.previousTo && Math.floor(timestamp) === timestamp)
+      return this.takePrevious();
+    return undefined;
   }
 
   /**
    * The list of `lastStart` for `time` (see the class comment). `timestamp`, where given, is the element timestamp
    * `lastStart` was computed from with the assigner's offset: when it is whole, the list's slide answers
-   * {@link windowsInLatestSlide}.
+   * {@link windowsInCachedSlide}.
    */
   windowsFor(lastStart: number, time: number, timestamp = Number.NaN): readonly TimeWindow[] {
     const earliest = time - this.size;
     let count = 0;
     for (let start = lastStart; start > earliest; start -= this.slide) count++;
     if (lastStart === this.lastStart && this.windows.length === count) return this.windows;
-    if (lastStart === this.previousStart && this.previous.length === count) {
-      const windows = this.previous;
-      this.previous = this.windows;
-      this.previousStart = this.lastStart;
-      this.windows = windows;
-      this.lastStart = lastStart;
-      const from = this.previousFrom;
-      const to = this.previousTo;
-      this.previousFrom = this.latestFrom;
-      this.previousTo = this.latestTo;
-      this.latestFrom = from;
-      this.latestTo = to;
-      return windows;
-    }
+    if (lastStart === this.previousStart && this.previous.length === count) return this.takePrevious();
     const windows: TimeWindow[] = [];
     for (let start = lastStart; start > earliest; start -= this.slide) windows.push(this.windowAt(start));
     this.previous = this.windows;
@@ -99,6 +89,23 @@ export class WindowListCache {
     const exact = this.slideOfWholeTimes && Number.isInteger(timestamp) && Math.abs(lastStart) <= EXACT_BOUND;
     this.latestFrom = exact ? lastStart : Number.NaN;
     this.latestTo = exact ? lastStart + this.slide : Number.NaN;
+    return windows;
+  }
+
+  /** The list before the latest becomes the latest, and the latest the one before, with their slides. */
+  private takePrevious(): readonly TimeWindow[] {
+    const windows = this.previous;
+    this.previous = this.windows;
+    this.windows = windows;
+    const start = this.previousStart;
+    this.previousStart = this.lastStart;
+    this.lastStart = start;
+    const from = this.previousFrom;
+    const to = this.previousTo;
+    this.previousFrom = this.latestFrom;
+    this.previousTo = this.latestTo;
+    this.latestFrom = from;
+    this.latestTo = to;
     return windows;
   }
 
