@@ -37,7 +37,8 @@ const STARTS = [0, 1000, 2000, 3000, 2 ** 30, 2 ** 30 + 1000, -1000];
 type Op =
   | { kind: 'add'; key: number; start: number; fresh: boolean; value: number }
   | { kind: 'get'; key: number; start: number }
-  | { kind: 'clear'; key: number; start: number };
+  | { kind: 'clear'; key: number; start: number }
+  | { kind: 'getAndClear'; key: number; start: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -62,6 +63,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('clear' as const),
+      key: fc.integer({ min: 0, max: 5 }),
+      start: fc.constantFrom(...STARTS),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('getAndClear' as const),
       key: fc.integer({ min: 0, max: 5 }),
       start: fc.constantFrom(...STARTS),
     }),
@@ -113,6 +122,11 @@ function runAgainstHeapState(
     else if (o.kind === 'clear') {
       referenceState.clear();
       panes.clear();
+    } else if (o.kind === 'getAndClear') {
+      // What a window's end does on the heap backend: read the contents, then clear them.
+      const contents = referenceState.get();
+      referenceState.clear();
+      assert.deepEqual(panes.getAndClear(), contents);
     }
     assert.deepEqual(panes.get(), referenceState.get());
   }

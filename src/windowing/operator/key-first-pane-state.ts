@@ -128,16 +128,40 @@ export class KeyFirstPaneState<W, IN, ACC> {
 
   /** Removes the current key's pane of the current window. */
   clear(): void {
+    this.take();
+  }
+
+  /**
+   * Removes the current key's pane of the current window and returns what {@link get} would have returned before:
+   * a window's end fires and then clears its pane, and this does both with one scan of the key's blocks.
+   */
+  getAndClear(): unknown {
+    const stored = this.take();
+    if (stored === undefined) return undefined;
+    const aggregate = this.aggregate;
+    return aggregate !== undefined ? aggregate.getResult(stored as ACC) : stored;
+  }
+
+  /** Removes the current key's pane of the current window; returns its stored value, or undefined if none. */
+  private take(): unknown {
     const key = this.keys.currentNormalizedKey();
     const first = this.blockOf(key);
-    if (first === NONE) return;
+    if (first === NONE) return undefined;
     const i = this.indexFrom(first);
-    if (i < 0) return;
+    if (i < 0) return undefined;
     this.panes--;
     const arena = this.arena;
+    const stored = arena[i + 2];
     arena[i] = FREE;
     arena[i + 1] = undefined;
     arena[i + 2] = undefined;
+    this.releaseIfEmpty(key, first);
+    return stored;
+  }
+
+  /** After a pane of `key` was freed: if it was the key's last, the key leaves and its blocks go to the free list. */
+  private releaseIfEmpty(key: NormalizedKey, first: number): void {
+    const arena = this.arena;
     const tripleSlots = this.tripleSlots;
     let last = first;
     for (let block = first; block !== NONE; block = arena[block + tripleSlots] as number) {

@@ -541,15 +541,31 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     const result = eventTime
       ? triggerContext.onEventTime(timer.timestamp)
       : triggerContext.onProcessingTime(timer.timestamp);
-    if ((result & TriggerResult.FIRE) !== 0) {
-      const contents = this.windowState.get();
+    const cleanup = this.isEventTime === eventTime && this.isCleanupTime(timer.namespace, timer.timestamp);
+    const keyFirstPanes = this.keyFirstPanes;
+    let contentsCleared = false;
+    if (result === TriggerResult.FIRE && cleanup && keyFirstPanes !== undefined) {
+      // A window's end that fires and then removes the pane: read and freed in one scan of the key's panes. The
+      // window function cannot tell (the contents state is the operator's own, and nothing else runs in between).
+      const contents = keyFirstPanes.getAndClear() as ACC | undefined;
       if (!this.isEmpty(contents)) this.emitWindowContents(timer.namespace, contents!);
+      contentsCleared = true;
+    } else {
+      if ((result & TriggerResult.FIRE) !== 0) {
+        const contents = this.windowState.get();
+        if (!this.isEmpty(contents)) this.emitWindowContents(timer.namespace, contents!);
+      }
+      if ((result & TriggerResult.PURGE) !== 0) this.windowState.clear();
     }
-    if ((result & TriggerResult.PURGE) !== 0) this.windowState.clear();
-    if (this.isEventTime === eventTime && this.isCleanupTime(timer.namespace, timer.timestamp)) {
+    if (cleanup) {
       // The trigger's clear only deletes the event-time timer at maxTimestamp <= this cleanup time: every such
       // timer has fired by now (it is this one, or an earlier one), so the deletion would be a no-op.
-      this.clearAllState(timer.namespace, mergingWindows, !(eventTime && this.windowEndTrigger));
+      this.clearAllState(
+        timer.namespace,
+        mergingWindows,
+        !(eventTime && this.windowEndTrigger),
+        contentsCleared,
+      );
     }
     mergingWindows?.persist();
   }
@@ -559,8 +575,9 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     window: W,
     mergingWindows: MergingWindowSet<W> | undefined,
     clearTrigger = true,
+    contentsCleared = false,
   ): void {
-    this.windowState.clear();
+    if (!contentsCleared) this.windowState.clear();
     this.triggerContext.window = window;
     if (clearTrigger) this.triggerContext.clear();
     this.processContext.window = window;
