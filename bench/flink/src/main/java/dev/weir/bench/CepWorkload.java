@@ -38,7 +38,7 @@ public final class CepWorkload implements Workload {
         .where(SimpleCondition.of(e -> e.value >= drainAtLeast))
         .within(Duration.ofMillis(p.withinMs));
     Workload.collect(
-        CEP.pattern(Workload.events(env, p).keyBy(e -> e.key), pattern, new ById()).inEventTime().process(new ToMatch()),
+        CEP.pattern(Workload.alignedEvents(env, p).keyBy(e -> e.key), pattern, new ById()).inEventTime().process(new ToMatch()),
         r -> Hashing.cepMatch(r.f0, r.f1, r.f2, r.f3));
   }
 

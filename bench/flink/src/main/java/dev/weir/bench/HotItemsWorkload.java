@@ -32,7 +32,7 @@ public final class HotItemsWorkload implements Workload {
   @Override
   public void build(StreamExecutionEnvironment env, Params p) {
     Workload.collect(
-        Workload.bids(env, p)
+        Workload.alignedBids(env, p)
             .keyBy(b -> b.auction)
             .window(SlidingEventTimeWindows.of(Duration.ofMillis(p.slidingSizeMs), Duration.ofMillis(p.slidingSlideMs)))
             .aggregate(new Count(), new WithWindow())

@@ -24,7 +24,7 @@ public final class SessionWindowWorkload implements Workload {
   @Override
   public void build(StreamExecutionEnvironment env, Params p) {
     Workload.collect(
-        Workload.bids(env, p)
+        Workload.alignedBids(env, p)
             .keyBy(b -> b.bidder)
             .window(EventTimeSessionWindows.withGap(Duration.ofMillis(p.sessionGapMs)))
             .aggregate(new HotItemsWorkload.Count(), new WithSession()),
