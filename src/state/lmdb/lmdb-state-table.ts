@@ -35,8 +35,12 @@ export interface LmdbTableHost {
   /** Records that the current key's key group changed since the last snapshot. */
   markGroupDirty(keyGroup: number): void;
   getCurrentKeyGroup(): number;
-  /** Counts cached entries, so the backend knows when to flush and evict. */
-  cached(delta: number): void;
+  /** How many slices of key groups the cache is written back and dropped by (see LmdbKeyedStateBackend). */
+  readonly cacheSlices: number;
+  /** The slice a key group's cached entries belong to, in [0, cacheSlices). */
+  cacheSlice(keyGroup: number): number;
+  /** Counts one more cached entry in a slice, so the backend knows when to flush and which slice to evict. */
+  cached(slice: number): void;
   /** The operator's name, for errors. */
   readonly operatorName: string | undefined;
 }
@@ -47,7 +51,8 @@ const ABSENT: unknown = Symbol('absent');
 /**
  * One cached entry: the stored value (ABSENT included), its key group, whether LMDB lacks its last change, and
  * whether the filter of written keys already holds its key (read from LMDB, or put once): a write-back of a key the
- * filter holds skips adding it again, which would cost a probe of every layer.
+ * filter holds skips adding it again, which would cost a probe of every layer. It also knows its key and view, so a
+ * slice's list of entries is all the write-back and the eviction of that slice walk.
  */
 class CachedEntry {
   constructor(
@@ -55,6 +60,8 @@ class CachedEntry {
     readonly keyGroup: number,
     public dirty: boolean,
     public filtered: boolean,
+    readonly key: NormalizedKey,
+    readonly view: NamespaceView<any>,
   ) {}
 }
 
@@ -71,8 +78,6 @@ class CachedEntry {
  */
 export class NamespaceView<V> {
   readonly entries = new Map<NormalizedKey, CachedEntry>();
-  /** Entries whose `dirty` is set. */
-  dirtyCount = 0;
   nsBytes: Uint8Array | undefined;
   /** The entry of the key accessed last (a handle reads, then writes, the current key). */
   private lastKey: NormalizedKey | undefined = undefined;
@@ -87,9 +92,16 @@ export class NamespaceView<V> {
     let entry = key === this.lastKey ? this.last : this.entries.get(key);
     if (entry === undefined) {
       const loaded = this.table.load(this, key);
-      entry = new CachedEntry(loaded, this.table.host.getCurrentKeyGroup(), false, loaded !== ABSENT);
+      entry = new CachedEntry(
+        loaded,
+        this.table.host.getCurrentKeyGroup(),
+        false,
+        loaded !== ABSENT,
+        key,
+        this,
+      );
       this.entries.set(key, entry);
-      this.table.host.cached(1);
+      this.table.cache(entry);
     }
     this.lastKey = key;
     this.last = entry;
@@ -112,9 +124,9 @@ export class NamespaceView<V> {
   private write(key: NormalizedKey, value: unknown): void {
     let entry = key === this.lastKey ? this.last : this.entries.get(key);
     if (entry === undefined) {
-      entry = new CachedEntry(value, this.table.host.getCurrentKeyGroup(), false, false);
+      entry = new CachedEntry(value, this.table.host.getCurrentKeyGroup(), false, false, key, this);
       this.entries.set(key, entry);
-      this.table.host.cached(1);
+      this.table.cache(entry);
       this.lastKey = key;
       this.last = entry;
     } else entry.value = value;
@@ -123,11 +135,14 @@ export class NamespaceView<V> {
 
   /** Handles only ever pass the current key, so an entry's key group is the one current when it was cached. */
   private markDirty(entry: CachedEntry): void {
-    if (!entry.dirty) {
-      entry.dirty = true;
-      this.dirtyCount++;
-    }
+    entry.dirty = true;
     this.table.host.markGroupDirty(entry.keyGroup);
+  }
+
+  /** Forgets the entry accessed last (its slice was dropped, or may have been). */
+  forgetLast(): void {
+    this.lastKey = undefined;
+    this.last = undefined;
   }
 }
 
@@ -146,6 +161,8 @@ export class LmdbStateTable<V> extends StateTable<V> {
   private classChecked = false;
   /** Write-back counts per key group (reused by every flush to order the puts). */
   private groupCounts: Uint32Array | undefined = undefined;
+  /** Every cached entry, by slice of key groups (see LmdbKeyedStateBackend's cacheSlices). */
+  private slices: CachedEntry[][];
 
   constructor(
     readonly host: LmdbTableHost,
@@ -155,6 +172,14 @@ export class LmdbStateTable<V> extends StateTable<V> {
     private readonly valueBuffer: ReusedBuffer = new ReusedBuffer(256),
   ) {
     super();
+    this.slices = Array.from({ length: host.cacheSlices }, () => []);
+  }
+
+  /** Counts a new cached entry in its slice. */
+  cache(entry: CachedEntry): void {
+    const slice = this.host.cacheSlice(entry.keyGroup);
+    this.slices[slice]!.push(entry);
+    this.host.cached(slice);
   }
 
   /**
@@ -215,39 +240,34 @@ export class LmdbStateTable<V> extends StateTable<V> {
   }
 
   /**
-   * Writes every dirty entry through `put` / `remove` (called inside one LMDB transaction), in key group order:
-   * keys are ordered by key group first, so consecutive puts land in neighbouring pages instead of anywhere in the
-   * tree. A counting sort over the key groups costs O(entries + max parallelism). The key and value handed to
-   * `put` are views of reused buffers, valid until the next call (LMDB copies them during the call).
+   * Writes the dirty entries of slices `from` to `to - 1` (all by default) through `put` / `remove` (called inside
+   * one LMDB transaction), in key group order: keys are ordered by key group first, so consecutive puts land in
+   * neighbouring pages instead of anywhere in the tree. A counting sort over the key groups costs O(entries + max
+   * parallelism). The key and value handed to `put` are views of reused buffers, valid until the next call (LMDB
+   * copies them during the call).
    */
-  flush(put: (key: Buffer, value: Buffer) => void, remove: (key: Buffer) => void): void {
-    let total = 0;
-    for (const view of this.views.values()) total += view.dirtyCount;
-    if (total === 0) return;
+  flush(
+    put: (key: Buffer, value: Buffer) => void,
+    remove: (key: Buffer) => void,
+    from = 0,
+    to = this.slices.length,
+  ): void {
     const maxParallelism = this.host.maxParallelism;
     const counts = (this.groupCounts ??= new Uint32Array(maxParallelism + 1));
     counts.fill(0);
-    for (const view of this.views.values()) {
-      if (view.dirtyCount === 0) continue;
-      for (const entry of view.entries.values()) if (entry.dirty) counts[entry.keyGroup + 1]!++;
-    }
+    let total = 0;
+    for (let s = from; s < to; s++)
+      for (const entry of this.slices[s]!)
+        if (entry.dirty) {
+          counts[entry.keyGroup + 1]!++;
+          total++;
+        }
+    if (total === 0) return;
     for (let kg = 1; kg <= maxParallelism; kg++) counts[kg]! += counts[kg - 1]!;
-    // Stryker disable next-line ArrayDeclaration: the lengths only presize the arrays
-    const keys: NormalizedKey[] = new Array(total);
-    // Stryker disable next-line ArrayDeclaration: the lengths only presize the arrays
+    // Stryker disable next-line ArrayDeclaration: the length only presizes the array
     const entries: CachedEntry[] = new Array(total);
-    // Stryker disable next-line ArrayDeclaration: the lengths only presize the arrays
-    const views: NamespaceView<V>[] = new Array(total);
-    for (const view of this.views.values()) {
-      if (view.dirtyCount === 0) continue;
-      for (const [key, entry] of view.entries) {
-        if (!entry.dirty) continue;
-        const at = counts[entry.keyGroup]!++;
-        keys[at] = key;
-        entries[at] = entry;
-        views[at] = view;
-      }
-    }
+    for (let s = from; s < to; s++)
+      for (const entry of this.slices[s]!) if (entry.dirty) entries[counts[entry.keyGroup]!++] = entry;
     const state = this.state;
     const ttl = state.descriptor.ttl !== undefined;
     const serializer = state.descriptor.serializer;
@@ -255,9 +275,9 @@ export class LmdbStateTable<V> extends StateTable<V> {
     const keyBuffer = this.keyBuffer;
     const valueBuffer = this.valueBuffer;
     for (let i = 0; i < total; i++) {
-      const key = keys[i]!;
       const entry = entries[i]!;
-      const view = views[i]!;
+      const key = entry.key;
+      const view = entry.view;
       const keyLength = entryKeyLength(view.nsKey, key);
       writeEntryKey(keyBuffer.reserve(keyLength), entry.keyGroup, this.stateId, view.nsKey, key);
       const dbKey = keyBuffer.view(keyLength);
@@ -293,7 +313,6 @@ export class LmdbStateTable<V> extends StateTable<V> {
     }
     // Clean only once every entry is written: a put that throws leaves them all dirty, as the transaction aborts.
     for (let i = 0; i < total; i++) entries[i]!.dirty = false;
-    for (const view of this.views.values()) view.dirtyCount = 0;
   }
 
   /** Fails before class instances would be written as plain objects (see lostClassOf). */
@@ -313,6 +332,27 @@ export class LmdbStateTable<V> extends StateTable<V> {
   /** Drops every cached value (after a flush): LMDB is the truth again. */
   evict(): void {
     this.views.clear();
+    for (let s = 0; s < this.slices.length; s++) this.slices[s] = [];
+    this.lastNsKey = undefined;
+    this.lastView = undefined;
+  }
+
+  /**
+   * Drops one slice's cached values (after a flush of that slice): LMDB is the truth for its key groups again. A view
+   * left without entries is dropped with them, as {@link evict} drops all.
+   */
+  evictSlice(slice: number): void {
+    const entries = this.slices[slice]!;
+    if (entries.length === 0) return;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      entry.view.entries.delete(entry.key);
+    }
+    this.slices[slice] = [];
+    for (const [nsKey, view] of this.views) {
+      view.forgetLast();
+      if (view.entries.size === 0) this.views.delete(nsKey);
+    }
     this.lastNsKey = undefined;
     this.lastView = undefined;
   }
