@@ -4,25 +4,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
 import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
-import { Pattern } from '../pattern/pattern.ts';
+import { abcWithin, type NamedEvent } from '../../../test/support/abc-pattern.ts';
 import { CepOperator } from './cep-operator.ts';
 import { SeededRandom } from '../../connectors/seeded-random.ts';
 
-interface Ev {
-  readonly id: number;
-  readonly name: string;
-  readonly key: number;
-}
+type Ev = NamedEvent<number>;
 
-/** `a followedBy b followedBy c within 400`: partial matches live long, so hundreds of keys hold one at once. */
-const pattern = () =>
-  Pattern.begin<Ev>('a')
-    .where((e) => e.name === 'a')
-    .followedBy('b')
-    .where((e) => e.name === 'b')
-    .followedBy('c')
-    .where((e) => e.name === 'c')
-    .within(400);
+/** Within 400: partial matches live long, so hundreds of keys hold one at once. */
+const pattern = () => abcWithin<Ev>(400);
 
 /** Every match and timeout as `match|timeout key:ids@timestamp`, in the order the operator emits them. */
 function run(

@@ -12,14 +12,10 @@ import {
 } from '../../../test/support/keyed-operator-harness.ts';
 import { LmdbKeyedStateBackend } from '../../state/lmdb/lmdb-keyed-state-backend.ts';
 import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
-import { Pattern } from '../pattern/pattern.ts';
+import { abcWithin, type NamedEvent } from '../../../test/support/abc-pattern.ts';
 import { CepOperator } from './cep-operator.ts';
 
-interface Ev {
-  readonly id: number;
-  readonly name: string;
-  readonly key: string;
-}
+type Ev = NamedEvent<string>;
 const ev = (id: number, name: string, key: string): Ev => ({ id, name, key });
 
 const root = mkdtempSync(join(tmpdir(), 'weir-cep-snapshot-'));
@@ -43,15 +39,7 @@ const backends: [string, HarnessBackendFactory | undefined][] = [
 /** a → followedBy b → followedBy c within 100, event time, each match as `key:a-b-c` (event ids). */
 const operator = () =>
   new CepOperator<Ev, string, string>(
-    compilePattern(
-      Pattern.begin<Ev>('a')
-        .where((e) => e.name === 'a')
-        .followedBy('b')
-        .where((e) => e.name === 'b')
-        .followedBy('c')
-        .where((e) => e.name === 'c')
-        .within(100),
-    ),
+    compilePattern(abcWithin<Ev>(100)),
     {
       processMatch: (m: any, _ctx: unknown, out: { collect(v: string): void }) =>
         out.collect(`${m.a[0].key}:${m.a[0].id}-${m.b[0].id}-${m.c[0].id}`),

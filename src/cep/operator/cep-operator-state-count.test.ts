@@ -5,24 +5,13 @@ import { describe, it } from 'node:test';
 import { KeyedOperatorHarness } from '../../../test/support/keyed-operator-harness.ts';
 import { SeededRandom } from '../../connectors/seeded-random.ts';
 import { compilePattern } from '../nfa/compiler/nfa-compiler.ts';
-import { Pattern } from '../pattern/pattern.ts';
+import { abcWithin, type NamedEvent } from '../../../test/support/abc-pattern.ts';
 import { CepOperator } from './cep-operator.ts';
 
-interface Ev {
-  readonly id: number;
-  readonly name: string;
-  readonly key: number;
-}
+type Ev = NamedEvent<number>;
 
-/** `a followedBy b followedBy c within 60`: partial matches live for a while, and many keys hold one at once. */
-const pattern = () =>
-  Pattern.begin<Ev>('a')
-    .where((e) => e.name === 'a')
-    .followedBy('b')
-    .where((e) => e.name === 'b')
-    .followedBy('c')
-    .where((e) => e.name === 'c')
-    .within(60);
+/** Within 60: partial matches live for a while, and many keys hold one at once. */
+const pattern = () => abcWithin<Ev>(60);
 
 function harness(restore?: ReturnType<KeyedOperatorHarness<Ev, number>['snapshot']>) {
   const fn = { processMatch: () => {}, processTimedOutMatch: () => {} };
