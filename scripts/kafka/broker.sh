@@ -67,8 +67,7 @@ start() {
   sed -e "s|@PORT@|$port|g" -e "s|@CONTROLLER_PORT@|$controller|g" -e "s|@DATA@|$data/logs|g" \
     -e "s|@TLS_PORT@|$tls_port|g" -e "s|@TLS@|$data/tls|g" -e "s|@TLS_PASSWORD@|$password|g" \
     "$here/server.properties" >"$data/server.properties"
-  # A KRaft cluster id is 16 random bytes in URL-safe base64 without padding (22 characters).
-  cluster="$(node -e "console.log(require('node:crypto').randomBytes(16).toString('base64url'))")"
+  cluster="$(bash "$here/cluster-id.sh")"
   java -Xms256m -Xmx256m -Dlog4j2.configurationFile="$state/log4j2.properties" -Dweir.kafka.log="$data/format-log4j.log" -cp "$lib/*" \
     kafka.tools.StorageTool format -t "$cluster" -c "$data/server.properties" >"$data/format.log" 2>&1 || {
     echo "broker.sh: formatting the log directory failed:" >&2

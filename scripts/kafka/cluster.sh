@@ -68,8 +68,7 @@ start() {
     voters+="${voters:+,}$n@127.0.0.1:${ports[$((2 * n - 1))]}"
     bootstrap+="${bootstrap:+,}127.0.0.1:${ports[$((2 * n - 2))]}"
   done
-  # A KRaft cluster id is 16 random bytes in URL-safe base64 without padding (22 characters).
-  cluster="$(node -e "console.log(require('node:crypto').randomBytes(16).toString('base64url'))")"
+  cluster="$(bash "$here/cluster-id.sh")"
   # The three log directories are formatted at once (a JVM start each, seconds apart on a busy machine).
   local formats=()
   for n in "${nodes[@]}"; do
