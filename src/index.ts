@@ -354,6 +354,7 @@ export {
   ConfigurationError,
   IllegalStateError,
   JobExecutionError,
+  JobLoadError,
   MalformedRecordError,
   JobStalledError,
 } from './core/errors.ts';

@@ -11,6 +11,14 @@ export class WeirError extends Error {
 /** A job, pattern, state descriptor or option is invalid; raised when the job graph is built, not per record. */
 export class ConfigurationError extends WeirError {}
 
+/**
+ * A worker thread could not take up its share of the job: the job's module failed to load there, finished loading
+ * without calling `execute()`, called it twice, or built another job than the main thread. A restart would load the
+ * same module and fail the same way, so the job fails at once whatever its restart strategy, as Flink fails a job on
+ * a non-recoverable error without asking its restart strategy.
+ */
+export class JobLoadError extends ConfigurationError {}
+
 /** Keyed state, timers or another runtime facility was used where it is not available. */
 export class IllegalStateError extends WeirError {}
 

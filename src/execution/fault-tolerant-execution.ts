@@ -2,7 +2,7 @@
 import { defaultLogger, type Logger } from '../core/logger.ts';
 import type { JobExecutionResult } from './job-execution-result.ts';
 import type { StreamGraph } from '../graph/stream-graph.ts';
-import { JobStalledError, WeirError } from '../core/errors.ts';
+import { JobLoadError, JobStalledError, WeirError } from '../core/errors.ts';
 import { JobRuntime, type JobRuntimeOptions } from '../runtime/job-runtime.ts';
 import type { JobAttempt } from '../runtime/job-attempt.ts';
 import { ThreadedJobRuntime, type WorkerSettings } from './workers/threaded-job-runtime.ts';
@@ -176,7 +176,8 @@ export function startFaultTolerantJob(job: FaultTolerantJob): {
         running.end('FAILED');
         throw failure;
       }
-      const delay = job.restartStrategy.nextDelay(Date.now());
+      // A job that cannot be loaded would fail the same way on every attempt: no restart.
+      const delay = failure instanceof JobLoadError ? undefined : job.restartStrategy.nextDelay(Date.now());
       if (delay === undefined) {
         running.failureCause = entry;
         running.end('FAILED');

@@ -12,6 +12,7 @@ import { StreamExecutionEnvironment } from '../../src/api/stream-execution-envir
 import { buildCrashJob, committedLines, OUTPUTS } from '../crash/crash-job.ts';
 import { runChildProcess } from '../support/child-run.ts';
 import { terminateIdleWorkers } from '../../src/execution/workers/worker-pool.ts';
+import { JobLoadError } from '../../src/core/errors.ts';
 
 const COUNT = 12_000;
 /** A run still going by then is hung: a worker thread left running keeps its process from exiting. */
@@ -259,4 +260,24 @@ describe('worker mode', { timeout: 600_000 }, () => {
     );
     assert.deepEqual(column(third, 2), column(first, 2));
   });
+  for (const [mode, says] of [
+    ['throws', /could not be loaded in a worker: the orders table does not exist/],
+    ['no-execute', /finished loading in a worker without calling execute\('unloadable'\)/],
+  ] as const) {
+    it(`fails at once, without restarts, when its module ${mode === 'throws' ? 'throws while it loads' : 'does not call execute()'} in a worker`, async () => {
+      const marker = join(root, `unloadable-${mode}`);
+      const module = new URL('./unloadable-job.ts', import.meta.url);
+      module.search = new URLSearchParams({ mode, marker }).toString();
+      await assert.rejects(import(module.href), (error: Error) => {
+        assert.ok(error instanceof JobLoadError, `${error.name}: ${error.message}`);
+        assert.match(error.message, says);
+        assert.ok(error.message.includes('unloadable-job.ts'), error.message);
+        return true;
+      });
+      // One attempt: the workers loaded the module once each at most (the first failure may end the other worker
+      // before it loads); the restart strategy's three restarts, each loading it again, were not taken.
+      const loads = readFileSync(marker, 'utf8').split('\n').filter(Boolean).length;
+      assert.ok(loads >= 1 && loads <= 2, `the module was loaded ${loads} times in workers`);
+    });
+  }
 });

@@ -1,6 +1,6 @@
 // The first module of a job's worker thread: loads the job module, whose execute() then runs this worker's slots.
 import { parentPort } from 'node:worker_threads';
-import { ConfigurationError } from '../../core/errors.ts';
+import { ConfigurationError, JobLoadError } from '../../core/errors.ts';
 import { serializeError, type FromWorker, type WorkerSlotData } from './worker-messages.ts';
 import { ATTACHED, attachSlot, onNextJob, workerSlotData } from './worker-slot.ts';
 import { jobLocator } from './job-locator.ts';
@@ -36,7 +36,7 @@ async function load(slot: WorkerSlotData, job: number): Promise<void> {
       post({
         type: 'failed',
         error: serializeError(
-          new ConfigurationError(
+          new JobLoadError(
             `The job module ${slot.jobModule} finished loading in a worker without calling execute('${slot.jobName}'): in worker mode each worker imports the job's module and its execute() runs the worker's share; build and execute the job at the module's top level (not behind a condition on the main thread), or set the environment's jobModule to the module that does`,
           ),
         ),
@@ -46,7 +46,7 @@ async function load(slot: WorkerSlotData, job: number): Promise<void> {
     post({
       type: 'failed',
       error: serializeError(
-        new ConfigurationError(
+        new JobLoadError(
           `The job module ${slot.jobModule} could not be loaded in a worker: ${(error as Error)?.message ?? String(error)}`,
           { cause: error },
         ),

@@ -1,6 +1,7 @@
 // The messages between the main thread and the workers of a job, and how errors cross between them.
 import {
   ConfigurationError,
+  JobLoadError,
   IllegalStateError,
   JobExecutionError,
   JobStalledError,
@@ -132,6 +133,7 @@ export interface SerializedError {
 const ERROR_CLASSES: ReadonlyMap<string, { prototype: Error }> = new Map<string, { prototype: Error }>([
   ['WeirError', WeirError],
   ['ConfigurationError', ConfigurationError],
+  ['JobLoadError', JobLoadError],
   ['IllegalStateError', IllegalStateError],
   ['JobExecutionError', JobExecutionError],
   ['JobStalledError', JobStalledError],

@@ -1,6 +1,6 @@
 // The worker side of worker mode: a job's `execute()` inside a worker runs that worker's slots of the job.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { ConfigurationError } from '../../core/errors.ts';
+import { JobLoadError } from '../../core/errors.ts';
 import type { ProcessingTimeClock } from '../../core/clock.ts';
 import type { StreamGraph } from '../../graph/stream-graph.ts';
 import { MetricRegistry } from '../../metrics/metric-registry.ts';
@@ -91,7 +91,7 @@ export function runWorkerSlot(settings: WorkerJobSettings): Promise<never> {
     post({
       type: 'failed',
       error: serializeError(
-        new ConfigurationError(
+        new JobLoadError(
           `The job module ${slot.jobModule} called execute() a second time in a worker ('${settings.jobName}'); in worker mode a module runs one job`,
         ),
       ),
@@ -110,13 +110,13 @@ export function runWorkerSlot(settings: WorkerJobSettings): Promise<never> {
 function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message: FromWorker) => void): void {
   const { graph } = settings;
   if (settings.jobName !== slot.jobName) {
-    throw new ConfigurationError(
+    throw new JobLoadError(
       `The job module ${slot.jobModule} executed job '${settings.jobName}' in a worker, but the main thread runs '${slot.jobName}': in worker mode a module runs one job, the same on every thread`,
     );
   }
   const fingerprint = graphFingerprint(graph);
   if (fingerprint !== slot.fingerprint) {
-    throw new ConfigurationError(
+    throw new JobLoadError(
       `The job module ${slot.jobModule} built a different job in a worker than on the main thread (the graph must not depend on which thread builds it).\nMain thread:\n${slot.fingerprint}\nWorker ${slot.host}:\n${fingerprint}`,
     );
   }
