@@ -1,7 +1,7 @@
 // KeyFirstStateTable: one keyed state's entries indexed key → namespace, for namespaces a key holds few of at once.
 import type { NormalizedKey } from '../key-hash.ts';
 import type { NamespaceHashing, NamespaceSerializer } from '../namespace.ts';
-import { KeyRows, NO_ENTRY, type KeyRow } from './key-rows.ts';
+import { KeyRows, NO_ENTRY, NO_ROW } from './key-rows.ts';
 import { StateTable, type NamespaceEntries } from './state-table.ts';
 
 /**
@@ -20,6 +20,8 @@ import { StateTable, type NamespaceEntries } from './state-table.ts';
  */
 export class KeyFirstStateTable<V> extends StateTable<V> {
   private readonly column: number;
+  /** The offset of this state's first cell in a row: its first namespace, then its value, then the further pairs. */
+  private readonly cell: number;
   private readonly equalNamespaces: NamespaceHashing<unknown>['equals'];
 
   constructor(
@@ -29,6 +31,7 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
     super(namespaceSerializer);
     this.equalNamespaces = namespaceSerializer.hashing.equals;
     this.column = rows.addColumn();
+    this.cell = 1 + 3 * this.column;
   }
 
   /**
@@ -40,13 +43,16 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
   }
 
   override read(key: NormalizedKey, _nsKey: string | number, namespace: unknown): V | undefined {
-    const row = this.rows.rowOf(key);
-    if (row === undefined) return undefined;
-    const first = this.firstNamespace(row);
-    if (first === namespace) return this.firstValue(row) as V;
+    const rows = this.rows;
+    const row = rows.rowOf(key);
+    if (row === NO_ROW) return undefined;
+    const cells = rows.cells;
+    const at = row + this.cell;
+    const first = cells[at];
+    if (first === namespace) return cells[at + 1] as V;
     if (first === NO_ENTRY) return undefined;
-    if (this.equalNamespaces(first, namespace)) return this.firstValue(row) as V;
-    const more = this.more(row);
+    if (this.equalNamespaces(first, namespace)) return cells[at + 1] as V;
+    const more = cells[at + 2] as unknown[] | undefined;
     if (more === undefined) return undefined;
     for (let i = 0; i < more.length; i += 2)
       if (more[i] === namespace || this.equalNamespaces(more[i], namespace)) return more[i + 1] as V;
@@ -54,33 +60,43 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
   }
 
   override write(key: NormalizedKey, _nsKey: string | number, namespace: unknown, value: V): void {
-    const row = this.rows.rowForWrite(key);
-    const first = this.firstNamespace(row);
-    if (first === NO_ENTRY) this.setFirst(row, namespace, value);
-    else if (first === namespace || this.equalNamespaces(first, namespace)) this.setFirst(row, first, value);
-    else this.writeMore(row, namespace, value);
+    const rows = this.rows;
+    const at = rows.rowForWrite(key) + this.cell;
+    const cells = rows.cells;
+    const first = cells[at];
+    if (first === NO_ENTRY) cells[at] = namespace;
+    else if (first !== namespace && !this.equalNamespaces(first, namespace)) {
+      this.writeMore(cells, at, namespace, value);
+      return;
+    }
+    cells[at + 1] = value;
   }
 
   override remove(_nsKey: string | number, key: NormalizedKey, namespace?: unknown): void {
-    const row = this.rows.rowOf(key);
-    if (row === undefined) return;
-    const first = this.firstNamespace(row);
+    const rows = this.rows;
+    const row = rows.rowOf(key);
+    if (row === NO_ROW) return;
+    const cells = rows.cells;
+    const at = row + this.cell;
+    const first = cells[at];
     if (first === NO_ENTRY) return;
-    const more = this.more(row);
+    const more = cells[at + 2] as unknown[] | undefined;
     if (first === namespace || this.equalNamespaces(first, namespace)) {
       if (more === undefined) {
-        this.setFirst(row, NO_ENTRY, undefined);
-        this.rows.dropIfEmpty(key, row);
+        cells[at] = NO_ENTRY;
+        cells[at + 1] = undefined;
+        rows.dropIfEmpty(key, row);
         return;
       }
-      this.setFirst(row, more[0], more[1]);
-      this.setMore(row, more.length === 2 ? undefined : more.slice(2));
+      cells[at] = more[0];
+      cells[at + 1] = more[1];
+      cells[at + 2] = more.length === 2 ? undefined : more.slice(2);
       return;
     }
     if (more === undefined) return;
     for (let i = 0; i < more.length; i += 2) {
       if (more[i] !== namespace && !this.equalNamespaces(more[i], namespace)) continue;
-      if (more.length === 2) this.setMore(row, undefined);
+      if (more.length === 2) cells[at + 2] = undefined;
       else more.splice(i, 2);
       return;
     }
@@ -92,11 +108,13 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
    */
   override *namespaces(): IterableIterator<NamespaceEntries<V>> {
     const grouped = new StateTable<V>(this.namespaceSerializer);
-    for (const [key, row] of this.rows.byKey) {
-      const first = this.firstNamespace(row);
+    const cells = this.rows.cells;
+    for (const [key, row] of this.rows.rows()) {
+      const at = row + this.cell;
+      const first = cells[at];
       if (first === NO_ENTRY) continue;
-      grouped.write(key, grouped.keyOf(first), first, this.firstValue(row) as V);
-      const more = this.more(row);
+      grouped.write(key, grouped.keyOf(first), first, cells[at + 1] as V);
+      const more = cells[at + 2] as unknown[] | undefined;
       if (more === undefined) continue;
       for (let i = 0; i < more.length; i += 2)
         grouped.write(key, grouped.keyOf(more[i]), more[i], more[i + 1] as V);
@@ -106,9 +124,11 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
 
   override size(): number {
     let n = 0;
-    for (const row of this.rows.byKey.values()) {
-      if (this.firstNamespace(row) === NO_ENTRY) continue;
-      const more = this.more(row);
+    const cells = this.rows.cells;
+    for (const [, row] of this.rows.rows()) {
+      const at = row + this.cell;
+      if (cells[at] === NO_ENTRY) continue;
+      const more = cells[at + 2] as unknown[] | undefined;
       n += more === undefined ? 1 : 1 + (more.length >> 1);
     }
     return n;
@@ -116,60 +136,13 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
 
   /** Empties this state's column; rows left with nothing go. */
   override clear(): void {
-    for (const [key, row] of [...this.rows.byKey]) {
-      this.setFirst(row, NO_ENTRY, undefined);
-      this.setMore(row, undefined);
-      this.rows.dropIfEmpty(key, row);
-    }
+    this.rows.clearColumn(this.column);
   }
 
-  // The column's three slots: two fields each for the first two columns, three elements of `rest` for the others.
-
-  private firstNamespace(row: KeyRow): unknown {
-    const column = this.column;
-    return column === 0 ? row.ns0 : column === 1 ? row.ns1 : row.rest![3 * (column - 2)];
-  }
-
-  private firstValue(row: KeyRow): unknown {
-    const column = this.column;
-    return column === 0 ? row.value0 : column === 1 ? row.value1 : row.rest![3 * (column - 2) + 1];
-  }
-
-  private more(row: KeyRow): unknown[] | undefined {
-    const column = this.column;
-    return column === 0
-      ? row.more0
-      : column === 1
-        ? row.more1
-        : (row.rest![3 * (column - 2) + 2] as unknown[] | undefined);
-  }
-
-  private setFirst(row: KeyRow, namespace: unknown, value: unknown): void {
-    const column = this.column;
-    if (column === 0) {
-      row.ns0 = namespace;
-      row.value0 = value;
-    } else if (column === 1) {
-      row.ns1 = namespace;
-      row.value1 = value;
-    } else {
-      const rest = row.rest!;
-      rest[3 * (column - 2)] = namespace;
-      rest[3 * (column - 2) + 1] = value;
-    }
-  }
-
-  private setMore(row: KeyRow, more: unknown[] | undefined): void {
-    const column = this.column;
-    if (column === 0) row.more0 = more;
-    else if (column === 1) row.more1 = more;
-    else row.rest![3 * (column - 2) + 2] = more;
-  }
-
-  private writeMore(row: KeyRow, namespace: unknown, value: V): void {
-    const more = this.more(row);
+  private writeMore(cells: unknown[], at: number, namespace: unknown, value: V): void {
+    const more = cells[at + 2] as unknown[] | undefined;
     if (more === undefined) {
-      this.setMore(row, [namespace, value]);
+      cells[at + 2] = [namespace, value];
       return;
     }
     for (let i = 0; i < more.length; i += 2) {
@@ -179,6 +152,6 @@ export class KeyFirstStateTable<V> extends StateTable<V> {
       }
     }
     // concat allocates exactly the new length; the pair goes as one array so that an array value stays one element.
-    this.setMore(row, more.concat([namespace, value]));
+    cells[at + 2] = more.concat([namespace, value]);
   }
 }

@@ -6,7 +6,7 @@ import type { KeyContext } from '../../state/key-context.ts';
 import type { NormalizedKey } from '../../state/key-hash.ts';
 import type { NamespaceHashing } from '../../state/namespace.ts';
 import type { StateTable } from '../../state/heap/state-table.ts';
-import { BlockIndex, NO_BLOCK } from './block-index.ts';
+import { BlockIndex, NO_BLOCK } from '../../state/heap/block-index.ts';
 
 /**
  * The hash slot of a free triple. Stored hashes are folded into [0, 2^30) ({@link foldHash}), so -1 matches none,

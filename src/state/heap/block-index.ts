@@ -1,6 +1,6 @@
-// BlockIndex: keys to the index of their first pane block, small-integer keys found by open addressing, not a Map.
+// BlockIndex: keys to where their entries start in an array, small-integer keys found by open addressing, not a Map.
 
-import type { NormalizedKey } from '../../state/key-hash.ts';
+import type { NormalizedKey } from '../key-hash.ts';
 
 /** The value of a key that has none, and of an empty slot. */
 export const NO_BLOCK = -1;
@@ -9,14 +9,14 @@ export const NO_BLOCK = -1;
 const INITIAL_CAPACITY = 64;
 
 /**
- * A map from keys to non-negative small integers (the first block of a key's panes in {@link KeyFirstPaneState}'s
- * arena). Integer keys in the int32 range, what numbered keys normalise to, live in one `Int32Array` of (key, value)
- * pairs by linear probing: a lookup reads one pair, usually one cache line, where a JS `Map` reads its hash bucket
- * and then the entry it points to (two cache misses for a key last touched seconds of event time before; on hot
- * items `FindOrderedHashMapEntry` was 14.5 % of the samples, element and timer paths alike), and calls a builtin to
- * do it. Any other key (strings, fractions, bigints, booleans) goes to a Map. The table holds at most half its slots,
- * so probes stay short; a deletion shifts the pairs after it back (no tombstones), so a table whose keys come and go
- * never fills up with them.
+ * A map from keys to non-negative small integers: where a key's entries start in an array shared by every key (the
+ * first block of its panes in the window operator's `KeyFirstPaneState`, its row in `KeyRows`). Integer keys in the
+ * int32 range, what numbered keys normalise to, live in one `Int32Array` of (key, value) pairs by linear probing: a
+ * lookup reads one pair, usually one cache line, where a JS `Map` reads its hash bucket and then the entry it points to
+ * (two cache misses for a key last touched seconds of event time before; on hot items `FindOrderedHashMapEntry` was
+ * 14.5 % of the samples, element and timer paths alike), and calls a builtin to do it. Any other key (strings,
+ * fractions, bigints, booleans) goes to a Map. The table holds at most half its slots, so probes stay short; a deletion
+ * shifts the pairs after it back (no tombstones), so a table whose keys come and go never fills up with them.
  */
 export class BlockIndex {
   /** Pairs of (key, value); a value of {@link NO_BLOCK} marks an empty slot. */

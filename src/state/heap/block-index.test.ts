@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { assertProperty } from '../../../test/support/property.ts';
-import type { NormalizedKey } from '../../state/key-hash.ts';
+import type { NormalizedKey } from '../key-hash.ts';
 import { BlockIndex, NO_BLOCK } from './block-index.ts';
 
 /**
