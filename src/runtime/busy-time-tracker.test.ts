@@ -1,5 +1,5 @@
-// BusyTimeTracker: sampled batches stay a small share of the time, ticks without a sample keep the shares, and
-// one odd sample is weighed with the last ticks' samples.
+// BusyTimeTracker: sampled roots stay a small share of the time, ticks without a sample keep the shares, one odd
+// sample is weighed with the last ticks' samples, and firings outside batches are sampled and scaled apart.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { performance } from 'node:perf_hooks';
@@ -121,7 +121,7 @@ describe('BusyTimeTracker', () => {
     assert.equal(tracker.beginBatch(), 0);
     assert.equal(tracker.active, false);
     tracker.endBatch(source, 0);
-    assert.equal(tracker.beginExact(), false);
+    assert.equal(tracker.timesFiring(), false);
     assert.equal(reads.callCount(), before);
   });
 
@@ -188,38 +188,79 @@ describe('BusyTimeTracker', () => {
     assert.equal(batch(tracker, source, op, 0), true);
   });
 
-  it('times exactly timed calls hop by hop: self time as busy, time in downstream calls as back-pressured', () => {
+  it('times a firing outside a batch as a root: its whole time always, its hops only when sampled', () => {
     const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     const op = tracker.track();
-    assert.equal(tracker.beginExact(), true);
-    assert.equal(tracker.beginExact(), false, 'one exact root at a time');
-    const outer = tracker.beginHop();
-    const start = performance.now();
+    const sink = tracker.track();
+    const reads = (performance.now as unknown as { mock: { callCount(): number } }).mock;
+    tracker.sample(0);
+    assert.equal(tracker.timesFiring(), true);
+    // A sampled firing of 8 ms: 5 in the firing operator itself, 3 in the sink its results go to.
+    const start = tracker.beginFiring();
+    assert.ok(start < 0 && tracker.active, 'the first firing is sampled');
+    assert.equal(tracker.timesFiring(), false, 'what a root calls is part of it, not a root of its own');
     clock += 5;
-    const inner = tracker.beginHop();
-    const innerStart = performance.now();
+    const outer = tracker.beginHop();
+    const hopStart = performance.now();
     clock += 3;
-    tracker.endHop(op, inner, innerStart);
-    tracker.endHop(source, outer, start);
-    tracker.endExact();
+    tracker.endHop(sink, outer, hopStart);
+    tracker.endFiring(op, start);
     assert.equal(tracker.active, false);
     assert.deepEqual(
-      [source.exactBusyMs, source.exactBackPressuredMs, op.exactBusyMs, op.exactBackPressuredMs],
-      [5, 3, 3, 0],
+      [op.firings.sampledBusyMs, op.firings.sampledBackPressuredMs, sink.firings.sampledBusyMs],
+      [5, 3, 3],
     );
-    assert.deepEqual([source.sampledBusyMs, op.sampledBusyMs], [0, 0]);
+    assert.deepEqual([op.batches.sampledBusyMs, sink.batches.sampledBusyMs], [0, 0], 'not the batches share');
+    // The next firing comes within the spacing: two clock reads, whatever it fires, and no hop timed.
+    const before = reads.callCount();
+    const unsampled = tracker.beginFiring();
+    assert.ok(unsampled > 0 && !tracker.active);
+    clock += 16;
+    tracker.endFiring(op, unsampled);
+    assert.equal(reads.callCount() - before, 2);
+    assert.equal(tracker.timesFiring(), true, 'the root ended');
+    tracker.sample(1_000);
+    // 24 ms of firings split by the one sample: the operator 5/8 of it busy and 3/8 back-pressured, the sink 3/8.
+    assert.deepEqual(
+      [op.busyTimeMsPerSecond, op.backPressuredTimeMsPerSecond, sink.busyTimeMsPerSecond],
+      [15, 9, 9],
+    );
+    assert.deepEqual([source.busyTimeMsPerSecond, source.idleTimeMsPerSecond], [0, 1000]);
+  });
+
+  it('samples batches and firings apart, and scales each kind by its own samples', () => {
+    const tracker = new BusyTimeTracker(true, 0);
+    const source = tracker.track();
+    const op = tracker.track();
+    tracker.sample(0);
+    // A sampled firing (all the operator's) does not hold back the next batch's sample, nor the reverse.
+    const firing = tracker.beginFiring();
+    assert.ok(firing < 0);
+    clock += 2;
+    tracker.endFiring(op, firing);
+    assert.equal(batch(tracker, source, undefined, 10), true, 'a batch right after a sampled firing');
+    const next = tracker.beginFiring();
+    assert.ok(next > 0, 'the firings spacing holds');
+    clock += 2;
+    tracker.endFiring(op, next);
+    // Two batches not sampled: 30 ms of batches, all the source's by the batch sample; 4 ms of firings, all the
+    // operator's by the firing sample (one kind's shares never scale the other kind's time).
+    assert.equal(batch(tracker, source, undefined, 10), false);
+    assert.equal(batch(tracker, source, undefined, 10), false);
+    tracker.sample(1_000);
+    assert.deepEqual([source.busyTimeMsPerSecond, op.busyTimeMsPerSecond], [30, 4]);
   });
 
   it('ignores a tick at the time of the last one', () => {
     const tracker = new BusyTimeTracker(true, 0);
     const source = tracker.track();
     tracker.sample(1_000);
-    source.exactBusyMs = 100;
+    source.exactBackPressuredMs = 100;
     tracker.sample(1_000);
-    assert.deepEqual([source.busyTimeMsPerSecond, source.idleTimeMsPerSecond], [0, 1000]);
+    assert.deepEqual([source.backPressuredTimeMsPerSecond, source.idleTimeMsPerSecond], [0, 1000]);
     tracker.sample(2_000);
-    assert.deepEqual([source.busyTimeMsPerSecond, source.idleTimeMsPerSecond], [100, 900]);
+    assert.deepEqual([source.backPressuredTimeMsPerSecond, source.idleTimeMsPerSecond], [100, 900]);
   });
 
   it('scales each subtask share of the sampled time to all batches, decaying older ticks by 3/4', () => {
@@ -237,13 +278,12 @@ describe('BusyTimeTracker', () => {
     tracker.endBatch(source, started);
     assert.equal(batch(tracker, source, op, 10), false);
     assert.equal(batch(tracker, source, op, 10), false);
-    source.exactBusyMs = 50;
     op.exactBackPressuredMs = 20;
     tracker.sample(1_000);
     // 30 ms of batches over 10 sampled: scale 3.
     assert.deepEqual(
       [source.busyTimeMsPerSecond, source.backPressuredTimeMsPerSecond, source.idleTimeMsPerSecond],
-      [4 * 3 + 50, 6 * 3, 1000 - 62 - 18],
+      [4 * 3, 6 * 3, 1000 - 12 - 18],
     );
     assert.deepEqual(
       [op.busyTimeMsPerSecond, op.backPressuredTimeMsPerSecond, op.idleTimeMsPerSecond],
@@ -264,11 +304,21 @@ describe('BusyTimeTracker', () => {
     const tracker = new BusyTimeTracker(true, 0);
     const a = tracker.track();
     const b = tracker.track();
+    const c = tracker.track();
     tracker.sample(0);
-    a.exactBusyMs = 1_500;
+    // One sampled batch of 2,700 ms: 1,500 in source a itself, 1,200 in b, of which 500 in c below b.
+    const started = tracker.beginBatch();
+    spin(1_500);
+    const outerB = tracker.beginHop();
+    const startB = performance.now();
+    spin(700);
+    const outerC = tracker.beginHop();
+    const startC = performance.now();
+    spin(500);
+    tracker.endHop(c, outerC, startC);
+    tracker.endHop(b, outerB, startB);
+    tracker.endBatch(a, started);
     a.exactBackPressuredMs = 100;
-    b.exactBusyMs = 700;
-    b.exactBackPressuredMs = 500;
     tracker.sample(1_000);
     assert.deepEqual(
       [a.busyTimeMsPerSecond, a.backPressuredTimeMsPerSecond, a.idleTimeMsPerSecond],

@@ -1,64 +1,108 @@
-// BusyTimeTracker: estimates busy, back-pressured and idle time per subtask from timed samples, at no per-record cost.
+// BusyTimeTracker: estimates busy, back-pressured and idle time per subtask from timed samples, at no per-record or per-fired-result cost.
 import { performance } from 'node:perf_hooks';
 import type { View } from '../metrics/meter.ts';
 
-/** A subtask's share of the clock, filled by the tracker and read by its metrics. */
-export class SubtaskTime {
-  /** Self time measured in sampled source batches (ms), scaled to all batches on the next tick. */
+/**
+ * One subtask's sampled time in one kind of root (source batches, or firings outside them): the kinds are scaled
+ * apart, because a firing's time divides among subtasks quite unlike a batch of records.
+ */
+export class SampledShare {
+  /** Self time measured in this tick's sampled roots (ms). */
   sampledBusyMs = 0;
-  /** Time spent in downstream calls (the consumer had not taken the record yet) in sampled batches (ms). */
+  /** Time spent in downstream calls (the consumer had not taken the record yet) in this tick's sampled roots (ms). */
   sampledBackPressuredMs = 0;
-  /** Self time measured exactly: watermarks, processing-time timers, end of input (ms). */
-  exactBusyMs = 0;
-  exactBackPressuredMs = 0;
   /**
-   * This subtask's sampled self time and time inside downstream calls, summed over the ticks that had samples
-   * with older ticks' sums decayed by {@link SHARE_DECAY}: its shares of a source batch's time are these over the
-   * tracker's decayed sampled time. Ticks without a sample reuse the shares.
+   * The sampled sums over the ticks that had samples, older ticks' sums decayed by {@link SHARE_DECAY}: this
+   * subtask's shares of the kind's time are these over the kind's decayed sampled time. Ticks without a sample
+   * reuse the shares.
    */
   decayedBusyMs = 0;
   decayedBackPressuredMs = 0;
+}
+
+/** A subtask's share of the clock, filled by the tracker and read by its metrics. */
+export class SubtaskTime {
+  /** Its share of sampled source batches. */
+  readonly batches = new SampledShare();
+  /** Its share of sampled firings: watermarks and processing-time timers that arrive outside a source batch. */
+  readonly firings = new SampledShare();
+  /** Back-pressured time measured exactly: a source's waits for a blocked channel or a full operator (ms). */
+  exactBackPressuredMs = 0;
   /** Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond and idleTimeMsPerSecond (last tick). */
   busyTimeMsPerSecond = 0;
   backPressuredTimeMsPerSecond = 0;
   idleTimeMsPerSecond = 1000;
 }
 
+/** One kind of root the tracker times: the time of all of them, and of the sampled ones. */
+class RootKind {
+  /** Every root's wall time this tick (ms). */
+  totalMs = 0;
+  /** The sampled roots' wall time this tick (ms). */
+  sampledMs = 0;
+  /** Sampled time over the ticks that had samples, decayed like the subtasks' sums. */
+  decayedSampledMs = 0;
+  /** The earliest time the next sampled root may start; NaN until the first root. */
+  nextSampleAt = Number.NaN;
+  /** This tick's factor from a subtask's decayed sampled time to its share of `totalMs`. */
+  scale = 0;
+
+  constructor(readonly firings: boolean) {}
+
+  /** Ends a tick: folds its samples into the decayed sums and sets `scale`; returns whether it had samples. */
+  tick(): boolean {
+    const sampled = this.sampledMs > 0;
+    if (sampled) this.decayedSampledMs = this.decayedSampledMs * SHARE_DECAY + this.sampledMs;
+    this.scale = this.decayedSampledMs > 0 ? this.totalMs / this.decayedSampledMs : 0;
+    this.totalMs = this.sampledMs = 0;
+    return sampled;
+  }
+}
+
 /**
  * Everything in a Weir job runs synchronously on one thread: a source's batch calls each downstream operator in
- * turn. Timing every hop would double the cost of a cheap operator, so the tracker times **batches**: every source
- * batch's wall time is summed (two clock reads per batch), and now and then a batch is a *sampled* batch in which
- * every hop measures its self time (its time minus the time of the hops it called) and the time it spent inside
- * downstream calls. Sampled batches are at least {@link SAMPLE_SPACING_MS} apart and take at most
+ * turn. Timing every hop would double the cost of a cheap operator, so the tracker times **roots**, the calls the
+ * thread makes into the job from outside it: source batches, and *firings* that arrive outside a batch (a
+ * watermark from another thread or from a source's periodic emit, a processing-time timer). Every root's wall time
+ * is summed (two clock reads per root), and now and then a root is a *sampled* root in which every hop measures
+ * its self time (its time minus the time of the hops it called) and the time it spent inside downstream calls.
+ * Work inside a root (a watermark a batch's records carry, the windows it fires) is part of that root's time, timed
+ * hop by hop only when the root is sampled: a fired result costs no clock read outside the samples, as a record
+ * does not. Sampled roots of a kind are at least {@link SAMPLE_SPACING_MS} apart and take at most
  * {@link SAMPLED_TIME_SHARE} of the time: with slow records a single batch can outlast the spacing, and timing
- * every batch would put clock reads on every hop of every record. On each tick each subtask's share of the sampled
- * time (over the last few ticks' samples, {@link SHARE_DECAY}) is applied to the batches' total (a tick without a
- * sample reuses the last shares). Watermarks,
- * processing-time timers and end of input are timed exactly (they are rare).
+ * every batch would put clock reads on every hop of every record. On each tick each subtask's share of a kind's
+ * sampled time (over the last few ticks' samples, {@link SHARE_DECAY}) is applied to that kind's total (a tick
+ * without a sample reuses the last shares). Batches and firings are sampled and scaled apart: a firing's time
+ * divides among subtasks quite unlike a batch's, and firings are rarer, so they would seldom be the root a
+ * shared spacing picks.
+ *
+ * What the figures estimate: a subtask's busy time in a tick is the sum over both kinds of the kind's root time
+ * times the subtask's share of its sampled self time; its back-pressured time is the same with the time inside
+ * downstream calls, plus the exactly measured waits of a source held back. Both are ratio estimates, unbiased as
+ * far as the sampled roots are like the others (the spacing picks a root by when it starts, not by what it does).
  *
  * Back-pressured time follows from the synchronous handoff: while a consumer processes a record its producer is
  * blocked, so the time a subtask spends inside downstream calls is the time it was back-pressured. As in Flink,
  * the bottleneck is the busy subtask downstream of back-pressured ones. Idle is the rest of the second.
  */
 export class BusyTimeTracker implements View {
-  /** True while a sampled batch or an exactly-timed call runs: every hop times itself. */
+  /** True while a sampled root runs: every hop times itself. */
   active = false;
-  private exact = false;
+  /** True while a root runs: what it calls is part of its time (a watermark fired inside a batch is no root). */
+  rootRunning = false;
+  /** Whether the sampled root that runs is a firing (its hops' time goes to the subtasks' `firings` shares). */
+  private sampledFiring = false;
   /** Time spent in hops called by the current hop (ms). */
   private child = 0;
-  private batchMs = 0;
-  private sampledMs = 0;
-  /** Sampled batch time over the ticks that had samples, decayed like the subtasks' sums. */
-  private decayedSampledMs = 0;
-  /** The earliest time the next sampled batch may start; NaN until the first batch. */
-  private nextSampleAt = Number.NaN;
+  private readonly batches = new RootKind(false);
+  private readonly firings = new RootKind(true);
   private lastTick: number | undefined = undefined;
   private readonly subtasks: SubtaskTime[] = [];
 
   constructor(
     /** False when metrics are off: no clock is read at all. */
     readonly enabled: boolean,
-    /** How long after the first batch the first sampled batch may start (see {@link FIRST_SAMPLE_DELAY_MS}). */
+    /** How long after a kind's first root its first sampled root may start (see {@link FIRST_SAMPLE_DELAY_MS}). */
     private readonly firstSampleDelayMs = FIRST_SAMPLE_DELAY_MS,
   ) {}
 
@@ -69,41 +113,68 @@ export class BusyTimeTracker implements View {
     return time;
   }
 
-  /** Starts a source batch; returns its start time (0 when disabled). */
+  /** Starts a source batch; returns its start time (0 when disabled, negative when sampled). */
   beginBatch(): number {
-    if (!this.enabled) return 0;
+    return this.enabled ? this.beginRoot(this.batches) : 0;
+  }
+
+  /** Ends a source batch started with `beginBatch`: its time, and in a sampled batch the source's own shares. */
+  endBatch(time: SubtaskTime, start: number): void {
+    if (this.enabled) this.endRoot(this.batches, time.batches, start);
+  }
+
+  /**
+   * Starts a firing (a watermark, a processing-time timer) as a root of its own; only when `timesFiring()`, that
+   * is outside every other root. Returns its start time, negative when sampled.
+   */
+  beginFiring(): number {
+    return this.beginRoot(this.firings);
+  }
+
+  /** Ends a firing started with `beginFiring`: its time, and in a sampled firing the firing subtask's shares. */
+  endFiring(time: SubtaskTime, start: number): void {
+    this.endRoot(this.firings, time.firings, start);
+  }
+
+  /** Whether a firing that arrives now is a root of its own: metrics are on and no other root runs. */
+  timesFiring(): boolean {
+    return this.enabled && !this.rootRunning;
+  }
+
+  private beginRoot(kind: RootKind): number {
     const start = performance.now();
-    if (Number.isNaN(this.nextSampleAt)) this.nextSampleAt = start + this.firstSampleDelayMs;
-    if (!this.active && start >= this.nextSampleAt) {
-      this.nextSampleAt = start + SAMPLE_SPACING_MS;
+    this.rootRunning = true;
+    if (Number.isNaN(kind.nextSampleAt)) kind.nextSampleAt = start + this.firstSampleDelayMs;
+    if (!this.active && start >= kind.nextSampleAt) {
+      kind.nextSampleAt = start + SAMPLE_SPACING_MS;
       this.active = true;
-      this.exact = false;
+      this.sampledFiring = kind.firings;
       this.child = 0;
       return -start;
     }
     return start;
   }
 
-  /** Ends a source batch started with `beginBatch` (a negative start marks a sampled batch). */
-  endBatch(time: SubtaskTime, start: number): void {
-    if (!this.enabled) return;
+  /** Ends a root (a negative start marks a sampled one, whose self time goes to `share`). */
+  private endRoot(kind: RootKind, share: SampledShare, start: number): void {
+    this.rootRunning = false;
     if (start >= 0) {
-      this.batchMs += performance.now() - start;
+      kind.totalMs += performance.now() - start;
       return;
     }
     const end = performance.now();
     const elapsed = end + start;
-    // Hop timing costs about as much as a cheap hop: keep sampled batches to a small share of the time.
+    // Hop timing costs about as much as a cheap hop: keep sampled roots to a small share of the time.
     const next = end + elapsed * (1 / SAMPLED_TIME_SHARE - 1);
-    this.nextSampleAt = Math.max(this.nextSampleAt, next);
-    this.batchMs += elapsed;
-    this.sampledMs += elapsed;
-    time.sampledBusyMs += elapsed - this.child;
-    time.sampledBackPressuredMs += this.child;
+    kind.nextSampleAt = Math.max(kind.nextSampleAt, next);
+    kind.totalMs += elapsed;
+    kind.sampledMs += elapsed;
+    share.sampledBusyMs += elapsed - this.child;
+    share.sampledBackPressuredMs += this.child;
     this.active = false;
   }
 
-  /** Starts one hop inside an active sample; returns the caller's child time, which `endHop` restores. */
+  /** Starts one hop inside a sampled root; returns the caller's child time, which `endHop` restores. */
   beginHop(): number {
     const outer = this.child;
     this.child = 0;
@@ -114,28 +185,10 @@ export class BusyTimeTracker implements View {
   endHop(time: SubtaskTime, outer: number, start: number): void {
     const elapsed = performance.now() - start;
     const child = this.child;
-    if (this.exact) {
-      time.exactBusyMs += elapsed - child;
-      time.exactBackPressuredMs += child;
-    } else {
-      time.sampledBusyMs += elapsed - child;
-      time.sampledBackPressuredMs += child;
-    }
+    const share = this.sampledFiring ? time.firings : time.batches;
+    share.sampledBusyMs += elapsed - child;
+    share.sampledBackPressuredMs += child;
     this.child = outer + elapsed;
-  }
-
-  /** Starts an exactly-timed root (a watermark, a timer) when nothing is being timed; returns whether it did. */
-  beginExact(): boolean {
-    if (!this.enabled || this.active) return false;
-    this.active = true;
-    this.exact = true;
-    this.child = 0;
-    return true;
-  }
-
-  /** Ends the exactly-timed root (the next root, exact or sampled, sets its own mode and child time). */
-  endExact(): void {
-    this.active = false;
   }
 
   /**
@@ -158,38 +211,54 @@ export class BusyTimeTracker implements View {
     this.lastTick = nowMs;
     if (last === undefined || nowMs <= last) return;
     const interval = nowMs - last;
-    const sampled = this.sampledMs > 0;
-    if (sampled) this.decayedSampledMs = this.decayedSampledMs * SHARE_DECAY + this.sampledMs;
-    const scale = this.decayedSampledMs > 0 ? this.batchMs / this.decayedSampledMs : 0;
+    const batches = this.batches;
+    const firings = this.firings;
+    const batchesSampled = batches.tick();
+    const firingsSampled = firings.tick();
     for (const t of this.subtasks) {
-      if (sampled) {
-        t.decayedBusyMs = t.decayedBusyMs * SHARE_DECAY + t.sampledBusyMs;
-        t.decayedBackPressuredMs = t.decayedBackPressuredMs * SHARE_DECAY + t.sampledBackPressuredMs;
-      }
-      const busy = clamp(((t.decayedBusyMs * scale + t.exactBusyMs) * 1000) / interval);
-      const bp = clamp(((t.decayedBackPressuredMs * scale + t.exactBackPressuredMs) * 1000) / interval);
+      if (batchesSampled) decay(t.batches);
+      if (firingsSampled) decay(t.firings);
+      const busy = clamp(
+        ((t.batches.decayedBusyMs * batches.scale + t.firings.decayedBusyMs * firings.scale) * 1000) /
+          interval,
+      );
+      const bp = clamp(
+        ((t.batches.decayedBackPressuredMs * batches.scale +
+          t.firings.decayedBackPressuredMs * firings.scale +
+          t.exactBackPressuredMs) *
+          1000) /
+          interval,
+      );
       t.busyTimeMsPerSecond = busy;
       t.backPressuredTimeMsPerSecond = Math.min(bp, 1000 - busy);
       t.idleTimeMsPerSecond = Math.max(0, 1000 - busy - t.backPressuredTimeMsPerSecond);
-      t.sampledBusyMs = t.sampledBackPressuredMs = t.exactBusyMs = t.exactBackPressuredMs = 0;
+      t.exactBackPressuredMs = 0;
     }
-    this.batchMs = this.sampledMs = 0;
   }
 }
 
+/** Folds a tick's samples into a share's decayed sums. */
+function decay(share: SampledShare): void {
+  share.decayedBusyMs = share.decayedBusyMs * SHARE_DECAY + share.sampledBusyMs;
+  share.decayedBackPressuredMs = share.decayedBackPressuredMs * SHARE_DECAY + share.sampledBackPressuredMs;
+  share.sampledBusyMs = share.sampledBackPressuredMs = 0;
+}
+
 /**
- * No batch is sampled in the first this many ms after a job's first batch. Then V8 is compiling the record path,
+ * No root of a kind is sampled in the first this many ms after the first root of that kind (a job's first batch, its
+ * first firing outside a batch). Then V8 is compiling the record path,
  * from type feedback that counts which branches ran: with the first batch sampled, the timing branch of every hop
  * counted as often as the record path itself, so V8 inlined the timing code into the chain and ran out of its
  * inlining budget before the chain's end (docs/performance.md, "The chained hop compiled per operator class").
- * After 100 ms of batches that are not sampled, a sampled batch is a rare branch, compiled out of line.
+ * After 100 ms of batches that are not sampled, a sampled batch is a rare branch, compiled out of line. The same
+ * holds for the firing path (a window operator's emit of fired results and the chain below it).
  */
 export const FIRST_SAMPLE_DELAY_MS = 100;
 
-/** At most one sampled batch per this many ms. */
+/** At most one sampled root of a kind per this many ms. */
 export const SAMPLE_SPACING_MS = 25;
 
-/** The largest share of the time spent in sampled batches (timed hop by hop). */
+/** The largest share of the time spent in sampled roots of a kind (timed hop by hop). */
 export const SAMPLED_TIME_SHARE = 0.02;
 
 /**

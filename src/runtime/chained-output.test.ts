@@ -147,7 +147,7 @@ describe('ChainedOutput', () => {
       await run(runtime);
       const time = (name: string) => {
         const t = subtaskOf(runtime, name).time;
-        return [t.sampledBusyMs, t.sampledBackPressuredMs];
+        return [t.batches.sampledBusyMs, t.batches.sampledBackPressuredMs];
       };
       // In the sampled batch: 'slow' spent 5 ms itself and 2 in 'quick'; the source waited 7 ms on them.
       assert.deepEqual(time('slow'), [5, 2]);

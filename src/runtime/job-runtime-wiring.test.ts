@@ -656,7 +656,11 @@ describe('JobRuntime life cycle', () => {
           });
           await run(runtime);
           // The second batch is sampled: its 3 ms are the source's busy time (the sink took none of it).
-          assert.equal(runtime.subtasksOf(nodeNamed(runtime, 'src'))[0]!.time.sampledBusyMs, 3, boundedness);
+          assert.equal(
+            runtime.subtasksOf(nodeNamed(runtime, 'src'))[0]!.time.batches.sampledBusyMs,
+            3,
+            boundedness,
+          );
           runtime.releaseMetrics();
         },
       );

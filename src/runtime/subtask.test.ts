@@ -543,28 +543,57 @@ describe('Subtask busy time', () => {
     clock.advanceTo(200);
     const t = subtask.time;
     assert.deepEqual(
-      [t.sampledBusyMs, t.sampledBackPressuredMs, t.exactBusyMs, t.exactBackPressuredMs],
+      [t.batches, t.firings].flatMap((share) => [share.sampledBusyMs, share.sampledBackPressuredMs]),
       [0, 0, 0, 0],
     );
     assert.deepEqual(probe.calls, ['record 4@1', 'record 5@2', 'watermark 3']);
   });
 
-  it('times a watermark exactly as a root, and as a hop inside a sampled batch', () => {
+  it('times a watermark outside a batch as a firing root, and as a hop inside a sampled batch', () => {
     const now = mockNow();
     const timing = new BusyTimeTracker(true, 0);
     const { subtask, channels, probe } = build({ services: { timing } });
+    const firings = subtask.time.firings;
     probe.onWatermark = () => now.advance(3);
     channels[0]!.watermark(5);
-    assert.deepEqual([subtask.time.exactBusyMs, subtask.time.sampledBusyMs], [3, 0]);
-    assert.equal(timing.active, false, 'the root ended');
+    assert.deepEqual([firings.sampledBusyMs, subtask.time.batches.sampledBusyMs], [3, 0], 'a sampled firing');
+    assert.deepEqual([timing.active, timing.timesFiring()], [false, true], 'the root ended');
+    channels[0]!.watermark(6);
+    assert.equal(firings.sampledBusyMs, 3, 'within the spacing: a firing not sampled, its hops not timed');
     const start = timing.beginBatch();
     assert.ok(start < 0 && timing.active, 'a sampled batch');
-    channels[0]!.watermark(6);
-    assert.deepEqual([subtask.time.exactBusyMs, subtask.time.sampledBusyMs], [3, 3]);
+    channels[0]!.watermark(7);
+    assert.deepEqual(
+      [firings.sampledBusyMs, subtask.time.batches.sampledBusyMs],
+      [3, 3],
+      'a hop of the batch',
+    );
     assert.equal(timing.active, true, "the batch's sample goes on");
   });
 
-  it('times a processing-time timer exactly as a root, and not inside a sampled batch', () => {
+  it('reads no clock for a watermark, or what it fires, inside a batch that is not sampled', () => {
+    let reads = 0;
+    let now = 1_000;
+    mock.method(performance, 'now', () => (reads++, now));
+    const timing = new BusyTimeTracker(true, 0);
+    const { subtask, channels, probe } = build({ services: { timing } });
+    // The first batch is sampled; the next one, 1 ms later, is within the spacing.
+    timing.endBatch(subtask.time, timing.beginBatch());
+    now += 1;
+    const start = timing.beginBatch();
+    assert.ok(start > 0 && !timing.active && timing.rootRunning);
+    probe.onWatermark = () => (now += 3);
+    const before = reads;
+    channels[0]!.watermark(5);
+    channels[0]!.watermark(6);
+    assert.equal(reads, before, 'no clock read per watermark');
+    assert.deepEqual(probe.calls, ['watermark 5', 'watermark 6']);
+    timing.endBatch(subtask.time, start);
+    // Its 6 ms are the batch's, split by the batch's samples; nothing is counted besides.
+    assert.deepEqual([subtask.time.firings.sampledBusyMs, subtask.time.batches.sampledBusyMs], [0, 0]);
+  });
+
+  it('times a processing-time timer as a firing root, and not inside a sampled batch', () => {
     const now = mockNow();
     const timing = new BusyTimeTracker(true, 0);
     const { subtask, clock, probe } = build({ keyed: true, services: { timing } });
@@ -576,11 +605,12 @@ describe('Subtask busy time', () => {
     probe.timerService.registerProcessingTimeTimer(0, 150);
     probe.timerService.registerProcessingTimeTimer(0, 250);
     clock.advanceTo(200);
-    assert.deepEqual([subtask.time.exactBusyMs, subtask.time.sampledBusyMs], [2, 0]);
+    const { batches, firings } = subtask.time;
+    assert.deepEqual([firings.sampledBusyMs, batches.sampledBusyMs], [2, 0]);
     assert.equal(timing.active, false, 'the root ended');
     timing.beginBatch();
     clock.advanceTo(300);
-    assert.deepEqual([subtask.time.exactBusyMs, subtask.time.sampledBusyMs], [2, 0]);
+    assert.deepEqual([firings.sampledBusyMs, batches.sampledBusyMs], [2, 0]);
     assert.equal(timing.active, true, "the batch's sample goes on");
   });
 
@@ -604,12 +634,12 @@ describe('Subtask busy time', () => {
     const selector = node.transformation.keySelectors[0]!;
     input.processKeyed(13, 1, 3, selector);
     input.process(14, 2);
-    assert.deepEqual([subtask.time.sampledBusyMs, selections], [0, 1]);
+    assert.deepEqual([subtask.time.batches.sampledBusyMs, selections], [0, 1]);
     timing.beginBatch();
     input.processKeyed(15, 3, 5, selector);
-    assert.deepEqual([subtask.time.sampledBusyMs, selections], [4, 1]);
+    assert.deepEqual([subtask.time.batches.sampledBusyMs, selections], [4, 1]);
     input.process(16, 4);
-    assert.deepEqual([subtask.time.sampledBusyMs, selections], [8, 2]);
+    assert.deepEqual([subtask.time.batches.sampledBusyMs, selections], [8, 2]);
     assert.deepEqual(keys, [3, 4, 5, 6]);
     assert.equal(input.recordsIn, 4);
   });

@@ -210,19 +210,37 @@ export class Subtask {
     const advanced = this.valve.inputWatermark(channel, watermark);
     if (advanced === undefined) return;
     const timing = this.job.timing;
-    if (!timing.enabled) {
+    if (timing.active) {
+      this.advanceWatermarkTimed(advanced);
+    } else if (timing.timesFiring()) {
+      this.advanceWatermarkAsRoot(advanced);
+    } else {
+      // Metrics off, or inside a root that is not sampled (a source batch): the watermark's time, with every
+      // result it fires, is that root's, split by the root's samples. No clock read per fired result.
       this.advanceWatermark(advanced);
-      return;
     }
-    // A watermark may fire many timers: time it exactly, as a root or as a hop of a sampled batch.
-    const root = timing.beginExact();
+  }
+
+  /** A watermark inside a sampled root: a hop that times itself, as a record's does. */
+  private advanceWatermarkTimed(watermark: number): void {
+    const timing = this.job.timing;
     const outer = timing.beginHop();
     const start = performance.now();
     try {
-      this.advanceWatermark(advanced);
+      this.advanceWatermark(watermark);
     } finally {
       timing.endHop(this.time, outer, start);
-      if (root) timing.endExact();
+    }
+  }
+
+  /** A watermark that arrives outside every root (from another thread, a periodic emit): a firing root. */
+  private advanceWatermarkAsRoot(watermark: number): void {
+    const timing = this.job.timing;
+    const start = timing.beginFiring();
+    try {
+      this.advanceWatermark(watermark);
+    } finally {
+      timing.endFiring(this.time, start);
     }
   }
 
@@ -376,19 +394,16 @@ export class Subtask {
 
   /** Runs a processing-time firing; a failure there fails the job instead of escaping into the event loop. */
   private guardTimer(fire: () => void): void {
+    // A timer fires from the event loop, outside every root: a firing root of its own (sampled as firings are).
     const timing = this.job.timing;
-    const root = timing.beginExact();
-    const outer = root ? timing.beginHop() : 0;
-    const start = root ? performance.now() : 0;
+    const root = timing.timesFiring();
+    const start = root ? timing.beginFiring() : 0;
     try {
       fire();
     } catch (error) {
       this.job.fail(this.failure(error, undefined, 'a processing-time timer'));
     } finally {
-      if (root) {
-        timing.endHop(this.time, outer, start);
-        timing.endExact();
-      }
+      if (root) timing.endFiring(this.time, start);
     }
   }
 }
