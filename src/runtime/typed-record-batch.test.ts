@@ -449,6 +449,37 @@ describe('records read from a typed batch, as V8 holds them', () => {
     assert.equal(Object.is(record.countedZero, -0), true);
     assert.deepEqual(Object.keys(record), ['countedKey', 'countedHalf', 'countedZero']);
   });
+
+  it("leave the producer's records their hidden class and their double fields unboxed", () => {
+    setFlagsFromString('--allow-natives-syntax');
+    const isSmallInteger = new Function('x', 'return %IsSmi(x)') as (x: unknown) => boolean;
+    const sameHiddenClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (
+      a: unknown,
+      b: unknown,
+    ) => boolean;
+    // The producer's records, as a source builds them: an integral key, and a time that is a double. V8 gives plain
+    // objects with these keys in this order one hidden class in the thread, whoever builds them, so reading records
+    // of the declared type here changes the producer's records too if it changes their fields' representation.
+    const produce = new Function(
+      'key',
+      'time',
+      'const r = { shapedKey: 0, shapedTime: 0 }; r.shapedKey = key; r.shapedTime = time; return r;',
+    ) as (key: number, time: number) => { shapedKey: number; shapedTime: number };
+    const produced = produce(7, 1.7e12 + 0.5);
+    const Shaped = Types.recordFromPairs(['shapedKey', 'number'], ['shapedTime', 'number']);
+    const read = codecOf(Shaped).read;
+    const numbers = new Float64Array([7, 1.7e12 + 0.5, 8, -0]);
+    const records = [read(numbers, 0, undefined, 0), read(numbers, 2, undefined, 0)];
+    const record = records[0] as { shapedKey: number; shapedTime: number };
+    assert.deepEqual(record, produced);
+    assert.equal(sameHiddenClass(record, produced), true);
+    assert.equal(Object.is((records[1] as { shapedTime: number }).shapedTime, -0), true);
+    // A new producer record still holds its time field's 0 as a double (a field of doubles keeps them unboxed, written
+    // in place); a shape made of non-numbers, or heap numbers stored as read, would have made the field tagged (a small
+    // integer 0 here, and a heap number allocated at every write of a time).
+    assert.equal(isSmallInteger(produce(1, 0).shapedTime), false);
+    assert.equal(isSmallInteger(record.shapedKey), true);
+  });
 });
 
 describe('describeMismatch', () => {

@@ -37,8 +37,6 @@ type ReadRecord = (
 export interface RecordCodec {
   readonly write: WriteRecord;
   readonly read: ReadRecord;
-  /** An object of the records' shape that sets how V8 lays out their fields (see {@link codecOf}), kept with them. */
-  readonly layout: object;
 }
 
 const codecs = new WeakMap<DeclaredType, RecordCodec>();
@@ -57,6 +55,24 @@ export function codecOf(type: DeclaredType): RecordCodec {
   return codec;
 }
 
+/**
+ * A number read from the batch as the producer's own code would have held it: an integral number in int32 range as
+ * that integer (V8 then stores a small integer), anything else (fractions, NaN, infinities, -0, larger integers) as
+ * read, so every number still arrives exactly.
+ *
+ * V8 gives plain objects with the same keys in the same order one chain of hidden classes in a thread, whoever builds
+ * them, and a field's representation (small integer, double, or tagged) is the chain's. A value read from a
+ * `Float64Array` is a heap number in V8's interpreter even when integral, so records built from it as read would
+ * turn the chain's integer fields into boxed doubles: a heap number per field of every record of that shape in the
+ * thread, the producer's own included, and heap-number keys that send the keyed state's `Map` lookups down V8's
+ * generic path. Returning the integer keeps each field as the producer's values make it, so the records read here
+ * share the producer's hidden class and field layout. (An object of the shape with non-numbers in every field, made
+ * before the first read, did it before: that kept integers small but made every field tagged, so the producer's
+ * double fields, an event's time, allocated a heap number at every write: about 10 ns per event on the source's thread,
+ * docs/performance.md, "The reader's records in the producer's hidden class".)
+ */
+const SMALL_INTEGER_OR_SELF = '(x | 0) === x && (x !== 0 || 1 / x > 0) ? x | 0 : x';
+
 /** The generated functions of a flat record type. */
 function recordCodec(type: RecordType<unknown>): RecordCodec {
   const fields = type.fields;
@@ -65,7 +81,6 @@ function recordCodec(type: RecordType<unknown>): RecordCodec {
   // the runtime for every record (about a tenth of the producing thread's time in a keyBy exchange).
   const write: string[] = ['if (v === null || typeof v !== "object") return false;', 'let x;'];
   const read: string[] = [];
-  const shape: string[] = [];
   let n = 0;
   let s = 0;
   for (const field of fields) {
@@ -73,32 +88,21 @@ function recordCodec(type: RecordType<unknown>): RecordCodec {
     write.push(`x = v[${key}];`);
     if (field.type === 'number') {
       write.push(`if (typeof x !== "number") return false; n[o + ${n}] = x;`);
-      read.push(`${key}: n[o + ${n++}]`);
-      shape.push(`${key}: null`);
+      read.push(`${key}: (x = n[o + ${n++}], ${SMALL_INTEGER_OR_SELF})`);
     } else if (field.type === 'boolean') {
       write.push(`if (typeof x !== "boolean") return false; n[o + ${n}] = x ? 1 : 0;`);
       read.push(`${key}: n[o + ${n++}] !== 0`);
-      shape.push(`${key}: false`);
     } else {
       write.push(`if (typeof x !== "string") return false; t.push(x);`);
       read.push(`${key}: t[s + ${s++}]`);
-      shape.push(`${key}: ""`);
     }
   }
   write.push('const p = Object.getPrototypeOf(v); if (p !== Object.prototype && p !== null) return false;');
   // Exactly the declared fields: one that is not declared would not arrive, so it is refused instead.
   write.push(`let k = 0; for (const _ in v) k++; return k === ${fields.length};`);
-  // One object of the records' shape with a non-number in each numeric field, made before any record is read, so
-  // that V8 keeps those fields tagged rather than as boxed doubles: the numbers read from the Float64Array are then
-  // stored as small integers where they are integral (as the producer's own records hold them), not each in a heap
-  // number of its own. A type declared with an object literal (`Types.record({ id: 'number' })`) has made such an
-  // object already; this makes it so however the type was built. Only V8's layout changes: every number still
-  // arrives exactly (-0, NaN, fractions).
-  const layout = new Function(`return { ${shape.join(', ')} };`)() as object;
   return {
     write: new Function('v', 'n', 'o', 't', write.join('\n')) as WriteRecord,
-    read: new Function('n', 'o', 't', 's', `return { ${read.join(', ')} };`) as ReadRecord,
-    layout,
+    read: new Function('n', 'o', 't', 's', `let x; return { ${read.join(', ')} };`) as ReadRecord,
   };
 }
 
@@ -136,7 +140,6 @@ function unionCodec(type: TaggedUnionType): RecordCodec {
     },
     read: (n, o, t, s) =>
       n[o] === 1 ? { input: 1, value: read1(n, o + 1, t, s) } : { input: 2, value: read2(n, o + 1, t, s) },
-    layout: [first.layout, second.layout],
   };
 }
 
