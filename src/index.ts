@@ -343,7 +343,12 @@ export type {
   SnapshotContext,
 } from './operators/stream-operator.ts';
 export type { Output } from './operators/output.ts';
-export type { InternalTimer, InternalTimerService, Triggerable } from './time/internal-timer-service.ts';
+export type {
+  InternalTimer,
+  InternalTimerService,
+  KeyListTimers,
+  Triggerable,
+} from './time/internal-timer-service.ts';
 export type { OperatorStateDistribution } from './operators/operator-state-distribution.ts';
 export type { JobSnapshot, OperatorSnapshot } from './runtime/job-snapshot.ts';
 export type { KeyGroupSnapshot } from './state/keyed-state-backend.ts';

@@ -3,7 +3,7 @@ import { IllegalStateError } from '../core/errors.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { NamespaceSerializer } from '../state/namespace.ts';
 import type { ProcessingTimeClock, ScheduledCallback } from '../core/clock.ts';
-import type { InternalTimerService, Triggerable } from './internal-timer-service.ts';
+import type { InternalTimerService, KeyListTimers, Triggerable } from './internal-timer-service.ts';
 import { TimerHeap } from './timer-heap.ts';
 import { MIN_WATERMARK } from '../core/time-domain.ts';
 
@@ -18,6 +18,8 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
   private scheduled: ScheduledCallback | undefined = undefined;
   private scheduledTime = Number.POSITIVE_INFINITY;
   private watermark = MIN_WATERMARK;
+  /** What a triggerable that fires a window end's timers in one call polls them from (see advanceWatermark). */
+  private readonly keyList: EventTimeKeyList<K, N>;
   /** Set by the runtime: runs a processing-time firing inside the task's error handling. */
   guard: (fire: () => void) => void = (fire) => fire();
 
@@ -33,6 +35,7 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     const equals = hashing === undefined ? undefined : (a: N, b: N): boolean => hashing.equals(a, b);
     this.eventTimers = new TimerHeap<N>(nsKey, equals);
     this.processingTimers = new TimerHeap<N>(nsKey, equals);
+    this.keyList = new EventTimeKeyList(this.eventTimers, backend);
   }
 
   currentProcessingTime(): number {
@@ -104,12 +107,28 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     return this.processingTimers.size;
   }
 
-  /** Fires every event-time timer with timestamp <= watermark, in timestamp order. */
+  /**
+   * Fires every event-time timer with timestamp <= watermark, in timestamp order. Timers the heap keeps as a key list
+   * (one namespace, plain keys) go to a triggerable that takes them in one call, if it does: no timer object and no
+   * call per timer (a window end fires a pane per key). The order and the key set before each are the same.
+   */
   advanceWatermark(watermark: number): void {
     this.watermark = watermark;
     const heap = this.eventTimers;
+    const triggerable = this.triggerable;
+    const byKeyList = triggerable.onEventTimeKeyList !== undefined;
     let next: number | undefined;
     while ((next = heap.peekTimestamp()) !== undefined && next <= watermark) {
+      if (byKeyList) {
+        const namespace = heap.headListNamespace();
+        if (namespace !== undefined) {
+          const keyList = this.keyList;
+          keyList.start(next, namespace);
+          triggerable.onEventTimeKeyList!(next, namespace, keyList);
+          // One that polled nothing would be offered the same list again: its first timer goes the usual way.
+          if (keyList.polled > 0) continue;
+        }
+      }
       const timer = heap.poll()!;
       this.backend.setCurrentNormalizedKey(timer.normalizedKey, timer.key);
       this.triggerable.onEventTime(timer as unknown as { timestamp: number; key: K; namespace: N });
@@ -145,6 +164,37 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
       this.triggerable.onProcessingTime(timer as unknown as { timestamp: number; key: K; namespace: N });
     }
     if (next !== undefined && this.scheduled === undefined) this.schedule(next);
+  }
+}
+
+/**
+ * The event-time timers of one timestamp and namespace, polled by key (see {@link Triggerable.onEventTimeKeyList}).
+ * One object per service, re-pointed at each list.
+ */
+class EventTimeKeyList<K, N> implements KeyListTimers<K> {
+  private timestamp = 0;
+  private namespace: N | undefined = undefined;
+  /** How many timers the current list's triggerable polled. */
+  polled = 0;
+
+  constructor(
+    private readonly heap: TimerHeap<N>,
+    private readonly backend: KeyedStateBackend,
+  ) {}
+
+  start(timestamp: number, namespace: N): void {
+    this.timestamp = timestamp;
+    this.namespace = namespace;
+    this.polled = 0;
+  }
+
+  pollKey(): K | undefined {
+    const key = this.heap.pollListed(this.timestamp, this.namespace!);
+    if (key === undefined) return undefined;
+    // A key list holds plain keys only: the key is its normalized form.
+    this.backend.setCurrentNormalizedKey(key, key);
+    this.polled++;
+    return key as K;
   }
 }
 

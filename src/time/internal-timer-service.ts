@@ -11,6 +11,32 @@ export interface InternalTimer<K, N> {
 export interface Triggerable<K, N> {
   onEventTime(timer: InternalTimer<K, N>): void;
   onProcessingTime(timer: InternalTimer<K, N>): void;
+  /**
+   * Fires the event-time timers of one namespace at one timestamp in one call, instead of `onEventTime` once for
+   * each (a window end's timers: one per key, all of one window). It polls them by {@link KeyListTimers.pollKey}
+   * until that answers undefined, and fires each as `onEventTime` would; it may stop early, and any timer left is
+   * then fired as usual. The service offers the timers it keeps as a list of plain keys (see `TimerHeap.addNew`).
+   */
+  onEventTimeKeyList?(timestamp: number, namespace: N, timers: KeyListTimers<K>): void;
+}
+
+/**
+ * The timers a {@link Triggerable.onEventTimeKeyList} call polls, all of its timestamp and namespace.
+ *
+ * @example
+ * onEventTimeKeyList(timestamp: number, window: W, timers: KeyListTimers<K>): void {
+ *   let key: K | undefined;
+ *   while ((key = timers.pollKey()) !== undefined) this.fire(timestamp, key, window);
+ * }
+ */
+export interface KeyListTimers<K> {
+  /**
+   * Removes the next timer and makes its key the current key, as a poll before `onEventTime` does, and returns the
+   * key; undefined when the next timer is another's (of another timestamp or namespace) or there is none. The
+   * timers come in the order and at the times `onEventTime` would have seen them, whatever the calls in between
+   * register or delete.
+   */
+  pollKey(): K | undefined;
 }
 
 /**

@@ -737,6 +737,87 @@ describe('TimerHeap', () => {
       assert.deepEqual([polled.key, polled.normalizedKey], [composite, '7']);
     });
 
+    it('polls a key list by key (pollListed) as poll does, and answers undefined for any other timers', () => {
+      // Against a sorted list: pollListed of the head's timestamp and namespace, when the head is a key list, takes
+      // the timer poll would; of another timestamp or namespace, or when the head is no key list, nothing.
+      const op = fc.record({
+        kind: fc.constantFrom('addNew', 'addNew', 'add', 'remove', 'poll', 'pollListed', 'pollListed'),
+        ts: fc.integer({ min: 0, max: 6 }),
+        key: fc.integer({ min: 0, max: 40 }),
+        // Mostly one namespace, so that most timestamps keep their key list.
+        ns: fc.constantFrom(0, 0, 0, 0, 0, 0, 0, 1),
+        miss: fc.constantFrom('none', 'none', 'timestamp', 'namespace'),
+      });
+      let listedPolls = 0;
+      assertProperty(
+        fc.property(fc.array(op, { minLength: 20, maxLength: 300 }), (ops) => {
+          const heap = new TimerHeap<number>();
+          let reference: { ts: number; key: number; ns: number; seq: number }[] = [];
+          let seq = 0;
+          const next = () => {
+            reference.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+            return reference[0];
+          };
+          for (const o of ops) {
+            const exists = reference.some((t) => t.ts === o.ts && t.key === o.key && t.ns === o.ns);
+            if (o.kind === 'addNew' || o.kind === 'add') {
+              if (o.kind === 'addNew' && !exists) heap.addNew(o.ts, o.key, o.key, o.ns);
+              else assert.equal(heap.add(o.ts, o.key, o.key, o.ns), !exists);
+              if (!exists) reference.push({ ts: o.ts, key: o.key, ns: o.ns, seq: seq++ });
+            } else if (o.kind === 'remove') {
+              reference = reference.filter((t) => !(t.ts === o.ts && t.key === o.key && t.ns === o.ns));
+              assert.equal(heap.remove(o.ts, o.key, o.ns), exists);
+            } else if (o.kind === 'poll') {
+              const expected = next();
+              const got = heap.poll();
+              assert.deepEqual(got && [got.timestamp, got.key], expected && [expected.ts, expected.key]);
+              if (expected !== undefined) reference.shift();
+            } else {
+              const namespace = heap.headListNamespace();
+              const expected = next();
+              if (namespace === undefined) {
+                assert.equal(heap.pollListed(expected?.ts ?? 0, expected?.ns ?? 0), undefined);
+                continue;
+              }
+              assert.equal(namespace, expected!.ns);
+              const ts = heap.peekTimestamp()!;
+              if (o.miss !== 'none') {
+                const size = heap.size;
+                const got =
+                  o.miss === 'timestamp'
+                    ? heap.pollListed(ts + 1, namespace)
+                    : heap.pollListed(ts, 1 - namespace);
+                assert.equal(got, undefined);
+                assert.equal(heap.size, size);
+                continue;
+              }
+              assert.equal(heap.pollListed(ts, namespace), expected!.key);
+              reference.shift();
+              listedPolls++;
+            }
+            assert.equal(heap.size, reference.length);
+          }
+          next();
+          assert.deepEqual(
+            heap.values().map((t) => [t.timestamp, t.key, t.namespace]),
+            reference.map((t) => [t.ts, t.key, t.ns]),
+          );
+        }),
+        { numRuns: 300 },
+      );
+      assert.ok(listedPolls > 1000, `${listedPolls} timers polled by key`);
+    });
+
+    it('polls no key list of a heap with marks', () => {
+      const heap = new TimerHeap<{ timerMark: number }>();
+      const session = { timerMark: 0 };
+      heap.retireMovedTimersLazily();
+      heap.add(9, 1, 1, session);
+      assert.equal(heap.headListNamespace(), undefined);
+      assert.equal(heap.pollListed(9, session), undefined);
+      assert.equal(heap.size, 1);
+    });
+
     it('costs an array slot per timer where add costs a Map entry', () => {
       setFlagsFromString('--expose-gc');
       const collectGarbage = runInNewContext('gc') as () => void;

@@ -540,6 +540,34 @@ export class TimerHeap<N> {
     return timer;
   }
 
+  /**
+   * The namespace of the earliest timers when they are a key list (see {@link TimerBucket}), else undefined (another
+   * form, an empty heap, or a heap with marks). The list's timers can then be polled by {@link pollListed}.
+   */
+  headListNamespace(): N | undefined {
+    if (this.marked) return undefined;
+    return this.heap[0]?.listNamespace;
+  }
+
+  /**
+   * {@link poll} of a timer the caller knows the timestamp and namespace of, returning only its key, so no timer
+   * object is made: the earliest timer if it is (`timestamp`, `namespace`) and its bucket is a key list, else
+   * undefined (no key is undefined), leaving the heap as it was. Polling a window end's timers this way until it
+   * answers undefined takes the same timers in the same order as {@link poll} would, each when `poll` would give it,
+   * whatever is added or removed in between.
+   */
+  pollListed(timestamp: number, namespace: N): NormalizedKey | undefined {
+    const bucket = this.heap[0];
+    if (bucket === undefined || this.marked) return undefined;
+    const list = bucket.list;
+    if (list === undefined || bucket.listNamespace !== namespace || bucket.timestamp !== timestamp)
+      return undefined;
+    const key = list[bucket.listHead++]!;
+    this.count--;
+    if (bucket.listHead === list.length) this.dropBucket(bucket);
+    return key;
+  }
+
   /** Removes the head timer of a bucket's Map form (read by `loadHead`), whose slot is `slot`. */
   private dropMapHead(form: TimerMap<N>, slot: NormalizedKey | TimerEntry<N>): void {
     this.clearHead(form);

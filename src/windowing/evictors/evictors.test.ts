@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { AggregateFunction } from '../../core/aggregate-function.ts';
 import { GlobalWindows } from '../assigners/global-windows.ts';
 import { EventTimeSessionWindows } from '../assigners/event-time-session-windows.ts';
+import { TumblingEventTimeWindows } from '../assigners/tumbling-event-time-windows.ts';
 import type { Evictor, TimestampedValue } from '../evictor.ts';
 import {
   AggregateApplyWindowFunction,
@@ -180,6 +181,23 @@ describe('evictors', () => {
     for (const ts of [0, 500, 1200, 5000]) h.processElement(ts, ts);
     h.processWatermark(10_000);
     assert.deepEqual(values(h), [[500, 1200], [5000]]);
+    assert.equal(h.numKeyedStateEntries(), 0);
+    assert.equal(h.numEventTimeTimers(), 0);
+  });
+
+  it("works with tumbling windows and cleans up at the window's end", () => {
+    // A window's end fires its keys' panes in one loop where the default trigger allows: with an evictor, which
+    // writes the pane back after the window function, the pane must still be removed after that.
+    const h = evicting(
+      TumblingEventTimeWindows.of(1000),
+      EventTimeTrigger.create(),
+      CountEvictor.of(2, true),
+    );
+    for (const ts of [0, 500, 700, 1200]) h.processElement(ts, ts);
+    h.processWatermark(999);
+    assert.equal(h.numKeyedStateEntries(), 1, 'the pane of [1000, 2000)');
+    h.processWatermark(10_000);
+    assert.deepEqual(values(h), [[0, 500, 700], [1200]]);
     assert.equal(h.numKeyedStateEntries(), 0);
     assert.equal(h.numEventTimeTimers(), 0);
   });

@@ -24,7 +24,12 @@ import {
   type ListStateDescriptor,
   type ReducingStateDescriptor,
 } from '../../core/state-descriptor.ts';
-import type { InternalTimer, InternalTimerService, Triggerable } from '../../time/internal-timer-service.ts';
+import type {
+  InternalTimer,
+  InternalTimerService,
+  KeyListTimers,
+  Triggerable,
+} from '../../time/internal-timer-service.ts';
 import { MAX_WATERMARK } from '../../core/time-domain.ts';
 import type { Evictor, EvictorContext, TimestampedValue } from '../evictor.ts';
 import type { Trigger } from '../trigger.ts';
@@ -108,7 +113,9 @@ type PaneState<ACC> = InternalAppendingState<any, any> & { get(): ACC | undefine
  * timer, both as timers known to be new, which the timer service keeps as one list of keys per window end (an
  * array slot per key, not a Map entry: see `TimerHeap.addNew`). With that trigger and no allowed lateness the
  * trigger's timer *is* the cleanup timer, so the operator does not register or delete it a second time, and at
- * cleanup it skips the trigger's `clear`, whose only timer has fired by then. Each skip replaces a call whose
+ * cleanup it skips the trigger's `clear`, whose only timer has fired by then; and a window's end, whose keys the timer
+service hands over as one list, fires them in one loop that asks the trigger nothing (it would answer FIRE for
+every key: see {@link fireWindowEnd}). Each skip replaces a call whose
  * effect would have been nil or is done in its place, so results, timers and state are exactly those of the
  * general path.
  */
@@ -515,57 +522,99 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   }
 
   onEventTime(timer: InternalTimer<K, W>): void {
-    this.onTimer(timer, true);
+    this.onTimer(timer.timestamp, timer.key, timer.namespace, true);
   }
 
   onProcessingTime(timer: InternalTimer<K, W>): void {
-    this.onTimer(timer, false);
+    this.onTimer(timer.timestamp, timer.key, timer.namespace, false);
+  }
+
+  /**
+   * A window end's timers, one per key (those the timer service keeps as a list: see `registerNewPaneTimers`), fired
+   * in one loop, each exactly as `onEventTime` fires it: no timer object and no call from the timer service per key.
+   */
+  onEventTimeKeyList(timestamp: number, window: W, timers: KeyListTimers<K>): void {
+    if (
+      this.cleanupIsTriggerTimer &&
+      this.existingPaneFastPath &&
+      timestamp === window.maxTimestamp() &&
+      this.isCleanupTime(window, timestamp)
+    ) {
+      this.fireWindowEnd(window, timers);
+      return;
+    }
+    let key: K | undefined;
+    while ((key = timers.pollKey()) !== undefined) this.onTimer(timestamp, key, window, true);
+  }
+
+  /**
+   * `onTimer` for each key of a window's end, with a trigger that fires only there and no allowed lateness, asked
+   * once for them all: by its contract the trigger answers FIRE to the timer at `maxTimestamp` whatever the key,
+   * touching nothing, and that timer is the cleanup timer too, whose `clear` of the trigger `onTimer` skips as well.
+   * So each pane is read and removed, emitted, and its per-window state cleared, as `onTimer` does (not merging, and
+   * no evictor, which would write the pane back after the window function).
+   */
+  private fireWindowEnd(window: W, timers: KeyListTimers<K>): void {
+    const windowState = this.windowState;
+    const keyFirstPanes = this.keyFirstPanes;
+    const triggerContext = this.triggerContext;
+    const processContext = this.processContext;
+    let key: K | undefined;
+    while ((key = timers.pollKey()) !== undefined) {
+      triggerContext.key = key;
+      triggerContext.window = window;
+      windowState.setCurrentNamespace(window);
+      let contents: ACC | undefined;
+      if (keyFirstPanes !== undefined) contents = keyFirstPanes.getAndClear() as ACC | undefined;
+      else {
+        contents = windowState.get();
+        windowState.clear();
+      }
+      if (!this.isEmpty(contents)) this.emitWindowContents(window, contents!);
+      processContext.window = window;
+      this.windowFunction.clear(window, processContext);
+    }
   }
 
   /** Flink's onEventTime / onProcessingTime, which differ only in the trigger callback and the cleanup domain. */
-  private onTimer(timer: InternalTimer<K, W>, eventTime: boolean): void {
+  private onTimer(timestamp: number, key: K, window: W, eventTime: boolean): void {
     const triggerContext = this.triggerContext;
-    triggerContext.key = timer.key;
-    triggerContext.window = timer.namespace;
+    triggerContext.key = key;
+    triggerContext.window = window;
     const mergingWindows = this.mergingWindows;
     if (mergingWindows !== undefined) {
-      const stateWindow = mergingWindows.load().getStateWindow(timer.namespace);
+      const stateWindow = mergingWindows.load().getStateWindow(window);
       // A timer for a window no longer in flight: a trigger did not clean up its timers, and the window's state
       // (including the trigger's) is gone already, so there is nothing to do.
       if (stateWindow === undefined) return;
       this.windowState.setCurrentNamespace(stateWindow);
     } else {
-      this.windowState.setCurrentNamespace(timer.namespace);
+      this.windowState.setCurrentNamespace(window);
     }
 
     const result = eventTime
-      ? triggerContext.onEventTime(timer.timestamp)
-      : triggerContext.onProcessingTime(timer.timestamp);
-    const cleanup = this.isEventTime === eventTime && this.isCleanupTime(timer.namespace, timer.timestamp);
+      ? triggerContext.onEventTime(timestamp)
+      : triggerContext.onProcessingTime(timestamp);
+    const cleanup = this.isEventTime === eventTime && this.isCleanupTime(window, timestamp);
     const keyFirstPanes = this.keyFirstPanes;
     let contentsCleared = false;
     if (result === TriggerResult.FIRE && cleanup && keyFirstPanes !== undefined) {
       // A window's end that fires and then removes the pane: read and freed in one scan of the key's panes. The
       // window function cannot tell (the contents state is the operator's own, and nothing else runs in between).
       const contents = keyFirstPanes.getAndClear() as ACC | undefined;
-      if (!this.isEmpty(contents)) this.emitWindowContents(timer.namespace, contents!);
+      if (!this.isEmpty(contents)) this.emitWindowContents(window, contents!);
       contentsCleared = true;
     } else {
       if ((result & TriggerResult.FIRE) !== 0) {
         const contents = this.windowState.get();
-        if (!this.isEmpty(contents)) this.emitWindowContents(timer.namespace, contents!);
+        if (!this.isEmpty(contents)) this.emitWindowContents(window, contents!);
       }
       if ((result & TriggerResult.PURGE) !== 0) this.windowState.clear();
     }
     if (cleanup) {
       // The trigger's clear only deletes the event-time timer at maxTimestamp <= this cleanup time: every such
       // timer has fired by now (it is this one, or an earlier one), so the deletion would be a no-op.
-      this.clearAllState(
-        timer.namespace,
-        mergingWindows,
-        !(eventTime && this.windowEndTrigger),
-        contentsCleared,
-      );
+      this.clearAllState(window, mergingWindows, !(eventTime && this.windowEndTrigger), contentsCleared);
     }
     mergingWindows?.persist();
   }
