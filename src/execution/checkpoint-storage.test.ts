@@ -63,6 +63,34 @@ describe('FileCheckpointStorage.retain', () => {
     assert.deepEqual(readdirSync(join(dir, 'shared')), []);
   });
 
+  it('another instance reads only the data file list at the head of the metadata, not the operator state', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weir-retain-'));
+    const storage = new FileCheckpointStorage(dir);
+    const first = await write(storage, 1);
+    await write(storage, 2, first.dataFiles);
+    // Checkpoint 2's payload (operator state, where a sink's records are) damaged beyond decoding, its list intact:
+    // retention reads the list alone, so what 2 references stays.
+    const path = join(dir, 'chk-2', '_metadata');
+    const bytes = readFileSync(path);
+    const payloadAt = 88 + bytes.readUInt32BE(12);
+    for (let i = payloadAt; i < bytes.length; i++) bytes[i] = 0xff;
+    writeFileSync(path, bytes);
+    await new FileCheckpointStorage(dir).retain(1);
+    assert.deepEqual(readdirSync(dir).sort(), ['chk-2', 'shared']);
+    assert.deepEqual(readdirSync(join(dir, 'shared')).sort(), ['data-1.bin', 'data-2.bin']);
+  });
+
+  it('leaves every data file when the metadata cannot be read, as an I/O error is not a corrupt checkpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weir-retain-'));
+    const storage = new FileCheckpointStorage(dir);
+    await write(storage, 1);
+    // A directory where the file should be: reading it fails with EISDIR, which says nothing about the checkpoint.
+    rmSync(join(dir, 'chk-1', '_metadata'));
+    mkdirSync(join(dir, 'chk-1', '_metadata'));
+    await assert.rejects(new FileCheckpointStorage(dir).retain(1), { code: 'EISDIR' });
+    assert.deepEqual(readdirSync(join(dir, 'shared')), ['data-1.bin']);
+  });
+
   it('another instance reads what a kept checkpoint references and keeps those data files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-retain-'));
     const storage = new FileCheckpointStorage(dir);
