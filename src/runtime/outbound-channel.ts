@@ -4,6 +4,7 @@ import type { StreamEdge } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import type { ChannelWriter } from './record-router.ts';
+import { keepBatchBuffer } from './kept-batch-buffers.ts';
 import { mutableExchangeFigures } from './thread-exchange-figures.ts';
 import { TypedRecordBatch, type TypedBatchMessage } from './typed-record-batch.ts';
 
@@ -160,6 +161,15 @@ export class OutboundChannel implements ChannelWriter {
   /** The consumer gave back the buffer of a typed batch it read: a later batch is written into it. */
   recycle(buffer: ArrayBuffer): void {
     this.typed?.recycle(buffer);
+  }
+
+  /** The exchange closed: this channel's typed buffers, sent or not, are kept for the thread's next job. */
+  release(): void {
+    const typed = this.typed;
+    if (typed === undefined) return;
+    typed.release();
+    for (const batch of this.waiting) keepBatchBuffer((batch as TypedBatchMessage).numbers);
+    this.waiting.length = 0;
   }
 
   /** Batches waiting for credit (for stall messages). */

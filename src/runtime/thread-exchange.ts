@@ -11,6 +11,7 @@ import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.
 import type { InputChannel } from './input-channel.ts';
 import { OutboundChannel, type OutboundBatch, type OutboundLink } from './outbound-channel.ts';
 import type { Subtask } from './subtask.ts';
+import { keepBatchBuffer } from './kept-batch-buffers.ts';
 import { mutableExchangeFigures } from './thread-exchange-figures.ts';
 import { deliverTypedBatch, describeMismatch } from './typed-record-batch.ts';
 
@@ -213,10 +214,20 @@ export class ThreadExchange implements OutboundLink {
     }
   }
 
-  /** Stops receiving and closes the ports (the attempt ended). */
+  /**
+   * Stops receiving and closes the ports (the attempt ended). The typed batches' buffers this thread holds (each
+   * channel's open batch and spares, and those a consumer kept to give back) are kept for the thread's next job
+   * (see kept-batch-buffers.ts).
+   */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     for (const peer of this.peers.values()) peer.port.close();
+    for (const channel of this.outbound.values()) channel.release();
+    for (const inbound of this.inbound.values()) {
+      for (const buffer of inbound.buffers) keepBatchBuffer(new Float64Array(buffer));
+      inbound.buffers.length = 0;
+    }
   }
 
   /** Outbound channels that wait for credit, described (for stall messages). */

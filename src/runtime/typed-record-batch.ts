@@ -5,6 +5,7 @@ import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { InputChannel } from './input-channel.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import { MIN_WATERMARK } from '../core/time-domain.ts';
+import { keepBatchBuffer, takeKeptBatchBuffer } from './kept-batch-buffers.ts';
 
 /** What a typed batch posts: numbers (transferred), and strings and barriers when it has any. */
 export interface TypedBatchMessage {
@@ -214,7 +215,8 @@ function describeValue(value: unknown): string {
  * as it is, and the next batch is written into a buffer an earlier batch left in, once the consumer gave it back
  * ({@link recycle}); only while none has come back yet is a new one allocated. A new buffer per batch (200 kB at
  * 4,096 records of four numbers) cost the producing thread about 40 ns per record it sent, more than writing the
- * records (docs/performance.md, "One keyBy exchange between threads").
+ * records (docs/performance.md, "One keyBy exchange between threads"). When the job's exchange closes, the batch's
+ * buffers are kept for the thread's next job ({@link release}), which starts with them instead of new ones.
  */
 export class TypedRecordBatch {
   private numbers: Float64Array<ArrayBuffer>;
@@ -232,7 +234,8 @@ export class TypedRecordBatch {
   ) {
     this.write = codecOf(type).write;
     this.stride = 2 + type.numericFields;
-    this.numbers = new Float64Array(Math.min(batchSize, 256) * this.stride);
+    this.numbers =
+      takeKeptBatchBuffer(this.stride) ?? new Float64Array(Math.min(batchSize, 256) * this.stride);
   }
 
   /** Writes a record; returns false (and writes nothing that counts) when it does not fit the declared type. */
@@ -282,7 +285,7 @@ export class TypedRecordBatch {
     let next = this.spare.pop();
     // A spare smaller than the buffer the batches have grown to is left to the collector.
     while (next !== undefined && next.length < capacity) next = this.spare.pop();
-    this.numbers = next ?? new Float64Array(capacity);
+    this.numbers = next ?? takeKeptBatchBuffer(capacity) ?? new Float64Array(capacity);
     this.used = 0;
     // New lists: the message holds the old ones (two small arrays per batch, none per record).
     this.strings = [];
@@ -299,6 +302,18 @@ export class TypedRecordBatch {
     this.spare.push(new Float64Array(buffer));
   }
 
+  /**
+   * The job's exchange closed: the open batch's buffer and the spares go to the thread's kept buffers, for a later
+   * job's channels. The batch stays usable (with a small new buffer) but sends nothing more.
+   */
+  release(): void {
+    keepBatchBuffer(this.numbers);
+    for (const spare of this.spare) keepBatchBuffer(spare);
+    this.spare.length = 0;
+    this.numbers = new Float64Array(this.stride);
+    this.used = 0;
+  }
+
   private control(kind: number, value: number): void {
     if (this.used + 2 > this.numbers.length) this.grow();
     this.numbers[this.used] = kind;
@@ -312,7 +327,8 @@ export class TypedRecordBatch {
    * buffer's length beyond what is used.
    */
   private grow(): void {
-    const bigger = new Float64Array(this.numbers.length * 2);
+    const length = this.numbers.length * 2;
+    const bigger = takeKeptBatchBuffer(length) ?? new Float64Array(length);
     bigger.set(this.numbers.subarray(0, this.used));
     this.numbers = bigger;
   }
