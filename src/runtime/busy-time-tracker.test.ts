@@ -1,5 +1,6 @@
 // BusyTimeTracker: sampled roots stay a small share of the time, ticks without a sample keep the shares, one odd
-// sample is weighed with the last ticks' samples, and firings outside batches are sampled and scaled apart.
+// sample is weighed with the last ticks' samples, and firings and batches from other threads are sampled and scaled
+// apart from source batches.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { performance } from 'node:perf_hooks';
@@ -250,6 +251,66 @@ describe('BusyTimeTracker', () => {
     assert.equal(batch(tracker, source, undefined, 10), false);
     tracker.sample(1_000);
     assert.deepEqual([source.busyTimeMsPerSecond, op.busyTimeMsPerSecond], [30, 4]);
+  });
+
+  it("times a batch from another thread as a root of its own kind: the receiver's reading and the hops it calls", () => {
+    const tracker = new BusyTimeTracker(true, 0);
+    const source = tracker.track();
+    const receiver = tracker.track();
+    const sink = tracker.track();
+    tracker.sample(0);
+    // A sampled delivery of 10 ms: 2 ms reading the batch (the receiving subtask's), 8 ms in the receiver's hops, of
+    // which 3 ms in the sink they call. Only the receiver's hop waits for the sink: the delivery waits for nobody.
+    const start = tracker.beginDelivery();
+    assert.ok(start < 0 && tracker.active, 'the first delivery is sampled');
+    assert.equal(tracker.timesFiring(), false, 'a watermark the batch carries is part of it');
+    clock += 2;
+    const outer = tracker.beginHop();
+    const hopStart = performance.now();
+    clock += 5;
+    const inner = tracker.beginHop();
+    const sinkStart = performance.now();
+    clock += 3;
+    tracker.endHop(sink, inner, sinkStart);
+    tracker.endHop(receiver, outer, hopStart);
+    tracker.endDelivery(receiver, start);
+    assert.deepEqual(
+      [
+        receiver.deliveries.sampledBusyMs,
+        receiver.deliveries.sampledBackPressuredMs,
+        sink.deliveries.sampledBusyMs,
+      ],
+      [7, 3, 3],
+    );
+    assert.deepEqual(
+      [receiver.batches.sampledBusyMs, receiver.firings.sampledBusyMs],
+      [0, 0],
+      'not the other kinds',
+    );
+    // A source batch right after is sampled on its own spacing, and does not scale the deliveries' time.
+    assert.equal(batch(tracker, source, undefined, 10), true);
+    const unsampled = tracker.beginDelivery();
+    assert.ok(unsampled > 0 && !tracker.active, 'the deliveries spacing holds');
+    clock += 30;
+    tracker.endDelivery(receiver, unsampled);
+    tracker.sample(1_000);
+    // 40 ms of deliveries split by the one sample: the receiver 7/10 busy and 3/10 back-pressured, the sink 3/10.
+    assert.deepEqual(
+      [receiver.busyTimeMsPerSecond, receiver.backPressuredTimeMsPerSecond, sink.busyTimeMsPerSecond],
+      [28, 12, 12],
+    );
+    assert.deepEqual([source.busyTimeMsPerSecond, receiver.idleTimeMsPerSecond], [10, 1000 - 28 - 12]);
+  });
+
+  it('with metrics off, times no delivery and reads no clock', () => {
+    const tracker = new BusyTimeTracker(false, 0);
+    const receiver = tracker.track();
+    const reads = (performance.now as unknown as { mock: { callCount(): number } }).mock;
+    const before = reads.callCount();
+    const start = tracker.beginDelivery();
+    assert.equal(tracker.active, false);
+    tracker.endDelivery(receiver, start);
+    assert.equal(reads.callCount() - before, 0);
   });
 
   it('ignores a tick at the time of the last one', () => {

@@ -3,8 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { View } from '../metrics/meter.ts';
 
 /**
- * One subtask's sampled time in one kind of root (source batches, or firings outside them): the kinds are scaled
- * apart, because a firing's time divides among subtasks quite unlike a batch of records.
+ * One subtask's sampled time in one kind of root (source batches, batches from other threads, or firings outside
+ * them): the kinds are scaled apart, because the time of each divides among subtasks quite unlike the others'.
  */
 export class SampledShare {
   /** Self time measured in this tick's sampled roots (ms). */
@@ -24,8 +24,10 @@ export class SampledShare {
 export class SubtaskTime {
   /** Its share of sampled source batches. */
   readonly batches = new SampledShare();
-  /** Its share of sampled firings: watermarks and processing-time timers that arrive outside a source batch. */
+  /** Its share of sampled firings: watermarks and processing-time timers that arrive outside every batch. */
   readonly firings = new SampledShare();
+  /** Its share of sampled deliveries: batches of records and watermarks from another thread (worker mode). */
+  readonly deliveries = new SampledShare();
   /** Back-pressured time measured exactly: a source's waits for a blocked channel or a full operator (ms). */
   exactBackPressuredMs = 0;
   /** Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond and idleTimeMsPerSecond (last tick). */
@@ -47,7 +49,10 @@ class RootKind {
   /** This tick's factor from a subtask's decayed sampled time to its share of `totalMs`. */
   scale = 0;
 
-  constructor(readonly firings: boolean) {}
+  constructor(
+    /** Which of a subtask's shares a sampled root of this kind fills: {@link BATCHES}, {@link FIRINGS} or {@link DELIVERIES}. */
+    readonly share: number,
+  ) {}
 
   /** Ends a tick: folds its samples into the decayed sums and sets `scale`; returns whether it had samples. */
   tick(): boolean {
@@ -59,11 +64,22 @@ class RootKind {
   }
 }
 
+/** The kinds of root, as {@link RootKind.share}. */
+const BATCHES = 0;
+const FIRINGS = 1;
+const DELIVERIES = 2;
+
+/** The share of `time` that a sampled root of kind `share` fills. */
+function shareOf(time: SubtaskTime, share: number): SampledShare {
+  return share === BATCHES ? time.batches : share === FIRINGS ? time.firings : time.deliveries;
+}
+
 /**
  * Everything in a Weir job runs synchronously on one thread: a source's batch calls each downstream operator in
  * turn. Timing every hop would double the cost of a cheap operator, so the tracker times **roots**, the calls the
- * thread makes into the job from outside it: source batches, and *firings* that arrive outside a batch (a
- * watermark from another thread or from a source's periodic emit, a processing-time timer). Every root's wall time
+ * thread makes into the job from outside it: source batches, *deliveries* (a batch of records and watermarks from
+ * another thread, in worker mode, replayed into its consumer), and *firings* that arrive outside both (a watermark from
+ * a source's periodic emit, a processing-time timer). Every root's wall time
  * is summed (two clock reads per root), and now and then a root is a *sampled* root in which every hop measures
  * its self time (its time minus the time of the hops it called) and the time it spent inside downstream calls.
  * Work inside a root (a watermark a batch's records carry, the windows it fires) is part of that root's time, timed
@@ -72,11 +88,12 @@ class RootKind {
  * {@link SAMPLED_TIME_SHARE} of the time: with slow records a single batch can outlast the spacing, and timing
  * every batch would put clock reads on every hop of every record. On each tick each subtask's share of a kind's
  * sampled time (over the last few ticks' samples, {@link SHARE_DECAY}) is applied to that kind's total (a tick
- * without a sample reuses the last shares). Batches and firings are sampled and scaled apart: a firing's time
- * divides among subtasks quite unlike a batch's, and firings are rarer, so they would seldom be the root a
- * shared spacing picks.
+ * without a sample reuses the last shares). The three kinds are sampled and scaled apart: a firing's time divides
+ * among subtasks quite unlike a batch's, and a delivery's goes to the subtasks downstream of the exchange, not to the
+ * source's chain; and a kind that is rarer (firings; on a worker, deliveries, a few large ones against many source
+ * batches) would seldom be the root a shared spacing picks.
  *
- * What the figures estimate: a subtask's busy time in a tick is the sum over both kinds of the kind's root time
+ * What the figures estimate: a subtask's busy time in a tick is the sum over the kinds of the kind's root time
  * times the subtask's share of its sampled self time; its back-pressured time is the same with the time inside
  * downstream calls, plus the exactly measured waits of a source held back. Both are ratio estimates, unbiased as
  * far as the sampled roots are like the others (the spacing picks a root by when it starts, not by what it does).
@@ -90,12 +107,13 @@ export class BusyTimeTracker implements View {
   active = false;
   /** True while a root runs: what it calls is part of its time (a watermark fired inside a batch is no root). */
   rootRunning = false;
-  /** Whether the sampled root that runs is a firing (its hops' time goes to the subtasks' `firings` shares). */
-  private sampledFiring = false;
+  /** The kind of the sampled root that runs (its hops' time goes to that share of each subtask's time). */
+  private sampledShare = BATCHES;
   /** Time spent in hops called by the current hop (ms). */
   private child = 0;
-  private readonly batches = new RootKind(false);
-  private readonly firings = new RootKind(true);
+  private readonly batches = new RootKind(BATCHES);
+  private readonly firings = new RootKind(FIRINGS);
+  private readonly deliveries = new RootKind(DELIVERIES);
   private lastTick: number | undefined = undefined;
   private readonly subtasks: SubtaskTime[] = [];
 
@@ -136,6 +154,22 @@ export class BusyTimeTracker implements View {
     this.endRoot(this.firings, time.firings, start);
   }
 
+  /**
+   * Starts the delivery of a batch from another thread (worker mode); returns its start time (0 when disabled,
+   * negative when sampled). Its records and watermarks are then handled here as a source batch's are.
+   */
+  beginDelivery(): number {
+    return this.enabled ? this.beginRoot(this.deliveries) : 0;
+  }
+
+  /**
+   * Ends a delivery started with `beginDelivery`: its time, and in a sampled delivery the time outside its hops
+   * (reading the batch and building its records) as busy time of the receiving subtask (`time`).
+   */
+  endDelivery(time: SubtaskTime, start: number): void {
+    if (this.enabled) this.endRoot(this.deliveries, time.deliveries, start);
+  }
+
   /** Whether a firing that arrives now is a root of its own: metrics are on and no other root runs. */
   timesFiring(): boolean {
     return this.enabled && !this.rootRunning;
@@ -148,7 +182,7 @@ export class BusyTimeTracker implements View {
     if (!this.active && start >= kind.nextSampleAt) {
       kind.nextSampleAt = start + SAMPLE_SPACING_MS;
       this.active = true;
-      this.sampledFiring = kind.firings;
+      this.sampledShare = kind.share;
       this.child = 0;
       return -start;
     }
@@ -170,7 +204,9 @@ export class BusyTimeTracker implements View {
     kind.totalMs += elapsed;
     kind.sampledMs += elapsed;
     share.sampledBusyMs += elapsed - this.child;
-    share.sampledBackPressuredMs += this.child;
+    // A source or a firing operator waits while what it called runs: back-pressured. A delivery's hops are the
+    // receiving subtask's own (timed as hops), and nothing on this thread waits for them.
+    if (kind.share !== DELIVERIES) share.sampledBackPressuredMs += this.child;
     this.active = false;
   }
 
@@ -185,7 +221,7 @@ export class BusyTimeTracker implements View {
   endHop(time: SubtaskTime, outer: number, start: number): void {
     const elapsed = performance.now() - start;
     const child = this.child;
-    const share = this.sampledFiring ? time.firings : time.batches;
+    const share = shareOf(time, this.sampledShare);
     share.sampledBusyMs += elapsed - child;
     share.sampledBackPressuredMs += child;
     this.child = outer + elapsed;
@@ -213,18 +249,25 @@ export class BusyTimeTracker implements View {
     const interval = nowMs - last;
     const batches = this.batches;
     const firings = this.firings;
+    const deliveries = this.deliveries;
     const batchesSampled = batches.tick();
     const firingsSampled = firings.tick();
+    const deliveriesSampled = deliveries.tick();
     for (const t of this.subtasks) {
       if (batchesSampled) decay(t.batches);
       if (firingsSampled) decay(t.firings);
+      if (deliveriesSampled) decay(t.deliveries);
       const busy = clamp(
-        ((t.batches.decayedBusyMs * batches.scale + t.firings.decayedBusyMs * firings.scale) * 1000) /
+        ((t.batches.decayedBusyMs * batches.scale +
+          t.firings.decayedBusyMs * firings.scale +
+          t.deliveries.decayedBusyMs * deliveries.scale) *
+          1000) /
           interval,
       );
       const bp = clamp(
         ((t.batches.decayedBackPressuredMs * batches.scale +
           t.firings.decayedBackPressuredMs * firings.scale +
+          t.deliveries.decayedBackPressuredMs * deliveries.scale +
           t.exactBackPressuredMs) *
           1000) /
           interval,

@@ -148,6 +148,8 @@ export class JobRuntime implements JobServices, JobAttempt {
   ) {
     this.timing = new BusyTimeTracker(options.metrics !== undefined);
     const placement = options.placement;
+    // Batches from other threads are roots of this job's busy time, as its source batches are.
+    if (placement !== undefined) placement.exchange.timing = this.timing;
     this.alignment = SourceWatermarkAlignment.forJob(
       graph,
       options.watermarkAlignmentSlots ??

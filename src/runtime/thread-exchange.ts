@@ -7,6 +7,7 @@ import type { StreamEdge, StreamGraph } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
 import type { DeclaredType } from '../core/tagged-union-type.ts';
 import { MAX_WATERMARK, MIN_WATERMARK } from '../core/time-domain.ts';
+import { BusyTimeTracker } from './busy-time-tracker.ts';
 import { BARRIER, END, RECORD, STATUS, WATERMARK } from './exchange-event-kinds.ts';
 import type { InputChannel } from './input-channel.ts';
 import { OutboundChannel, type OutboundBatch, type OutboundLink } from './outbound-channel.ts';
@@ -94,6 +95,9 @@ class Peer {
 
 const figures = mutableExchangeFigures();
 
+/** Times nothing: the tracker of an exchange no job has claimed yet. */
+const UNTIMED = new BusyTimeTracker(false);
+
 function rejectFunction(): never {
   throw new TypeError('a function cannot cross threads');
 }
@@ -118,6 +122,11 @@ export class ThreadExchange implements OutboundLink {
   /** Channels written to in this turn, flushed together at its end. */
   private dirty: OutboundChannel[] = [];
   private closed = false;
+  /**
+   * The busy-time tracker of the job whose subtasks this thread runs (the JobRuntime sets it): each batch delivered is
+   * one of its roots. A disabled one until then, as with metrics off.
+   */
+  timing: BusyTimeTracker = UNTIMED;
   private readonly flushAll = (): void => {
     const dirty = this.dirty;
     this.dirty = [];
@@ -304,20 +313,28 @@ export class ThreadExchange implements OutboundLink {
       const inbound = this.inbound.get(id);
       if (inbound === undefined) throw new WeirError(`A batch arrived for unknown channel ${id}`);
       figures.batchesReceived++;
+      // The batch's records and watermarks are handled here, outside every other root: a root of the busy-time
+      // tracker of its own, as a source batch is, so the receiving thread counts that work as busy, not idle.
+      const timing = this.timing;
+      const started = timing.beginDelivery();
       let watermark: number;
-      if (inbound.recordType !== undefined) {
-        const numbers = payload as Float64Array<ArrayBuffer>;
-        watermark = deliverTypedBatch(
-          inbound.recordType,
-          numbers,
-          message[2] as string[] | undefined,
-          message[3] as CheckpointBarrier[] | undefined,
-          inbound.channel,
-        );
-        // Every record was built from it: its buffer goes back with the credit, for a later batch to fill.
-        inbound.buffers.push(numbers.buffer);
-      } else {
-        watermark = deliver(inbound.channel, peer.unpackr.unpack(payload as Uint8Array) as unknown[]);
+      try {
+        if (inbound.recordType !== undefined) {
+          const numbers = payload as Float64Array<ArrayBuffer>;
+          watermark = deliverTypedBatch(
+            inbound.recordType,
+            numbers,
+            message[2] as string[] | undefined,
+            message[3] as CheckpointBarrier[] | undefined,
+            inbound.channel,
+          );
+          // Every record was built from it: its buffer goes back with the credit, for a later batch to fill.
+          inbound.buffers.push(numbers.buffer);
+        } else {
+          watermark = deliver(inbound.channel, peer.unpackr.unpack(payload as Uint8Array) as unknown[]);
+        }
+      } finally {
+        if (timing.enabled) timing.endDelivery(inbound.channel.consumer.time, started);
       }
       // How far this channel's watermark runs ahead of what its consumer reached (0 if this one holds it back); not
       // before the consumer has a watermark, nor for the final one, which nothing lags in event time.

@@ -59,6 +59,31 @@ describe('metrics in worker mode', () => {
     }
   });
 
+  it("counts a keyed subtask's work on records from the other worker as busy time, not idle", async () => {
+    const { client } = await import('./delivery-busy-time-job.ts');
+    try {
+      const running = client.running;
+      const slow = running.graph.nodes.find((n) => n.name === 'slow')!;
+      // Subtask 2 of 'slow' runs on worker 2, which has no source: all it does is handle the batches that worker 1
+      // sends. Its operator spins on every record and cannot keep up, so it is busy nearly all of each second.
+      const figures = await waitFor(
+        "subtask 2 of 'slow' busy",
+        () => {
+          const subtask = subtasksOf(running, slow).find((s) => s.index === 1);
+          return subtask !== undefined && subtask.recordsIn > 0 && subtask.busyTimeMsPerSecond > 500
+            ? subtask
+            : undefined;
+        },
+        30_000,
+      );
+      assert.ok(figures.idleTimeMsPerSecond < 500, `idle ${figures.idleTimeMsPerSecond} ms/s`);
+      // Subtask 1, on worker 1 beside the source, receives nothing (every key is subtask 2's).
+      assert.equal(subtasksOf(running, slow).find((s) => s.index === 0)!.recordsIn, 0);
+    } finally {
+      await client.cancel();
+    }
+  });
+
   it('with metrics off, the main thread lists every subtask once the job runs, and its final counts once it ended', async () => {
     const { client, COUNT } = await import('./metrics-off-job.ts');
     const running = client.running;
