@@ -26,6 +26,7 @@ import type { MetricGroupImpl } from '../metrics/metric-group.ts';
 import type { MetricRegistry } from '../metrics/metric-registry.ts';
 import { subtaskFigures, type SubtaskFigures } from './subtask-figures.ts';
 import { BusyTimeTracker } from './busy-time-tracker.ts';
+import { GaugeReadBudget } from '../metrics/gauge-read-budget.ts';
 import { registerSubtaskMetrics } from './subtask-metrics.ts';
 import type { SideOutputTap } from './subtask-output.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
@@ -141,6 +142,8 @@ export class JobRuntime implements JobServices, JobAttempt {
   private finishedSubtasks = 0;
   private readonly allFinishedWaiters: (() => void)[] = [];
   readonly logger: Logger;
+  /** When the gauges in the figures of {@link allSubtaskFigures} are read again. */
+  private readonly gaugeReads = new GaugeReadBudget();
 
   constructor(
     readonly graph: StreamGraph,
@@ -334,16 +337,22 @@ export class JobRuntime implements JobServices, JobAttempt {
   }
 
   /** The figures of a node's subtasks on this thread, read now (with `places`, the metrics' places too). */
-  subtaskFigures(node: StreamNode, places = false): SubtaskFigures[] {
+  subtaskFigures(node: StreamNode, places = false, gauges?: GaugeReadBudget): SubtaskFigures[] {
     const registry = this.options.metrics?.registry;
-    return this.subtasksOf(node).map((s) => subtaskFigures(s, registry, places));
+    return this.subtasksOf(node).map((s) => subtaskFigures(s, registry, places, gauges));
   }
 
-  /** The figures of every subtask on this thread, with places (a worker sends them to the main thread). */
-  allSubtaskFigures(): { uid: string; figures: SubtaskFigures[] }[] {
+  /**
+   * The figures of every subtask on this thread, with places (a worker sends them to the main thread after every
+   * metrics tick, whether or not anything reads them there): a gauge whose last read was costly is taken as read then
+   * until its budget allows another read ({@link GaugeReadBudget}); with `latest`, every gauge is read now (the last
+   * figures a worker sends, as it closes).
+   */
+  allSubtaskFigures(latest = false): { uid: string; figures: SubtaskFigures[] }[] {
+    const gauges = latest ? undefined : this.gaugeReads;
     return [...this.subtasks.keys()].map((node) => ({
       uid: node.uid,
-      figures: this.subtaskFigures(node, true),
+      figures: this.subtaskFigures(node, true, gauges),
     }));
   }
 

@@ -1,6 +1,7 @@
 // SubtaskFigures: a subtask's live figures as plain data, read on its own thread and sent across threads.
 import type { MetricRegistry } from '../metrics/metric-registry.ts';
 import type { Histogram, Meter } from '../core/metric-group.ts';
+import type { GaugeReadBudget } from '../metrics/gauge-read-budget.ts';
 import { metricKind, metricValue, type Metric, type MetricKind } from '../metrics/metric.ts';
 import type { MetricGroupImpl } from '../metrics/metric-group.ts';
 import type { Subtask } from './subtask.ts';
@@ -52,12 +53,13 @@ export interface MetricPlace {
 
 /**
  * The figures of `subtask`, read now; `registry` is the job's (undefined when metrics are off); with `places`, the
- * metrics' places too.
+ * metrics' places too; with `gauges`, a gauge read lately at a cost is taken as read then (figures sent every tick).
  */
 export function subtaskFigures(
   subtask: Subtask,
   registry: MetricRegistry | undefined,
   places: boolean,
+  gauges: GaugeReadBudget | undefined = undefined,
 ): SubtaskFigures {
   const metrics: Record<string, number> = {};
   const placed: MetricPlace[] | undefined = places ? [] : undefined;
@@ -67,7 +69,7 @@ export function subtaskFigures(
       let value: number;
       let place: MetricPlace | undefined = undefined;
       try {
-        value = metricValue(m.metric);
+        value = gauges !== undefined ? gauges.value(m.metric) : metricValue(m.metric);
         if (placed !== undefined) {
           place = metricPlace(m.metric, groupsBelow(m.group, subtask.metricGroup), m.name, value);
         }

@@ -231,7 +231,7 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
       // thread (before the first metrics tick, or with metrics off, it listed none of the workers').
       post({ type: 'figures', nodes: job.allSubtaskFigures() });
       // Added once every subtask registered its metrics, so the figures follow this tick's rates and busy time.
-      registry?.addView({ sample: () => post({ type: 'figures', nodes: job.allSubtaskFigures() }) });
+      registry?.addView({ sample: () => post({ type: 'figures', nodes: job.allSubtaskFigures(closing) }) });
       registry?.start();
       exchange.start();
       post({ type: 'ready' });
@@ -254,7 +254,7 @@ async function close(
   }
   // A last tick: the final figures reach the main thread before the worker ends (with metrics off, no tick does).
   if (registry !== undefined) registry.close();
-  else post({ type: 'figures', nodes: job.allSubtaskFigures() });
+  else post({ type: 'figures', nodes: job.allSubtaskFigures(true) });
   job.disposeBackends();
   exchange.close();
   post({
