@@ -1,7 +1,8 @@
 // JobRuntime, driven directly: per-operator figures, snapshots and the checks of a restore, what each subtask waits
 // for, and the stall a blocked channel with no barrier coming causes.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
+import { performance } from 'node:perf_hooks';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import {
   CollectSink,
@@ -514,6 +515,63 @@ describe('JobRuntime figures', () => {
     assert.equal(place('broken'), undefined);
     runtime.releaseMetrics();
     assert.deepEqual(runtime.subtaskFigures(user!)[0]!.metrics, {});
+  });
+
+  it("sends a costly gauge's last value in the per-tick figures until its budget allows a read, and the latest at the end", async () => {
+    const registry = new MetricRegistry();
+    const jobGroup = registry.createGroup('job', { job_id: 'j', job_name: 'gauges' }, ['gauges']);
+    const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+    /** What the gauges return; the costly one's read takes 40 ms of the clock the budget reads. */
+    const held = { costly: 1, cheap: 1 };
+    let clock = 0;
+    env
+      .fromElements(1)
+      .process<number>({
+        open(ctx) {
+          const group = ctx.getMetricGroup();
+          group.gauge('costly', {
+            getValue: () => {
+              clock += 40;
+              return held.costly;
+            },
+          });
+          group.gauge('cheap', { getValue: () => held.cheap });
+        },
+        processElement(x, _ctx, out) {
+          out.collect(x);
+        },
+      })
+      .name('user')
+      .sinkTo(new CollectSink<number>());
+    const runtime = new JobRuntime(env.buildGraph(), {
+      clock: new ManualClock(),
+      metrics: { registry, jobGroup },
+    });
+    await run(runtime);
+    const user = (figures: ReturnType<JobRuntime['allSubtaskFigures']>) => figures[1]!.figures[0]!.metrics;
+    mock.method(performance, 'now', () => clock);
+    try {
+      assert.deepEqual(
+        [user(runtime.allSubtaskFigures()).costly, user(runtime.allSubtaskFigures()).cheap],
+        [1, 1],
+      );
+      held.costly = 2;
+      held.cheap = 2;
+      // 40 ms read: the next one no sooner than 500 times that after its start. The cheap gauge is read every time.
+      clock += 19_000;
+      assert.deepEqual(
+        [user(runtime.allSubtaskFigures()).costly, user(runtime.allSubtaskFigures()).cheap],
+        [1, 2],
+      );
+      assert.equal(user(runtime.allSubtaskFigures(true)).costly, 2, 'the last figures read every gauge');
+      assert.equal(
+        runtime.subtaskFigures(runtime.graph.nodes[1]!)[0]!.metrics.costly,
+        2,
+        'a reader asks: read now',
+      );
+    } finally {
+      mock.restoreAll();
+    }
   });
 
   it('reads no metrics when metrics are off', async () => {
