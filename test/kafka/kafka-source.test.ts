@@ -17,6 +17,7 @@ import {
   OffsetsInitializer,
   type MalformedKafkaRecord,
 } from '../../src/connectors/kafka/index.ts';
+import { kafkaClient, type ClientConsumer } from '../../src/connectors/kafka/kafka-client.ts';
 import type { KafkaSplitPosition } from '../../src/connectors/kafka/kafka-source-reader.ts';
 import type { Sink, SinkWriter } from '../../src/core/sink.ts';
 import { ManualClock } from '../../src/core/clock.ts';
@@ -101,6 +102,41 @@ describe('KafkaSource (real broker)', { timeout: 600_000 }, () => {
       for (let i = 0; i < 40; i++)
         expected.push({ partition: p, offset: i, value: `p${p}-${i}`, timestamp: T0 + 1000 * i + p });
     assert.deepEqual(got, expected);
+  });
+
+  it('asks the client for the next batch before processing a full one, and emits every record once in order', async () => {
+    const topic = uniqueTopic('prefetch');
+    await createTopic(topic, 1);
+    await produce(topic, records(1, 400));
+    const sink = new CollectSink<Tagged>();
+    // What the sink held when each batch was asked for and when it came back.
+    const asked: number[] = [];
+    const returned: { readonly held: number; readonly size: number }[] = [];
+    const prototype = kafkaClient().KafkaConsumer.prototype as ClientConsumer;
+    const consume = prototype.consume;
+    prototype.consume = function (this: ClientConsumer, count, cb) {
+      asked.push(sink.records.length);
+      consume.call(this, count, (error, messages) => {
+        if (!error) returned.push({ held: sink.records.length, size: messages.length });
+        cb(error, messages);
+      });
+    };
+    try {
+      const env = StreamExecutionEnvironment.create({ parallelism: 1 });
+      env.fromSource(source(topic, true), undefined, 'kafka').sinkTo(sink);
+      await env.execute('prefetch');
+    } finally {
+      prototype.consume = consume;
+    }
+    assert.deepEqual(
+      sink.records.map((r) => r.value.value),
+      Array.from({ length: 400 }, (_, i) => `p0-${i}`),
+    );
+    // After a full batch (50) the next one is asked for before any of its records reaches the sink.
+    const full = returned.flatMap((r, i) => (r.size === 50 ? [i] : []));
+    assert.ok(full.length >= 2, `full batches: ${JSON.stringify(returned)}`);
+    for (const i of full)
+      assert.equal(asked[i + 1], returned[i]!.held, `batch ${i}: ${JSON.stringify({ asked, returned })}`);
   });
 
   it('stops at the offsets resolved when the job started, not at records written later', async () => {

@@ -78,6 +78,8 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplitPosition>
   private fatal: Error | undefined = undefined;
   private started = false;
   private closed = false;
+  /** The next batch, asked for while the last full one was processed. */
+  private prefetched: Promise<ClientMessage[]> | undefined = undefined;
 
   constructor(
     private readonly config: KafkaSourceConfig<T>,
@@ -116,14 +118,26 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplitPosition>
       await new Promise<void>((resolve) => setTimeout(resolve, CONSUME_TIMEOUT_MS));
       return 'more';
     }
-    const consumer = this.consumer!;
-    const messages = await call<ClientMessage[]>(`reading from ${this.describeAssignment()}`, (cb) =>
-      consumer.consume(this.config.batchSize, cb),
-    );
+    const messages = await (this.prefetched ?? this.consume());
+    this.prefetched = undefined;
     if (this.closed) return 'end';
+    // A full batch means more is fetched already: the client's thread takes the next batch off its queue while
+    // this one is processed. (A short batch is the end of what is there, where a bounded partition may finish.)
+    if (messages.length === this.config.batchSize) {
+      this.prefetched = this.consume();
+      this.prefetched.catch(() => {});
+    }
     this.emit(messages);
     if (bounded && messages.length < this.config.batchSize) this.finishCaughtUp();
     return bounded && this.partitions.every((p) => p.finished) ? 'end' : 'more';
+  }
+
+  /** One batch from the client: up to `batchSize` records, waiting up to the poll timeout for the first. */
+  private consume(): Promise<ClientMessage[]> {
+    const consumer = this.consumer!;
+    return call<ClientMessage[]>(`reading from ${this.describeAssignment()}`, (cb) =>
+      consumer.consume(this.config.batchSize, cb),
+    );
   }
 
   /** The hot loop: one array lookup, one deserializer call and one collect per record. */
@@ -231,6 +245,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplitPosition>
     this.closed = true;
     const consumer = this.consumer;
     this.consumer = undefined;
+    await this.prefetched?.catch(() => {});
     if (consumer?.isConnected()) await call('disconnecting the consumer', (cb) => consumer.disconnect(cb));
   }
 
