@@ -8,13 +8,19 @@ import { StreamExecutionEnvironment } from '../../src/api/stream-execution-envir
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { DeliveryGuarantee, KafkaSink } from '../../src/connectors/kafka/index.ts';
 import type { SinkWriter, SinkWriterContext } from '../../src/core/sink.ts';
-import { bootstrapServers, createTopic, readAll, uniqueTopic } from './kafka-test-cluster.ts';
+import { bootstrapServers, createTopic, readAll, readStable, uniqueTopic } from './kafka-test-cluster.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-kafka-sink-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function sink(topic: string, guarantee: DeliveryGuarantee, prefix?: string): KafkaSink<number> {
+function sink(
+  topic: string,
+  guarantee: DeliveryGuarantee,
+  prefix?: string,
+  properties: Record<string, number> = {},
+): KafkaSink<number> {
   const builder = KafkaSink.builder<number>()
+    .setProperties(properties)
     .setBootstrapServers(bootstrapServers())
     .setTopic(topic)
     .setRecordSerializer((n, timestamp) => ({
@@ -30,6 +36,20 @@ function sink(topic: string, guarantee: DeliveryGuarantee, prefix?: string): Kaf
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const sortedValues = (records: { value: string }[]) =>
   records.map((r) => Number(r.value)).sort((a, b) => a - b);
+
+/** Reads `topic` until its values are `expected` (a commit's markers land after it returns), failing after 30 s. */
+async function untilValues(
+  topic: string,
+  expected: number[],
+  read: (topic: string) => Promise<{ value: string }[]> = readStable,
+): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const seen = sortedValues(await read(topic));
+    if (JSON.stringify(seen) === JSON.stringify(expected)) return;
+    if (Date.now() > deadline) assert.deepEqual(seen, expected, `${topic} after 30 s`);
+  }
+}
 
 function context(
   subtaskIndex: number,
@@ -88,13 +108,62 @@ describe('KafkaSink (real broker)', { timeout: 300_000 }, () => {
     for (const n of [1, 2, 3]) writer.write(n, undefined);
     writer.snapshotState!(1);
     for (const n of [4, 5]) writer.write(n, undefined);
-    assert.deepEqual(await readAll(topic), []);
+    assert.deepEqual(await readStable(topic), []);
     await writer.notifyCheckpointComplete!(1);
-    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3]);
+    await untilValues(topic, [1, 2, 3]);
     writer.snapshotState!(2);
     await writer.notifyCheckpointComplete!(2);
-    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3, 4, 5]);
+    await untilValues(topic, [1, 2, 3, 4, 5]);
     await writer.close!();
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3, 4, 5]);
+  });
+
+  it('EXACTLY_ONCE: writes records into an open transaction as they arrive; the checkpoint makes them visible', async () => {
+    const topic = uniqueTopic('eos-streaming');
+    await createTopic(topic, 1);
+    const writer = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, uniqueTopic('txn')).createWriter(
+      context(0, 1),
+    ) as SinkWriter<number>;
+    try {
+      await writer.notifyCheckpointComplete!(0); // the producer is ready
+      for (const n of [1, 2, 3]) writer.write(n, undefined);
+      // On the broker before any checkpoint, in a transaction a read_committed consumer does not see yet.
+      await untilValues(topic, [1, 2, 3], (t) => readAll(t, 'read_uncommitted'));
+      assert.deepEqual(await readStable(topic), []);
+      writer.snapshotState!(1);
+      writer.write(4, undefined);
+      await writer.notifyCheckpointComplete!(1);
+      await untilValues(topic, [1, 2, 3]);
+      writer.snapshotState!(2);
+      await writer.notifyCheckpointComplete!(2);
+    } finally {
+      await writer.close!();
+    }
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3, 4]);
+  });
+
+  it('EXACTLY_ONCE: a transaction open for half its timeout is aborted and its interval written at commit', async () => {
+    const topic = uniqueTopic('eos-expired');
+    await createTopic(topic, 1);
+    const writer = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, uniqueTopic('txn'), {
+      'transaction.timeout.ms': 2_000,
+    }).createWriter(context(0, 1)) as SinkWriter<number>;
+    try {
+      await writer.notifyCheckpointComplete!(0);
+      for (const n of [1, 2, 3]) writer.write(n, undefined);
+      await untilValues(topic, [1, 2, 3], (t) => readAll(t, 'read_uncommitted'));
+      // Reading to the high watermark waits for the transaction to be decided: the writer aborts it after 1 s,
+      // long before the broker would (and then fail the commit below).
+      assert.deepEqual(await readAll(topic), []);
+      writer.snapshotState!(1);
+      await writer.notifyCheckpointComplete!(1);
+      writer.write(4, undefined);
+      writer.snapshotState!(2);
+      await writer.notifyCheckpointComplete!(2);
+    } finally {
+      await writer.close!();
+    }
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3, 4]);
   });
 
   it('EXACTLY_ONCE: after a crash, commits the restored intervals not yet committed, and only those', async () => {

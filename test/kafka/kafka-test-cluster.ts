@@ -146,7 +146,24 @@ export async function readAll(
 ): Promise<ReadRecord[]> {
   // The end is the high watermark as a read_uncommitted client sees it: reading to there with read_committed
   // waits until every transaction in the topic is decided (its markers written), which a commit returns before.
-  const ends = await highWatermarks(topic, servers);
+  return readTo(topic, isolation, servers, await highWatermarks(topic, servers));
+}
+
+/**
+ * What a read_committed consumer can read now, without waiting for transactions still open: the records up to
+ * each partition's last stable offset. A transaction just committed may not be readable yet (its markers are
+ * written after the commit returns).
+ */
+export async function readStable(topic: string, servers = bootstrapServers()): Promise<ReadRecord[]> {
+  return readTo(topic, 'read_committed', servers, await highWatermarks(topic, servers, 'read_committed'));
+}
+
+async function readTo(
+  topic: string,
+  isolation: string,
+  servers: string,
+  ends: Map<number, number>,
+): Promise<ReadRecord[]> {
   const consumer = await connectConsumer(isolation, servers);
   try {
     const partitions = [...ends.keys()];
@@ -199,12 +216,16 @@ async function connectConsumer(isolation: string, servers: string): Promise<Clie
   return consumer;
 }
 
-/** The high watermark of every partition of a topic (the offset after its last record or marker). */
+/**
+ * The high watermark of every partition of a topic (the offset after its last record or marker); with
+ * `read_committed`, the last stable offset instead (the first offset of the oldest transaction still open).
+ */
 export async function highWatermarks(
   topic: string,
   servers = bootstrapServers(),
+  isolation = 'read_uncommitted',
 ): Promise<Map<number, number>> {
-  const consumer = await connectConsumer('read_uncommitted', servers);
+  const consumer = await connectConsumer(isolation, servers);
   try {
     const metadata = await call<ClientMetadata>('reading metadata', (cb) =>
       consumer.getMetadata({ topic, timeout: 30_000 }, cb),

@@ -23,9 +23,9 @@ export interface KafkaSinkConfig<T> {
  * Writes a stream to Kafka (Flink's KafkaSink).
  *
  * **Exactly once.** Each sink subtask collects the records of a checkpoint interval; at the checkpoint barrier
- * they are sealed into the checkpoint (pre-commit), and when the checkpoint is durable they are written in one
- * Kafka transaction (transactional id `<prefix>-<subtask>`) that also commits a marker offset (the checkpoint id)
- * for the consumer group `<prefix>-<subtask>`. After a failure the writer of each subtask re-initialises its
+ * they are sealed into the checkpoint (pre-commit), and when the checkpoint is durable the Kafka transaction
+ * holding them (transactional id `<prefix>-<subtask>`; written as they arrived, or at commit time) commits, with a
+ * marker offset (the checkpoint id) for the consumer group `<prefix>-<subtask>`. After a failure the writer of each subtask re-initialises its
  * transactional id, which aborts whatever transaction a crashed or zombie predecessor left open and fences that
  * producer off, then reads the marker and writes again, in new transactions, exactly the sealed intervals the
  * restored checkpoint holds that were not committed. A `read_committed` consumer therefore sees every record once.

@@ -11,7 +11,7 @@ import {
   type TopicPartitionOffset,
 } from './kafka-client.ts';
 import type { KafkaSinkConfig } from './kafka-sink.ts';
-import { send, storeRecord, type StoredRecord } from './stored-record.ts';
+import { send, storeRecord, trySend, type StoredRecord } from './stored-record.ts';
 
 const TIMEOUT_MS = 60_000;
 
@@ -30,6 +30,17 @@ export interface KafkaTransactionalWriterState {
   readonly adopted?: Record<number, SealedInterval[]>;
 }
 
+/**
+ * The transaction open on the writer's producer: it belongs to the next interval to commit, and librdkafka holds
+ * the first `written` of that interval's records in it.
+ */
+interface OpenTransaction {
+  readonly records: StoredRecord[];
+  written: number;
+  /** Whether records of the interval are handed to the producer as they are written (until its queue is full). */
+  streaming: boolean;
+}
+
 /** The transactional id of subtask `subtask`, also the consumer group its commit markers go to. */
 export function transactionalId(prefix: string, subtask: number): string {
   return `${prefix}-${subtask}`;
@@ -42,6 +53,13 @@ export function transactionalId(prefix: string, subtask: number): string {
  * transaction together with a marker offset (the checkpoint id, for group `<prefix>-<subtask>`). Recovery reads
  * the marker and writes again exactly the intervals that were not committed. Transactions stay open only while
  * they are written, so `transaction.timeout.ms` need not outlast a checkpoint interval (it must in Flink).
+ *
+ * To spread the writing over the interval (as Flink's producer does) rather than doing it all at commit time, the
+ * writer keeps a transaction open for the next interval to commit and hands that interval's records to librdkafka
+ * as they arrive; the commit then only adds the marker and commits. That transaction is disposable: the records
+ * stay in memory and in the checkpoint as before, so recovery is unchanged (a successor's `initTransactions`
+ * aborts it), and a transaction open for half of `transaction.timeout.ms` is aborted and its interval written at
+ * commit time instead, so a long checkpoint interval never lets the broker abort a transaction under the writer.
  */
 export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
   private current: StoredRecord[] = [];
@@ -52,8 +70,13 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
   private producer: ClientProducer | undefined = undefined;
   private marker: ClientConsumer | undefined = undefined;
   private readonly ready: Promise<void>;
-  private committing: Promise<void> = Promise.resolve();
+  private committing: Promise<void>;
   private readonly prefix: string;
+  private openTransaction: OpenTransaction | undefined = undefined;
+  /** False once a transaction had to be aborted for its age: later intervals are written at commit time. */
+  private streams: boolean;
+  private readonly openLimitMs: number;
+  private closed = false;
 
   constructor(
     private readonly config: KafkaSinkConfig<T>,
@@ -69,17 +92,27 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
     this.restoredOwn = [...this.pending];
     this.ready = this.recover();
     this.ready.catch((error) => context.failJob?.(error, 'recovering Kafka transactions'));
+    // Without checkpointing the whole input is one transaction, too long to keep open while it is read.
+    this.streams = context.checkpointingEnabled === true;
+    this.openLimitMs = transactionTimeoutMs(config.properties) / 2;
+    this.committing = this.ready.then(() => this.beginNext());
+    this.committing.catch(() => {});
   }
 
   write(value: T, timestamp: number | undefined): void {
-    this.current.push(
-      storeRecord(
-        this.config.serializer(value, timestamp),
-        this.config.defaultTopic,
-        timestamp,
-        this.context.sinkName,
-      ),
+    const record = storeRecord(
+      this.config.serializer(value, timestamp),
+      this.config.defaultTopic,
+      timestamp,
+      this.context.sinkName,
     );
+    this.current.push(record);
+    const open = this.openTransaction;
+    if (open !== undefined && open.streaming && open.records === this.current) {
+      // A full local queue stops the streaming of this interval: the commit writes the rest, waiting for room.
+      if (trySend(this.producer!, record, undefined)) open.written++;
+      else open.streaming = false;
+    }
   }
 
   /** Phase one: the interval's records become part of the checkpoint. */
@@ -101,6 +134,7 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
         // Dropped only once committed: a checkpoint taken meanwhile still holds it, and the marker decides.
         this.pending.shift();
       }
+      await this.beginNext();
     });
     return this.committing;
   }
@@ -118,8 +152,17 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.committing.catch(() => {});
     await this.ready.catch(() => {});
+    // An open transaction would hold back read_committed consumers of its partitions until it timed out.
+    if (this.openTransaction !== undefined && this.producer !== undefined) {
+      this.openTransaction = undefined;
+      const producer = this.producer;
+      await call('aborting the open transaction', (cb) => producer.abortTransaction(TIMEOUT_MS, cb)).catch(
+        () => {},
+      );
+    }
     await disconnect(this.producer, this.marker);
     this.producer = undefined;
     this.marker = undefined;
@@ -213,6 +256,45 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
     }
   }
 
+  /**
+   * Opens a transaction for the next interval to commit (the oldest sealed one, or the one being collected) and
+   * writes what it holds so far; the current interval's later records follow as they are written.
+   */
+  private async beginNext(): Promise<void> {
+    if (!this.streams || this.closed || this.openTransaction !== undefined) return;
+    const producer = this.producer!;
+    await call(`beginning a transaction of sink '${this.context.sinkName}'`, (cb) =>
+      producer.beginTransaction(cb),
+    );
+    const records = this.pending.length > 0 ? this.pending[0]!.records : this.current;
+    const open: OpenTransaction = { records, written: 0, streaming: true };
+    this.openTransaction = open;
+    while (open.written < records.length && trySend(producer, records[open.written]!, undefined))
+      open.written++;
+    if (open.written < records.length) open.streaming = false;
+    setTimeout(() => this.expire(open), this.openLimitMs).unref();
+  }
+
+  /**
+   * A transaction open for half its timeout is aborted (its records stay kept), before the broker aborts it under
+   * the writer; from then on intervals are written at commit time, as the checkpoints are too far apart.
+   */
+  private expire(open: OpenTransaction): void {
+    if (this.openTransaction !== open || this.closed) return;
+    this.streams = false;
+    open.streaming = false;
+    this.committing = this.committing.then(async () => {
+      if (this.openTransaction !== open) return;
+      this.openTransaction = undefined;
+      const producer = this.producer!;
+      await call(
+        `aborting a transaction of sink '${this.context.sinkName}' open for ${this.openLimitMs} ms`,
+        (cb) => producer.abortTransaction(TIMEOUT_MS, cb),
+      );
+    });
+    this.committing.catch((error) => this.context.failJob?.(error, 'writing to Kafka'));
+  }
+
   /** One transaction: the interval's records and its marker, committed together or not at all. */
   private async commit(
     producer: ClientProducer,
@@ -221,9 +303,15 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
   ): Promise<void> {
     const what = `checkpoint ${interval.checkpointId} of sink '${this.context.sinkName}'`;
     try {
-      await call(`beginning the transaction of ${what}`, (cb) => producer.beginTransaction(cb));
-      for (const record of interval.records) {
-        const waiting = send(producer, record, undefined);
+      // The open transaction may already hold the first records of this interval (see beginNext).
+      const open =
+        producer === this.producer && this.openTransaction?.records === interval.records
+          ? this.openTransaction
+          : undefined;
+      if (open !== undefined) this.openTransaction = undefined;
+      else await call(`beginning the transaction of ${what}`, (cb) => producer.beginTransaction(cb));
+      for (let i = open?.written ?? 0; i < interval.records.length; i++) {
+        const waiting = send(producer, interval.records[i]!, undefined);
         if (waiting !== undefined) await waiting;
       }
       if (interval.checkpointId > 0) {
@@ -246,6 +334,12 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
         : new KafkaError(`Kafka: ${what} failed: ${String(error)}`, { cause: error });
     }
   }
+}
+
+/** The producer's `transaction.timeout.ms`: the writer's default unless the sink's properties set one. */
+function transactionTimeoutMs(properties: KafkaSinkConfig<unknown>['properties']): number {
+  const set = Number(properties['transaction.timeout.ms']);
+  return Number.isFinite(set) && set > 0 ? set : TIMEOUT_MS;
 }
 
 /** Every restored interval by the subtask whose transactional id must commit it, without duplicates. */

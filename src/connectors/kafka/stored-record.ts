@@ -58,10 +58,10 @@ function toBuffer(bytes: string | Uint8Array): Buffer {
 }
 
 /**
- * Sends one record; when librdkafka's local queue is full, waits for it to drain (flush) and sends again, which
- * is the writer's backpressure. Returns a Promise only in that case.
+ * Hands one record to librdkafka; false when its local queue is full (nothing was queued), so a caller on the hot
+ * path can decide what to do without waiting.
  */
-export function send(producer: ClientProducer, record: StoredRecord, opaque: unknown): void | Promise<void> {
+export function trySend(producer: ClientProducer, record: StoredRecord, opaque: unknown): boolean {
   try {
     producer.produce(
       record.topic,
@@ -72,20 +72,29 @@ export function send(producer: ClientProducer, record: StoredRecord, opaque: unk
       opaque,
       record.headers === null ? undefined : record.headers.map((h) => ({ [h.key]: toBuffer(h.value) })),
     );
+    return true;
   } catch (error) {
-    if ((error as { code?: number }).code !== QUEUE_FULL)
-      throw new KafkaError(
-        `Kafka: sending a record to topic '${record.topic}' failed: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    return new Promise<void>((resolve, reject) => {
-      producer.flush(60_000, (flushError) => {
-        if (flushError)
-          reject(new KafkaError(`Kafka: flushing to topic '${record.topic}' failed: ${flushError.message}`));
-        else resolve(send(producer, record, opaque));
-      });
-    });
+    if ((error as { code?: number }).code === QUEUE_FULL) return false;
+    throw new KafkaError(
+      `Kafka: sending a record to topic '${record.topic}' failed: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
   }
+}
+
+/**
+ * Sends one record; when librdkafka's local queue is full, waits for it to drain (flush) and sends again, which
+ * is the writer's backpressure. Returns a Promise only in that case.
+ */
+export function send(producer: ClientProducer, record: StoredRecord, opaque: unknown): void | Promise<void> {
+  if (trySend(producer, record, opaque)) return undefined;
+  return new Promise<void>((resolve, reject) => {
+    producer.flush(60_000, (flushError) => {
+      if (flushError)
+        reject(new KafkaError(`Kafka: flushing to topic '${record.topic}' failed: ${flushError.message}`));
+      else resolve(send(producer, record, opaque));
+    });
+  });
 }
