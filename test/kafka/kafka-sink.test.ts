@@ -8,6 +8,12 @@ import { StreamExecutionEnvironment } from '../../src/api/stream-execution-envir
 import { GeneratorSource } from '../../src/connectors/generator-source.ts';
 import { DeliveryGuarantee, KafkaSink } from '../../src/connectors/kafka/index.ts';
 import type { SinkWriter, SinkWriterContext } from '../../src/core/sink.ts';
+import type { KafkaTransactionalWriterState } from '../../src/connectors/kafka/kafka-transactional-writer.ts';
+import type { StoredRecord } from '../../src/connectors/kafka/stored-record.ts';
+import {
+  StoredRecordReader,
+  type StoredRecordBatch,
+} from '../../src/connectors/kafka/stored-record-batch.ts';
 import { bootstrapServers, createTopic, readAll, readStable, uniqueTopic } from './kafka-test-cluster.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-kafka-sink-'));
@@ -32,6 +38,25 @@ function sink(
   if (prefix !== undefined) builder.setTransactionalIdPrefix(prefix);
   return builder.build();
 }
+
+/** A batch's values, as strings. */
+function valuesOf(batch: StoredRecordBatch): string[] {
+  const reader = new StoredRecordReader(batch);
+  const values: string[] = [];
+  for (let r = reader.next(); r !== undefined; r = reader.next())
+    values.push(Buffer.from(r.value!).toString());
+  return values;
+}
+
+/** A record as checkpoints held them before records were kept as bytes. */
+const objectRecord = (topic: string, n: number): StoredRecord => ({
+  topic,
+  partition: -1,
+  key: `k${n % 7}`,
+  value: String(n),
+  timestamp: 1_000_000 + n,
+  headers: null,
+});
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const sortedValues = (records: { value: string }[]) =>
@@ -224,6 +249,118 @@ describe('KafkaSink (real broker)', { timeout: 300_000 }, () => {
     await successor.close!();
   });
 
+  it('EXACTLY_ONCE: a checkpoint holds each interval as one batch of bytes, not as record objects', async () => {
+    const topic = uniqueTopic('eos-bytes');
+    await createTopic(topic, 1);
+    const writer = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, uniqueTopic('txn')).createWriter(
+      context(0, 1),
+    ) as SinkWriter<number>;
+    for (const n of [1, 2, 3]) writer.write(n, undefined);
+    const state = writer.snapshotState!(1) as KafkaTransactionalWriterState;
+    assert.equal(state.pending.length, 1);
+    const interval = state.pending[0]!;
+    assert.deepEqual([interval.checkpointId, interval.markerTopic], [1, topic]);
+    assert.ok(interval.records.bytes instanceof Uint8Array);
+    assert.deepEqual([interval.records.count, interval.records.topics], [3, [topic]]);
+    assert.deepEqual(valuesOf(interval.records), ['1', '2', '3']);
+    await writer.notifyCheckpointComplete!(1);
+    assert.deepEqual(sortedValues(await readAll(topic)), [1, 2, 3]);
+    await writer.close!();
+  });
+
+  it('EXACTLY_ONCE: restores intervals checkpointed as record objects, the form before batches', async () => {
+    const topic = uniqueTopic('eos-old-form');
+    await createTopic(topic, 1);
+    const state = {
+      pending: [{ checkpointId: 1, markerTopic: topic, records: [7, 8].map((n) => objectRecord(topic, n)) }],
+    };
+    const writer = sink(topic, DeliveryGuarantee.EXACTLY_ONCE, uniqueTopic('txn')).createWriter(
+      context(0, 1, { restoredState: state, restoredStates: [state], restoredCheckpointId: 1 }),
+    ) as SinkWriter<number>;
+    // Until committed, the restored interval is in every checkpoint, now as bytes.
+    const next = writer.snapshotState!(2) as KafkaTransactionalWriterState;
+    assert.deepEqual(valuesOf(next.pending[0]!.records), ['7', '8']);
+    await writer.notifyCheckpointComplete!(2);
+    const records = await readAll(topic);
+    assert.deepEqual(
+      records.map((r) => [r.key, r.value, r.timestamp]),
+      [
+        ['k0', '7', 1_000_007],
+        ['k1', '8', 1_000_008],
+      ],
+    );
+    await writer.close!();
+  });
+
+  it('AT_LEAST_ONCE: the unacknowledged records are checkpointed as bytes and sent first after a restore, in either form', async () => {
+    const topic = uniqueTopic('alo-restore');
+    await createTopic(topic, 1);
+    // Checkpointed before the producer connected: all three are still unacknowledged.
+    const first = sink(topic, DeliveryGuarantee.AT_LEAST_ONCE).createWriter(
+      context(0, 1),
+    ) as SinkWriter<number>;
+    for (const n of [1, 2, 3]) first.write(n, undefined);
+    const state = structuredClone(first.snapshotState!(1)) as StoredRecordBatch[];
+    assert.equal(state.length, 1);
+    assert.ok(state[0]!.bytes instanceof Uint8Array);
+    assert.deepEqual(valuesOf(state[0]!), ['1', '2', '3']);
+    // They are delivered after the checkpoint; a restore from it sends them again (at least once).
+    await first.endOfInput!();
+    await first.close!();
+    for (const restored of [state, [objectRecord(topic, 4), objectRecord(topic, 5)]]) {
+      const writer = sink(topic, DeliveryGuarantee.AT_LEAST_ONCE).createWriter(
+        context(0, 1, { restoredState: restored, restoredStates: [restored], restoredCheckpointId: 1 }),
+      ) as SinkWriter<number>;
+      writer.write(10, undefined);
+      await writer.endOfInput!();
+      await writer.close!();
+    }
+    const records = await readAll(topic);
+    // One partition: in the order sent.
+    assert.deepEqual(
+      records.map((r) => r.value),
+      ['1', '2', '3', '1', '2', '3', '10', '4', '5', '10'],
+    );
+    assert.deepEqual(
+      records.slice(3, 6).map((r) => [r.key, r.timestamp]),
+      [
+        ['k1', 1_000_001],
+        ['k2', 1_000_002],
+        ['k3', 1_000_003],
+      ],
+    );
+  });
+
+  it('AT_LEAST_ONCE: after scaling 2 -> 1, the writer sends the unacknowledged records of both old subtasks', async () => {
+    const topic = uniqueTopic('alo-rescale');
+    await createTopic(topic, 1);
+    const states: unknown[] = [];
+    for (const [s, values] of [
+      [0, [1, 2]],
+      [1, [3]],
+    ] as const) {
+      const w = sink(topic, DeliveryGuarantee.AT_LEAST_ONCE).createWriter(
+        context(s, 2),
+      ) as SinkWriter<number>;
+      for (const n of values) w.write(n, undefined);
+      states.push(structuredClone(w.snapshotState!(1)));
+      // Delivered after the checkpoint: the restore sends them again (at least once).
+      await w.endOfInput!();
+      await w.close!();
+    }
+    // What SinkOperator gives a sink that redistributes: the states of old subtasks j % 1 === 0, concatenated.
+    const restored = (states as unknown[][]).flat();
+    const only = sink(topic, DeliveryGuarantee.AT_LEAST_ONCE).createWriter(
+      context(0, 1, { restoredState: restored, restoredStates: states, restoredCheckpointId: 1 }),
+    ) as SinkWriter<number>;
+    await only.endOfInput!();
+    await only.close!();
+    assert.deepEqual(
+      (await readAll(topic)).map((r) => r.value),
+      ['1', '2', '3', '1', '2', '3'],
+    );
+  });
+
   it('EXACTLY_ONCE: after scaling 3 -> 1, subtask 0 commits the intervals of the subtasks that are gone', async () => {
     const topic = uniqueTopic('eos-rescale');
     await createTopic(topic, 1);
@@ -235,6 +372,8 @@ describe('KafkaSink (real broker)', { timeout: 300_000 }, () => {
       ) as SinkWriter<number>;
       w.write(100 + s, undefined);
       states.push(structuredClone(w.snapshotState!(1)));
+      // Delivered after the checkpoint: the restore sends them again (at least once).
+      await w.endOfInput!();
       await w.close!();
     }
     assert.deepEqual(await readAll(topic), []);

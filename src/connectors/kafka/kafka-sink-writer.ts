@@ -11,6 +11,7 @@ import {
 } from './kafka-client.ts';
 import type { KafkaSinkConfig } from './kafka-sink.ts';
 import { send, storeRecord, type StoredRecord } from './stored-record.ts';
+import { restoredRecords, StoredRecordBatchBuilder, type StoredRecordBatch } from './stored-record-batch.ts';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 const FLUSH_TIMEOUT_MS = 120_000;
@@ -37,6 +38,8 @@ export class KafkaSinkWriter<T> implements SinkWriter<T> {
   private blocked = false;
   private failure: Error | undefined = undefined;
   private readonly keepRecords: boolean;
+  /** Where a checkpoint's unacknowledged records are encoded; its buffer is kept from one checkpoint to the next. */
+  private readonly snapshotRecords = new StoredRecordBatchBuilder();
 
   constructor(
     private readonly config: KafkaSinkConfig<T>,
@@ -45,7 +48,7 @@ export class KafkaSinkWriter<T> implements SinkWriter<T> {
     this.keepRecords = config.deliveryGuarantee === DeliveryGuarantee.AT_LEAST_ONCE;
     const restored = this.keepRecords ? context.restoredState : undefined;
     // Unacknowledged records of the restored checkpoint go out before anything new.
-    if (Array.isArray(restored)) this.backlog.push(...(restored as StoredRecord[]));
+    if (Array.isArray(restored)) this.backlog = restoredRecords(restored);
     this.setBlocked(true);
     this.ready = this.connect();
     this.ready.catch((error) => this.fail(error));
@@ -63,12 +66,16 @@ export class KafkaSinkWriter<T> implements SinkWriter<T> {
     else this.sendOne(record);
   }
 
-  snapshotState(): unknown {
+  /**
+   * The records not known to be acknowledged, as one batch of bytes (a structured clone and v8.serialize copy it
+   * whole) in an array: the sink redistributes writer states as arrays, concatenating those of old subtasks.
+   */
+  snapshotState(): StoredRecordBatch[] | undefined {
     if (!this.keepRecords) return undefined;
-    const records: StoredRecord[] = [];
-    for (const r of this.inFlight) if (r !== undefined) records.push(r);
-    records.push(...this.backlog);
-    return records;
+    const records = this.snapshotRecords;
+    for (const r of this.inFlight) if (r !== undefined) records.addStored(r);
+    for (const r of this.backlog) records.addStored(r);
+    return records.count === 0 ? [] : [records.seal()];
   }
 
   async endOfInput(): Promise<void> {

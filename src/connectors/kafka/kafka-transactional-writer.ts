@@ -11,7 +11,13 @@ import {
   type TopicPartitionOffset,
 } from './kafka-client.ts';
 import type { KafkaSinkConfig } from './kafka-sink.ts';
-import { send, storeRecord, trySend, type StoredRecord } from './stored-record.ts';
+import { send, trySend, type StoredRecord } from './stored-record.ts';
+import {
+  restoredBatch,
+  StoredRecordBatchBuilder,
+  StoredRecordReader,
+  type StoredRecordBatch,
+} from './stored-record-batch.ts';
 
 const TIMEOUT_MS = 60_000;
 
@@ -19,6 +25,14 @@ const TIMEOUT_MS = 60_000;
 export interface SealedInterval {
   readonly checkpointId: number;
   /** The topic whose partition 0 carries the interval's marker offset (the first record's topic). */
+  readonly markerTopic: string;
+  /** As bytes: an interval can hold thousands of records, and every checkpoint until its commit copies it. */
+  readonly records: StoredRecordBatch;
+}
+
+/** An interval as checkpoints held it before records were kept as bytes; still restored. */
+interface SealedIntervalOfRecords {
+  readonly checkpointId: number;
   readonly markerTopic: string;
   readonly records: StoredRecord[];
 }
@@ -35,7 +49,8 @@ export interface KafkaTransactionalWriterState {
  * the first `written` of that interval's records in it.
  */
 interface OpenTransaction {
-  readonly records: StoredRecord[];
+  /** The interval's records: sealed, or still being collected (then sealed into a batch at the barrier). */
+  records: StoredRecordBatch | StoredRecordBatchBuilder;
   written: number;
   /** Whether records of the interval are handed to the producer as they are written (until its queue is full). */
   streaming: boolean;
@@ -62,7 +77,8 @@ export function transactionalId(prefix: string, subtask: number): string {
  * commit time instead, so a long checkpoint interval never lets the broker abort a transaction under the writer.
  */
 export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
-  private current: StoredRecord[] = [];
+  /** The records since the last barrier. */
+  private readonly current = new StoredRecordBatchBuilder();
   private pending: SealedInterval[] = [];
   /** Restored intervals of old subtasks beyond the parallelism, until recovery has committed them. */
   private readonly adopted = new Map<number, SealedInterval[]>();
@@ -100,26 +116,27 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
   }
 
   write(value: T, timestamp: number | undefined): void {
-    const record = storeRecord(
+    this.current.add(
       this.config.serializer(value, timestamp),
       this.config.defaultTopic,
       timestamp,
       this.context.sinkName,
     );
-    this.current.push(record);
     const open = this.openTransaction;
     if (open !== undefined && open.streaming && open.records === this.current) {
       // A full local queue stops the streaming of this interval: the commit writes the rest, waiting for room.
-      if (trySend(this.producer!, record, undefined)) open.written++;
+      if (trySend(this.producer!, this.current.lastRecord(), undefined)) open.written++;
       else open.streaming = false;
     }
   }
 
   /** Phase one: the interval's records become part of the checkpoint. */
   snapshotState(checkpointId: number): KafkaTransactionalWriterState {
-    if (this.current.length > 0) {
-      this.pending.push({ checkpointId, markerTopic: this.current[0]!.topic, records: this.current });
-      this.current = [];
+    if (this.current.count > 0) {
+      const records = this.current.seal();
+      // The open transaction holding the interval's first records now belongs to the sealed batch.
+      if (this.openTransaction?.records === this.current) this.openTransaction.records = records;
+      this.pending.push({ checkpointId, markerTopic: records.topics[0]!, records });
     }
     if (this.adopted.size === 0) return { pending: this.pending };
     return { pending: this.pending, adopted: Object.fromEntries(this.adopted) };
@@ -141,14 +158,14 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
 
   async endOfInput(): Promise<void> {
     // With checkpointing the final checkpoint commits; without, the end of input is the only commit point.
-    if (this.context.checkpointingEnabled === true || this.current.length === 0) return;
+    if (this.context.checkpointingEnabled === true || this.current.count === 0) return;
     await this.ready;
+    const records = this.current.seal();
     await this.commit(this.producer!, this.marker!, {
       checkpointId: 0,
-      markerTopic: this.current[0]!.topic,
-      records: this.current,
+      markerTopic: records.topics[0]!,
+      records,
     });
-    this.current = [];
   }
 
   async close(): Promise<void> {
@@ -269,9 +286,15 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
     const records = this.pending.length > 0 ? this.pending[0]!.records : this.current;
     const open: OpenTransaction = { records, written: 0, streaming: true };
     this.openTransaction = open;
-    while (open.written < records.length && trySend(producer, records[open.written]!, undefined))
+    const reader =
+      records instanceof StoredRecordBatchBuilder ? records.reader() : new StoredRecordReader(records);
+    for (let record = reader.next(); record !== undefined; record = reader.next()) {
+      if (!trySend(producer, record, undefined)) {
+        open.streaming = false;
+        break;
+      }
       open.written++;
-    if (open.written < records.length) open.streaming = false;
+    }
     setTimeout(() => this.expire(open), this.openLimitMs).unref();
   }
 
@@ -310,8 +333,10 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
           : undefined;
       if (open !== undefined) this.openTransaction = undefined;
       else await call(`beginning the transaction of ${what}`, (cb) => producer.beginTransaction(cb));
-      for (let i = open?.written ?? 0; i < interval.records.length; i++) {
-        const waiting = send(producer, interval.records[i]!, undefined);
+      const records = new StoredRecordReader(interval.records);
+      records.skip(open?.written ?? 0);
+      for (let record = records.next(); record !== undefined; record = records.next()) {
+        const waiting = send(producer, record, undefined);
         if (waiting !== undefined) await waiting;
       }
       if (interval.checkpointId > 0) {
@@ -324,7 +349,7 @@ export class KafkaTransactionalWriter<T> implements SinkWriter<T> {
           ),
         );
       }
-      await call(`committing the transaction of ${what} (${interval.records.length} records)`, (cb) =>
+      await call(`committing the transaction of ${what} (${interval.records.count} records)`, (cb) =>
         producer.commitTransaction(TIMEOUT_MS, cb),
       );
     } catch (error) {
@@ -349,7 +374,12 @@ function restoredIntervals(states: readonly unknown[]): Map<number, SealedInterv
     if (!Array.isArray(intervals)) return;
     let map = byOwner.get(owner);
     if (map === undefined) byOwner.set(owner, (map = new Map()));
-    for (const i of intervals as SealedInterval[]) map.set(i.checkpointId, i);
+    for (const i of intervals as (SealedInterval | SealedIntervalOfRecords)[])
+      map.set(i.checkpointId, {
+        checkpointId: i.checkpointId,
+        markerTopic: i.markerTopic,
+        records: restoredBatch(i.records),
+      });
   };
   states.forEach((state, index) => {
     const s = state as Partial<KafkaTransactionalWriterState> | undefined;
