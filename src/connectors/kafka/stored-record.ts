@@ -67,7 +67,8 @@ export function trySend(producer: ClientProducer, record: StoredRecord, opaque: 
       record.topic,
       record.partition < 0 ? null : record.partition,
       record.value === null ? null : toBuffer(record.value),
-      record.key === null ? null : toBuffer(record.key),
+      // The client copies a string key to UTF-8 itself: no Buffer per record for it (a value must be a Buffer).
+      record.key === null || typeof record.key === 'string' ? record.key : toBuffer(record.key),
       record.timestamp < 0 ? null : record.timestamp,
       opaque,
       record.headers === null ? undefined : record.headers.map((h) => ({ [h.key]: toBuffer(h.value) })),
