@@ -1,7 +1,7 @@
 // StoredRecordBatch: a sink's records as one block of bytes, so a checkpoint copies bytes instead of walking objects.
 import { KafkaError } from './kafka-client.ts';
 import type { KafkaProducerRecord } from './kafka-record-serializer.ts';
-import type { StoredRecord } from './stored-record.ts';
+import { recordTimestamp, recordTopic, type StoredRecord } from './stored-record.ts';
 
 /**
  * Records in the order they were added. A checkpoint holding thousands of them as objects cost a structured
@@ -51,17 +51,10 @@ export class StoredRecordBatchBuilder {
     timestamp: number | undefined,
     sinkName: string,
   ): void {
-    const topic = record.topic ?? defaultTopic;
-    if (topic === undefined || topic === '') {
-      throw new KafkaError(
-        `KafkaSink '${sinkName}': the serializer returned a record without a topic and the sink has no default topic (setTopic)`,
-      );
-    }
-    const ts = record.timestamp ?? timestamp;
     this.addFields(
-      topic,
+      recordTopic(record, defaultTopic, sinkName),
       record.partition ?? -1,
-      ts === undefined || !Number.isFinite(ts) || ts < 0 ? -1 : ts,
+      recordTimestamp(record, timestamp),
       record.key ?? null,
       // An omitted value (possible from JavaScript) was always written as an empty one, never as a tombstone.
       record.value === undefined ? '' : record.value,

@@ -24,6 +24,27 @@ function own(bytes: string | Buffer | Uint8Array): string | Uint8Array {
   return typeof bytes === 'string' ? bytes : new Uint8Array(bytes);
 }
 
+/** The topic a serializer's record goes to: its own, else the sink's default; a record with neither is refused. */
+export function recordTopic(
+  record: KafkaProducerRecord,
+  defaultTopic: string | undefined,
+  sinkName: string,
+): string {
+  const topic = record.topic ?? defaultTopic;
+  if (topic === undefined || topic === '') {
+    throw new KafkaError(
+      `KafkaSink '${sinkName}': the serializer returned a record without a topic and the sink has no default topic (setTopic)`,
+    );
+  }
+  return topic;
+}
+
+/** The record's timestamp, else the stream record's; -1 (none) when neither is a valid one. */
+export function recordTimestamp(record: KafkaProducerRecord, timestamp: number | undefined): number {
+  const ts = record.timestamp ?? timestamp;
+  return ts === undefined || !Number.isFinite(ts) || ts < 0 ? -1 : ts;
+}
+
 /** Converts what a serializer returned, with the sink's default topic and the stream record's timestamp. */
 export function storeRecord(
   record: KafkaProducerRecord,
@@ -31,19 +52,12 @@ export function storeRecord(
   timestamp: number | undefined,
   sinkName: string,
 ): StoredRecord {
-  const topic = record.topic ?? defaultTopic;
-  if (topic === undefined || topic === '') {
-    throw new KafkaError(
-      `KafkaSink '${sinkName}': the serializer returned a record without a topic and the sink has no default topic (setTopic)`,
-    );
-  }
-  const ts = record.timestamp ?? timestamp;
   return {
-    topic,
+    topic: recordTopic(record, defaultTopic, sinkName),
     partition: record.partition ?? -1,
     key: record.key === undefined || record.key === null ? null : own(record.key),
     value: record.value === null ? null : own(record.value),
-    timestamp: ts === undefined || !Number.isFinite(ts) || ts < 0 ? -1 : ts,
+    timestamp: recordTimestamp(record, timestamp),
     headers:
       record.headers === undefined || record.headers.length === 0
         ? null
