@@ -331,6 +331,42 @@ describe('KafkaSink (real broker)', { timeout: 300_000 }, () => {
     );
   });
 
+  it('AT_LEAST_ONCE: once the broker has every record, a checkpoint holds none; one written during a confirmation waits in it', async () => {
+    const topic = uniqueTopic('alo-confirmed');
+    await createTopic(topic, 2);
+    const writer = sink(topic, DeliveryGuarantee.AT_LEAST_ONCE).createWriter(
+      context(0, 1),
+    ) as SinkWriter<number>;
+    for (const n of range(20_000)) writer.write(n, undefined);
+    // End of input waits until the broker acknowledged all of them: the job's last checkpoint is empty.
+    await writer.endOfInput!();
+    assert.deepEqual(writer.snapshotState!(1), []);
+    writer.write(20_000, undefined);
+    // Sent, not yet acknowledged; the barrier starts a confirmation, during which a new record is held back.
+    assert.deepEqual(valuesOf((writer.snapshotState!(2) as StoredRecordBatch[])[0]!), ['20000']);
+    writer.write(20_001, undefined);
+    assert.deepEqual(valuesOf((writer.snapshotState!(3) as StoredRecordBatch[])[0]!), ['20000', '20001']);
+    await writer.endOfInput!();
+    assert.deepEqual(writer.snapshotState!(4), []);
+    await writer.close!();
+    assert.deepEqual(sortedValues(await readAll(topic)), range(20_002));
+  });
+
+  it('AT_LEAST_ONCE: a record the broker does not take fails the job naming the sink, and stays in the checkpoint', async () => {
+    // No such topic, and the broker creates none: librdkafka gives the record up after message.timeout.ms.
+    const topic = uniqueTopic('alo-missing');
+    const failures: unknown[] = [];
+    const writer = sink(topic, DeliveryGuarantee.AT_LEAST_ONCE, undefined, {
+      'message.timeout.ms': 1_000,
+    }).createWriter(context(0, 1, { failJob: (error) => failures.push(error) })) as SinkWriter<number>;
+    writer.write(7, undefined);
+    await assert.rejects(async () => writer.endOfInput!(), /KafkaSink 'kafka': a record was not delivered/);
+    assert.equal(failures.length, 1);
+    assert.match(String(failures[0]), /KafkaSink 'kafka': a record was not delivered/);
+    assert.deepEqual(valuesOf((writer.snapshotState!(1) as StoredRecordBatch[])[0]!), ['7']);
+    await writer.close!();
+  });
+
   it('AT_LEAST_ONCE: after scaling 2 -> 1, the writer sends the unacknowledged records of both old subtasks', async () => {
     const topic = uniqueTopic('alo-rescale');
     await createTopic(topic, 1);
