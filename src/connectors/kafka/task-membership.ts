@@ -428,36 +428,43 @@ function validate(options: TaskMembershipOptions): void {
 /**
  * Creates the task topic with one partition per task unless it exists, then waits until the consumer's
  * metadata shows it: subscribing to a topic the client does not know yet would join the group with nothing to
- * assign and rebalance again once it appears.
+ * assign and rebalance again once it appears. A process joining a running job finds the topic in the metadata
+ * and creates nothing: creating a topic needs the controller, which a broker outage can keep from answering
+ * for as long as the request's timeout, while reading metadata needs any one broker.
  */
 async function ensureTaskTopic(
   consumer: ClientConsumer,
   options: TaskMembershipOptions,
   topic: string,
 ): Promise<void> {
-  const admin = kafkaClient().AdminClient.create({
-    ...options.properties,
-    'bootstrap.servers': options.bootstrapServers,
-  });
-  try {
-    await call(`creating task topic '${topic}'`, (cb) =>
-      admin.createTopic(
-        { topic, num_partitions: options.taskCount, replication_factor: options.replicationFactor ?? -1 },
-        TIMEOUT_MS,
-        (e) => cb(e, undefined),
-      ),
-    ).catch((error: KafkaError) => {
-      if ((error.cause as LibrdKafkaError | undefined)?.code !== TOPIC_ALREADY_EXISTS) throw error;
-    });
-  } finally {
-    admin.disconnect();
-  }
-  const deadline = Date.now() + TIMEOUT_MS;
-  for (;;) {
+  const partitionCount = async (): Promise<number> => {
     const metadata = await call<ClientMetadata>(`reading the metadata of task topic '${topic}'`, (cb) =>
       consumer.getMetadata({ topic, timeout: TIMEOUT_MS }, cb),
     ).catch(() => undefined);
-    const count = metadata?.topics.find((t) => t.name === topic)?.partitions.length ?? 0;
+    return metadata?.topics.find((t) => t.name === topic)?.partitions.length ?? 0;
+  };
+  if ((await partitionCount()) === 0) {
+    const admin = kafkaClient().AdminClient.create({
+      ...options.properties,
+      'bootstrap.servers': options.bootstrapServers,
+    });
+    try {
+      await call(`creating task topic '${topic}'`, (cb) =>
+        admin.createTopic(
+          { topic, num_partitions: options.taskCount, replication_factor: options.replicationFactor ?? -1 },
+          TIMEOUT_MS,
+          (e) => cb(e, undefined),
+        ),
+      ).catch((error: KafkaError) => {
+        if ((error.cause as LibrdKafkaError | undefined)?.code !== TOPIC_ALREADY_EXISTS) throw error;
+      });
+    } finally {
+      admin.disconnect();
+    }
+  }
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const count = await partitionCount();
     if (count > 0 && count !== options.taskCount)
       throw new ConfigurationError(
         `Task topic '${topic}' has ${count} partitions, but job '${options.jobId}' has ${options.taskCount} tasks: ` +
