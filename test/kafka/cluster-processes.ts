@@ -145,6 +145,20 @@ export class Member {
     });
   }
 
+  /** Its exit code; fails naming it, with its log, when it has not exited after the group's wait. */
+  exitCode(why: string): Promise<number | null> {
+    const { waitMs } = this.group;
+    let timer: NodeJS.Timeout | undefined = undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new Error(`${this.name}: waited ${waitMs} ms for it to exit (${why}); log:\n${this.log()}`)),
+        waitMs,
+      );
+    });
+    return Promise.race([this.exited, late]).finally(() => clearTimeout(timer));
+  }
+
   log(): string {
     return this.lines.map((l) => `  ${l.text}`).join('\n');
   }
