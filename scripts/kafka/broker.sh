@@ -8,6 +8,9 @@
 #   scripts/kafka/broker.sh restart   stop it and start it again on the same ports and data (a broker restart)
 #   scripts/kafka/broker.sh down      stop it, keeping its ports and data (a broker outage)
 #   scripts/kafka/broker.sh up        start a broker taken down with 'down' again, on the same ports and data
+#   scripts/kafka/broker.sh pause     freeze it (SIGSTOP): connections stay open, nothing is answered (a broker
+#                                     that hangs: a stalled disk, a long pause of its JVM)
+#   scripts/kafka/broker.sh resume    let a paused broker run on (SIGCONT)
 #   scripts/kafka/broker.sh status    print the bootstrap address if a broker started here is running
 #   scripts/kafka/broker.sh tls       print the TLS listener's address and the directory of its certificates
 #
@@ -138,6 +141,8 @@ terminate() {
   local pid
   if pid="$(running_pid)"; then
     kill -TERM "$pid" 2>/dev/null || true
+    # A paused broker (pause) takes the signal once it runs again.
+    kill -CONT "$pid" 2>/dev/null || true
     for _ in $(seq 1 200); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
@@ -183,6 +188,25 @@ up() {
   launch
 }
 
+# A broker that hangs rather than dies: its clients' requests wait instead of failing on a closed connection.
+pause() {
+  local pid
+  pid="$(running_pid)" || {
+    echo "broker.sh: no broker started here is running" >&2
+    return 1
+  }
+  kill -STOP "$pid"
+}
+
+resume() {
+  local pid
+  pid="$(running_pid)" || {
+    echo "broker.sh: no broker started here is running" >&2
+    return 1
+  }
+  kill -CONT "$pid"
+}
+
 tls() {
   running_pid >/dev/null && echo "$(cat "$state/bootstrap-tls") $state/data/tls"
 }
@@ -198,6 +222,8 @@ case "${1:-}" in
   restart) restart ;;
   down) down ;;
   up) up ;;
+  pause) pause ;;
+  resume) resume ;;
   status) status ;;
   tls) tls ;;
   *)

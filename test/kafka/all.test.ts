@@ -9,6 +9,7 @@ import './repartition-exchange.test.ts';
 import './repartition-edge.test.ts';
 import './task-membership.test.ts';
 import './task-transaction.test.ts';
+import './task-lost-stop.test.ts';
 import './source-watermark-move.test.ts';
 import './cluster-mode.test.ts';
 import './cluster-chaos.test.ts';

@@ -1,5 +1,8 @@
 // The Kafka broker the integration tests run against, and small helpers to create, fill and read topics.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import {
   call,
   kafkaClient,
@@ -8,6 +11,22 @@ import {
   type ClientMetadata,
   type ClientProducer,
 } from '../../src/connectors/kafka/kafka-client.ts';
+
+const execFileAsync = promisify(execFile);
+const brokerScript = fileURLToPath(new URL('../../scripts/kafka/broker.sh', import.meta.url));
+
+/**
+ * Runs `action` with the test broker paused (`scripts/kafka/broker.sh pause`: it keeps its connections and
+ * answers nothing, as a hung broker), and resumes it afterwards, also when `action` fails.
+ */
+export async function whileBrokerPaused<R>(action: () => Promise<R>): Promise<R> {
+  await execFileAsync('bash', [brokerScript, 'pause'], { env: process.env });
+  try {
+    return await action();
+  } finally {
+    await execFileAsync('bash', [brokerScript, 'resume'], { env: process.env });
+  }
+}
 
 /**
  * The broker's address, from WEIR_KAFKA_BOOTSTRAP (set by `npm run test:kafka`, which starts a real Apache Kafka

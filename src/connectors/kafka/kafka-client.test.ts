@@ -101,6 +101,23 @@ describe('callRetrying', () => {
     assert.equal(calls.tries, 1);
   });
 
+  it('makes a call that used up its own timeout again, unless told not to (its client is taken as stuck)', async () => {
+    const retried = failing([librdkafkaError(-185)], 'committed');
+    assert.equal(await callRetrying('committing', retried.run, 10_000, 1), 'committed');
+    assert.equal(retried.calls.tries, 2);
+    const stuck = failing([librdkafkaError(-185)], 'unused');
+    await assert.rejects(
+      callRetrying('committing', stuck.run, 10_000, 1, false),
+      (error: unknown) =>
+        error instanceof KafkaError && error.message === 'Kafka: committing failed: code -185',
+    );
+    assert.equal(stuck.calls.tries, 1);
+    // Other retriable errors are still retried.
+    const moved = failing([librdkafkaError(16)], 'committed');
+    assert.equal(await callRetrying('committing', moved.run, 10_000, 1, false), 'committed');
+    assert.equal(moved.calls.tries, 2);
+  });
+
   it('gives up after the timeout with the last error', async () => {
     const { calls, run } = failing(
       Array.from({ length: 1_000 }, () => librdkafkaError(16)),

@@ -235,6 +235,12 @@ export function call<R>(what: string, run: (cb: Callback<R>) => void): Promise<R
 const MOVING = new Set([3, 5, 6, 7, 14, 15, 16, 19, 20, -185, -195]);
 
 /** Whether a failed call may simply be made again: librdkafka says so, or a coordinator or leader is moving. */
+/** The client's error code of a failed call (the error itself, or the client error that {@link call} wraps). */
+function codeOf(error: unknown): number | undefined {
+  const cause = (error as { cause?: Partial<LibrdKafkaError> } | undefined)?.cause ?? error;
+  return (cause as Partial<LibrdKafkaError> | undefined)?.code;
+}
+
 export function isRetriable(error: unknown): boolean {
   const cause = (error as { cause?: Partial<LibrdKafkaError> } | undefined)?.cause ?? error;
   const { isRetriable, code, isFatal, isTxnRequiresAbort } = (cause ?? {}) as Partial<LibrdKafkaError>;
@@ -242,17 +248,24 @@ export function isRetriable(error: unknown): boolean {
   return isRetriable === true || (code !== undefined && MOVING.has(code));
 }
 
+/** librdkafka's `ERR__TIMED_OUT`: a call that did not complete within the timeout it was given. */
+export const TIMED_OUT = -185;
+
 /**
  * {@link call}, made again after `retryMs` while it fails with a {@link isRetriable retriable} error, until
  * `timeoutMs` have passed since the first try (then the last error is thrown). For the calls a task makes when it
  * starts or commits: a broker that dies moves the group and transaction coordinators and partition leaders it
  * held, and until the controller has fenced it (seconds), those calls fail with NOT_COORDINATOR and the like.
+ * With `retryTimedOut` false, a call that used up its own timeout ({@link TIMED_OUT}) is not made again: its
+ * caller gives up on the client instead (one stuck waiting for a coordinator that moved stays stuck).
  */
+
 export async function callRetrying<R>(
   what: string,
   run: (cb: Callback<R>) => void,
   timeoutMs: number,
   retryMs = 200,
+  retryTimedOut = true,
 ): Promise<R> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -260,6 +273,7 @@ export async function callRetrying<R>(
       return await call(what, run);
     } catch (error) {
       if (!isRetriable(error) || Date.now() + retryMs > deadline) throw error;
+      if (!retryTimedOut && codeOf(error) === TIMED_OUT) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryMs));
     }
   }

@@ -23,6 +23,7 @@ import type { ClusterOptions } from './cluster-options.ts';
 import { ClusterTask, type ClusterTaskContext } from './cluster-task.ts';
 import { StandbyReplicas } from './standby-replicas.ts';
 import { changelogTopicConfig, changelogTopics } from './task-changelog.ts';
+import { StuckClientError } from './task-transaction.ts';
 import { JobStoreLock, jobStoreDirectory } from './task-local-store.ts';
 
 const TIMEOUT_MS = 60_000;
@@ -38,6 +39,8 @@ const TOPIC_ALREADY_EXISTS = 36;
 const RESTART_DELAY_MS = 500;
 const RESTART_MAX_DELAY_MS = 8_000;
 const TASK_RESTARTS = 8;
+/** How long leaving waits for the clients of stopped tasks to close before it reports those still open. */
+const CLIENTS_CLOSE_WAIT_MS = 30_000;
 
 /** What running a job in cluster mode needs from its environment. */
 export interface ClusterJobSettings {
@@ -65,6 +68,8 @@ export interface ClusterJobSettings {
  */
 export class ClusterJob {
   private readonly tasks = new Map<number, ClusterTask>();
+  /** Clients of stopped tasks still closing (after a call to the brokers returns): the process waits for them. */
+  private readonly closingClients = new Set<Promise<void>>();
   private membership: TaskMembership | undefined = undefined;
   /** The standby replicas this process keeps (with `standbyReplicas` > 0). */
   private standbys: StandbyReplicas | undefined = undefined;
@@ -135,6 +140,10 @@ export class ClusterJob {
       emission: settings.emission,
       ...(settings.stateBackend === undefined ? {} : { stateBackend: settings.stateBackend }),
       ...(localStoreDirectory === undefined ? {} : { localStoreDirectory }),
+      closingInBackground: (closing) => {
+        job.closingClients.add(closing);
+        void closing.finally(() => job.closingClients.delete(closing)).catch(() => {});
+      },
     };
     job.context = context;
     settings.logger.info(
@@ -228,6 +237,7 @@ export class ClusterJob {
           this.failure ??= error;
         }
       this.tasks.clear();
+      await this.clientsClosed();
       try {
         this.storeLock?.release();
       } catch (error) {
@@ -237,6 +247,26 @@ export class ClusterJob {
       else this.settle.reject(this.failure);
     })();
     return this.closing;
+  }
+
+  /**
+   * Waits for the clients of stopped tasks still closing, for at most {@link CLIENTS_CLOSE_WAIT_MS}: a client
+   * stuck in a call closes only when the call returns (see StuckClientError), and the process stays up until then.
+   */
+  private async clientsClosed(): Promise<void> {
+    if (this.closingClients.size === 0) return;
+    let timer: NodeJS.Timeout | undefined = undefined;
+    const waited = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), CLIENTS_CLOSE_WAIT_MS);
+    });
+    const closed = await Promise.race([Promise.all(this.closingClients).then(() => true), waited]);
+    clearTimeout(timer);
+    if (!closed)
+      this.settings.logger.warn(
+        { job: this.settings.cluster.jobId },
+        `${this.closingClients.size} client(s) of stopped tasks still wait on a call to the brokers after ` +
+          `${CLIENTS_CLOSE_WAIT_MS} ms; they close when it returns, and the process exits after that`,
+      );
   }
 
   /** A task for `index`, now this process's. */
@@ -265,7 +295,8 @@ export class ClusterJob {
    */
   private taskFailed(index: number, task: ClusterTask, error: unknown): void {
     if (this.failure !== undefined) return;
-    const client = clientErrorIn(error);
+    // A client that reported the failure, or one stuck in a call (StuckClientError): a fresh client may do.
+    const client = clientErrorIn(error) ?? (error instanceof StuckClientError ? error : undefined);
     const jobId = this.settings.cluster.jobId;
     const failures = (task.commits > 0 ? 0 : (this.restarts.get(index) ?? 0)) + 1;
     if (client === undefined || failures > TASK_RESTARTS) {

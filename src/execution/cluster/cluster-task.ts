@@ -51,6 +51,11 @@ export interface ClusterTaskContext {
    * state backend keeps stores on disk (LMDB).
    */
   readonly localStoreDirectory?: string;
+  /**
+   * Takes the closing of a stopped task's clients that its stop did not wait for (a lost task's, inside a call to
+   * the brokers), so that the process waits for it before it exits.
+   */
+  readonly closingInBackground?: (closing: Promise<void>) => void;
 }
 
 /** How a task's state came back when it started: what it read and what it found on local disk. */
@@ -123,6 +128,11 @@ export class ClusterTask implements TaskInputDriver {
   /** The next offset of its input partition the task reads (undefined before it started). */
   get inputPosition(): number | undefined {
     return this.reader?.position().offset;
+  }
+
+  /** Whether the task waits on the brokers now (a commit, a full producer queue), not on its input. */
+  get waitingOnBrokers(): boolean {
+    return this.transaction?.busy === true;
   }
 
   /** What the task's changelog writer wrote so far (undefined before it started). */
@@ -243,15 +253,18 @@ export class ClusterTask implements TaskInputDriver {
    * when the interval is due, and stops here when asked to.
    */
   async beforeRead(input: TaskInputReader): Promise<'read' | 'stop'> {
+    if (this.stopRequest === undefined) {
+      if (this.context.clock.now() - this.lastCommitAt >= this.context.commitIntervalMs)
+        await this.commit(input);
+      await this.transaction!.drained();
+    }
+    // A stop asked for meanwhile comes first: a lost task's does not wait for the commit above to return.
     const request = this.stopRequest;
     if (request !== undefined) {
       if (!request.lost) await this.commit(input);
       request.acknowledge();
       return 'stop';
     }
-    if (this.context.clock.now() - this.lastCommitAt >= this.context.commitIntervalMs)
-      await this.commit(input);
-    await this.transaction!.drained();
     return 'read';
   }
 
@@ -268,19 +281,26 @@ export class ClusterTask implements TaskInputDriver {
   private async stopOnce(lost: boolean): Promise<void> {
     const runtime = this.runtime;
     const running = this.running;
+    // A lost task commits nothing, so when it waits on the brokers (a commit, a full producer queue: it reads
+    // nothing meanwhile) it stops at once. Waiting would hold up the group's rebalance, and every task of every
+    // process with it, for as long as the client waits (seconds to a minute with a broker down).
+    const waitingOnBrokers = lost && this.waitingOnBrokers;
     if (runtime !== undefined && running !== undefined) {
       const acknowledged = new Promise<void>((acknowledge) => (this.stopRequest = { lost, acknowledge }));
       // A run that ended or failed reads no more: nothing to wait for.
-      await Promise.race([acknowledged, running.catch(() => {})]);
+      if (!waitingOnBrokers) await Promise.race([acknowledged, running.catch(() => {})]);
       // A clean stop leaves a checkpoint of its last commit: a later run here reads only what others wrote since.
-      await this.checkpointing.catch(() => {});
+      if (!lost) await this.checkpointing.catch(() => {});
       runtime.cancel(new TaskStopped(`Task '${this.id}' stopped`));
       await running.catch(() => {});
       await runtime.close().catch(() => {});
       runtime.disposeBackends();
     }
     this.local?.close();
-    await this.transaction?.close();
+    // The producer closes once its call in progress returned; a lost task's stop does not wait for that.
+    const closing = this.transaction?.close();
+    if (waitingOnBrokers && closing !== undefined) this.context.closingInBackground?.(closing);
+    else await closing;
     const figures = this.changelog?.figures;
     if (figures !== undefined && figures.messages > 0)
       this.context.logger.info(
@@ -330,13 +350,17 @@ export class ClusterTask implements TaskInputDriver {
       return;
     }
     await transaction.commit([committed]);
+    // A lost task's stop may have closed its store while the commit waited: nothing more of this run.
+    if (this.stopRequest?.lost === true) return;
     this.lastCommitted = position.offset;
     // The disk holds this commit's snapshot unless it was written after it (a cache write-back while the commit
     // waited, or the next commit's snapshot): then a later commit checkpoints. The offsets are exact once the
     // commit's delivery reports came, which is not awaited here (the task reads on).
     if (local !== undefined && snapshotWrites >= 0)
       this.checkpointing = transaction.whenDelivered().then(() => {
-        if (snapshotWrites === local.writes) local.checkpoint(Object.fromEntries(transaction.delivered));
+        // A lost task's store may be closed, and open again for its next run here: it checkpoints nothing.
+        if (snapshotWrites === local.writes && this.stopRequest?.lost !== true)
+          local.checkpoint(Object.fromEntries(transaction.delivered));
       });
   }
 

@@ -15,6 +15,26 @@ import {
 import { send, type StoredRecord } from '../../connectors/kafka/stored-record.ts';
 
 const TIMEOUT_MS = 60_000;
+/**
+ * How long each of a commit's two calls may take, tries included. A commit takes milliseconds; while a broker's
+ * coordinators and leaderships move it waits seconds; a client that waited longer is taken as stuck: the commit
+ * fails, and the task starts again on a fresh client, which looks every coordinator up again.
+ *
+ * Why a fresh client: librdkafka (2.x) looks up the coordinator of the offsets' group once per client and caches
+ * it; when that coordinator's broker dies and drops out of the cluster's metadata, a `sendOffsetsToTransaction`
+ * waiting for it is woken only by a broker of that client going up or down, and may wait, past its own timeout,
+ * until the dead broker is back. So the bound is kept here, in JS ({@link StuckClientError} after three times this), a
+ * try that times out is not made again on the same client, and the stuck client is closed once its call returns.
+ */
+const COMMIT_TRY_MS = 10_000;
+/** A commit whose calls have not returned after this many times {@link COMMIT_TRY_MS} gives its client up. */
+const STUCK_TRIES = 3;
+
+/**
+ * A call of a task's client that did not return within its bound: the task starts again on a fresh client (as
+ * after a failure the client reports), and the stuck one is closed once the call returns.
+ */
+export class StuckClientError extends KafkaError {}
 
 /**
  * The producer of one task, `<job id>-task-<task id>`, with a transaction always open while the task runs.
@@ -37,6 +57,8 @@ export class TaskTransaction {
   private committing = false;
   private failure: Error | undefined = undefined;
   private closing: Promise<void> | undefined = undefined;
+  /** A call of the commit's still running in the client (maybe past its bound): the producer closes after it. */
+  private inCall: Promise<void> | undefined = undefined;
   /** Messages sent since the last commit (a commit with nothing new read or written is skipped). */
   sentSinceCommit = 0;
   /** Transactions committed. */
@@ -56,6 +78,7 @@ export class TaskTransaction {
     readonly id: string,
     private readonly producer: ClientProducer,
     private readonly offsets: ClientConsumer,
+    private readonly commitTryMs: number,
   ) {}
 
   /**
@@ -67,6 +90,8 @@ export class TaskTransaction {
     bootstrapServers: string,
     properties: KafkaProperties,
     transactionTimeoutMs: number,
+    /** How long one try of a commit's calls may take before the client is taken as stuck. */
+    commitTryMs = COMMIT_TRY_MS,
   ): Promise<TaskTransaction> {
     const { KafkaConsumer, Producer } = kafkaClient();
     const producer = new Producer({
@@ -78,6 +103,10 @@ export class TaskTransaction {
       // (100 ms by default, which then bounds a task's commit rate). Kafka's Java producer retries that case
       // after 20 ms (its TransactionManager's ADD_PARTITIONS_RETRY_BACKOFF_MS).
       'retry.backoff.ms': 20,
+      // A connection idle this long closes, and a broker going down wakes librdkafka's lookups waiting for a
+      // coordinator: one that waits on a broker that died (see COMMIT_TRY_MS) then looks the coordinator up again
+      // within seconds instead of when the dead broker returns. A task's connections are busy while it runs.
+      'connections.max.idle.ms': 5_000,
       ...properties,
       'bootstrap.servers': bootstrapServers,
       'transactional.id': id,
@@ -131,7 +160,7 @@ export class TaskTransaction {
       await disconnect(producer, offsets);
       throw error;
     }
-    transaction = new TaskTransaction(id, producer, offsets);
+    transaction = new TaskTransaction(id, producer, offsets, commitTryMs);
     return transaction;
   }
 
@@ -212,50 +241,97 @@ export class TaskTransaction {
     await this.drained();
     const what = `transaction ${this.commits + 1} of task '${this.id}'`;
     this.committing = true;
-    try {
-      // librdkafka lets both calls be made again after a retriable error (a coordinator that moved): the
-      // transaction stays open meanwhile, and an error that needs an abort is not retriable.
-      if (offsets.length > 0)
-        await callRetrying(
-          `adding the input offsets to ${what}`,
-          (cb) => this.producer.sendOffsetsToTransaction([...offsets], this.offsets, TIMEOUT_MS, cb),
-          TIMEOUT_MS,
-        );
-      await callRetrying(
-        `committing ${what}`,
-        (cb) => this.producer.commitTransaction(TIMEOUT_MS, cb),
-        TIMEOUT_MS,
+    const calls = this.commitCalls(offsets, what);
+    // The client is closed only once these calls returned, even after the commit gave them up.
+    const settled = calls.then(
+      () => {},
+      () => {},
+    );
+    this.inCall = settled;
+    void settled.then(() => {
+      if (this.inCall === settled) this.inCall = undefined;
+    });
+    const limitMs = STUCK_TRIES * this.commitTryMs;
+    let timer: NodeJS.Timeout | undefined = undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new StuckClientError(
+              `Task '${this.id}': ${what} did not return within ${limitMs} ms; the task starts again on a fresh client`,
+            ),
+          ),
+        limitMs,
       );
-      if (this.failure !== undefined) throw this.failure;
-      this.commits++;
-      // What was held during the commit belongs to the next transaction.
-      this.sentSinceCommit = this.held.length;
-      await call(`beginning the transaction after ${what}`, (cb) => this.producer.beginTransaction(cb));
+    });
+    try {
+      await Promise.race([calls, stuck]);
     } catch (error) {
       this.failure ??= error instanceof Error ? error : new WeirError(String(error));
       throw error;
     } finally {
+      clearTimeout(timer);
       this.committing = false;
     }
     if (this.held.length > 0) this.drainAfter(Promise.resolve());
   }
 
+  /** Whether the task waits on the brokers: a commit in the client, or a full producer queue. */
+  get busy(): boolean {
+    return this.inCall !== undefined || this.draining !== undefined;
+  }
+
   /**
-   * Disconnects (once; a later call waits for the first); an open transaction is left to be aborted by the
-   * broker or by the task's next owner.
+   * The commit's calls to the client. Each is made again while it fails retriably, for up to {@link commitTryMs}
+   * (librdkafka lets both be made again after a retriable error, a coordinator that moved: the transaction stays
+   * open meanwhile, and an error that needs an abort is not retriable), and never after a try that timed out.
+   */
+  private async commitCalls(offsets: readonly TopicPartitionOffset[], what: string): Promise<void> {
+    if (offsets.length > 0)
+      await callRetrying(
+        `adding the input offsets to ${what}`,
+        (cb) => this.producer.sendOffsetsToTransaction([...offsets], this.offsets, this.commitTryMs, cb),
+        this.commitTryMs,
+        undefined,
+        false,
+      );
+    await callRetrying(
+      `committing ${what}`,
+      (cb) => this.producer.commitTransaction(this.commitTryMs, cb),
+      this.commitTryMs,
+      undefined,
+      false,
+    );
+    // Given up meanwhile (a StuckClientError), or closing: no next transaction on this client.
+    if (this.failure !== undefined) throw this.failure;
+    this.commits++;
+    // What was held during the commit belongs to the next transaction.
+    this.sentSinceCommit = this.held.length;
+    if (this.closing !== undefined) return;
+    await call(`beginning the transaction after ${what}`, (cb) => this.producer.beginTransaction(cb));
+  }
+
+  /**
+   * Disconnects (once; a later call waits for the first), after the commit in progress returned (a client is not
+   * closed under a call). Nothing is flushed: what was not committed is left, in the open transaction, to be
+   * aborted by the broker or by the task's next owner.
    */
   close(): Promise<void> {
-    this.closing ??= disconnect(this.producer, this.offsets);
+    this.closing ??= (async () => {
+      await this.inCall;
+      await disconnect(this.producer, this.offsets);
+    })();
     return this.closing;
   }
 
   private drainAfter(waiting: Promise<void>): void {
     const run = async (): Promise<void> => {
       await waiting;
-      while (this.held.length > 0) {
+      // A closing transaction sends nothing more: the client may be closed under a send.
+      while (this.held.length > 0 && this.closing === undefined) {
         const batch = this.held;
         this.held = [];
-        for (let i = 0; i < batch.length; i++) {
+        for (let i = 0; i < batch.length && this.closing === undefined; i++) {
           const next = send(this.producer, batch[i]!, undefined);
           if (next !== undefined) {
             this.held = [...batch.slice(i + 1), ...this.held];
@@ -279,7 +355,7 @@ export class TaskTransaction {
 }
 
 async function disconnect(producer: ClientProducer, consumer: ClientConsumer): Promise<void> {
-  await call('disconnecting a task producer', (cb) => producer.disconnect(10_000, cb)).catch(() => {});
+  await call('disconnecting a task producer', (cb) => producer.disconnect(0, cb)).catch(() => {});
   if (consumer.isConnected())
     await call('disconnecting a task offset consumer', (cb) => consumer.disconnect(cb)).catch(() => {});
 }
