@@ -104,22 +104,39 @@ export interface TestRecord {
   readonly timestamp?: number;
 }
 
+/**
+ * A connected producer for the tests. Connecting reads metadata from one broker; one just killed (the cluster
+ * failure test kills brokers) can leave that read waiting out its timeout, so a failed connect is tried again, on
+ * a new client, up to 3 times.
+ */
+async function connectedProducer(servers: string): Promise<ClientProducer> {
+  const { Producer } = kafkaClient();
+  for (let attempt = 1; ; attempt++) {
+    const producer: ClientProducer = new Producer({
+      'bootstrap.servers': servers,
+      'enable.idempotence': true,
+      'linger.ms': 5,
+      dr_cb: true,
+    });
+    try {
+      await call<ClientMetadata>('connecting the test producer', (cb) =>
+        producer.connect({ timeout: 30_000 }, cb),
+      );
+      return producer;
+    } catch (error) {
+      await call('disconnecting the test producer', (cb) => producer.disconnect(1_000, cb)).catch(() => {});
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
 /** Writes records (in order, per partition) and waits until the broker acknowledged all of them. */
 export async function produce(
   topic: string,
   records: readonly TestRecord[],
   servers = bootstrapServers(),
 ): Promise<void> {
-  const { Producer } = kafkaClient();
-  const producer: ClientProducer = new Producer({
-    'bootstrap.servers': servers,
-    'enable.idempotence': true,
-    'linger.ms': 5,
-    dr_cb: true,
-  });
-  await call<ClientMetadata>('connecting the test producer', (cb) =>
-    producer.connect({ timeout: 30_000 }, cb),
-  );
+  const producer = await connectedProducer(servers);
   try {
     let failed: Error | undefined;
     producer.on('delivery-report', (error) => {
