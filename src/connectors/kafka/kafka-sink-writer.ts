@@ -8,6 +8,7 @@ import {
   type ClientMetadata,
   type ClientProducer,
   type LibrdKafkaError,
+  TIMED_OUT,
 } from './kafka-client.ts';
 import type { KafkaSinkConfig } from './kafka-sink.ts';
 import { storeRecord, trySend, type StoredRecord } from './stored-record.ts';
@@ -19,8 +20,6 @@ const CONNECT_TIMEOUT_MS = 30_000;
  * stay unconfirmed and are flushed again); the bound is how long `close()` may wait behind it.
  */
 const CONFIRM_TIMEOUT_MS = 1_000;
-/** librdkafka's "timed out" (a flush that ended with records still outstanding). */
-const TIMED_OUT = -185;
 
 /**
  * Records go to librdkafka as they are written (it batches them per partition). It reports errors only
