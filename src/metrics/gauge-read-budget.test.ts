@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { performance } from 'node:perf_hooks';
-import { GAUGE_READ_SHARE, GaugeReadBudget } from './gauge-read-budget.ts';
+import { GAUGE_MAX_STALE_MS, GAUGE_READ_SHARE, GaugeReadBudget } from './gauge-read-budget.ts';
 
 /** The budget's clock, stepped by the test and by the gauges' reads. */
 let clock = 0;
@@ -41,6 +41,20 @@ describe('GaugeReadBudget', () => {
     clock = next;
     assert.equal(budget.value(costly), 8);
     assert.equal(costly.reads, 2);
+  });
+
+  it('reads a gauge whose read once took long again within GAUGE_MAX_STALE_MS', () => {
+    const budget = new GaugeReadBudget();
+    const held = { current: 0 };
+    // A 40 ms read (the thread descheduled mid-read): 499 times that would be 19,960 ms.
+    const hiccup = gauge(40, held);
+    assert.equal(budget.value(hiccup), 0);
+    held.current = 2;
+    clock = 1_040 + GAUGE_MAX_STALE_MS - 1;
+    assert.equal(budget.value(hiccup), 0, 'as read then');
+    clock = 1_040 + GAUGE_MAX_STALE_MS;
+    assert.equal(budget.value(hiccup), 2);
+    assert.equal(hiccup.reads, 2);
   });
 
   it('reads a gauge that costs nothing every time, and counters, meters and histograms without the clock', () => {

@@ -11,6 +11,13 @@ import { metricKind, metricValue, type Metric } from './metric.ts';
  */
 export const GAUGE_READ_SHARE = 0.002;
 
+/**
+ * The longest a gauge's value may stand in for a new read, however long its last read took. A read's time is the
+ * clock's, so a thread descheduled on a loaded machine, a garbage collection or the first call's compilation in the
+ * middle of a read makes a cheap gauge look costly: without a bound a 40 ms hiccup kept a count of zero for 20 s.
+ */
+export const GAUGE_MAX_STALE_MS = 5_000;
+
 /** A gauge's last value and when it may be read again. */
 interface KeptReading {
   value: number;
@@ -20,7 +27,8 @@ interface KeptReading {
 /**
  * Reads metrics for figures sent on every metrics tick whether or not anything reads them (a worker's figures to
  * the main thread): counters, meters and histograms as they are (a field each), and a gauge as of its last read
- * while the time since is short beside what that read took (see {@link GAUGE_READ_SHARE}). The time is measured per
+ * while the time since is short beside what that read took (see {@link GAUGE_READ_SHARE}), and never longer than
+ * {@link GAUGE_MAX_STALE_MS}. The time is measured per
  * gauge, so what is costly is found, not declared: two clock reads per gauge and tick.
  */
 export class GaugeReadBudget {
@@ -34,7 +42,7 @@ export class GaugeReadBudget {
     if (kept !== undefined && start < kept.nextReadAt) return kept.value;
     const value = metricValue(metric);
     const end = performance.now();
-    const nextReadAt = end + (end - start) * (1 / GAUGE_READ_SHARE - 1);
+    const nextReadAt = end + Math.min((end - start) * (1 / GAUGE_READ_SHARE - 1), GAUGE_MAX_STALE_MS);
     if (kept === undefined) this.kept.set(metric, { value, nextReadAt });
     else {
       kept.value = value;

@@ -20,6 +20,7 @@ import type { JobSnapshot } from './job-snapshot.ts';
 import type { Subtask } from './subtask.ts';
 import { ThreadExchange } from './thread-exchange.ts';
 import { waitTurns } from '../../test/support/wait-for.ts';
+import { GAUGE_MAX_STALE_MS } from '../metrics/gauge-read-budget.ts';
 import { MetricRegistry } from '../metrics/metric-registry.ts';
 import { HeapStateBackend } from '../state/state-backend.ts';
 import { AbstractStreamOperator, type OneInputStreamOperator } from '../operators/stream-operator.ts';
@@ -557,8 +558,9 @@ describe('JobRuntime figures', () => {
       );
       held.costly = 2;
       held.cheap = 2;
-      // 40 ms read: the next one no sooner than 500 times that after its start. The cheap gauge is read every time.
-      clock += 19_000;
+      // 40 ms read: the next one no sooner than 500 times that after its start, or GAUGE_MAX_STALE_MS after its end
+      // if that is sooner. The cheap gauge is read every time.
+      clock += GAUGE_MAX_STALE_MS - 1;
       assert.deepEqual(
         [user(runtime.allSubtaskFigures()).costly, user(runtime.allSubtaskFigures()).cheap],
         [1, 2],
