@@ -3,7 +3,7 @@ import { IllegalStateError } from '../core/errors.ts';
 import type { RuntimeContext } from '../core/runtime-context.ts';
 import type { MetricGroup } from '../core/metric-group.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
-import { voidNamespaceSerializer } from '../state/namespace.ts';
+import { keyRowVoidNamespaceSerializer } from '../state/namespace.ts';
 import type {
   AggregatingStateDescriptor,
   ListStateDescriptor,
@@ -53,7 +53,10 @@ export class RuntimeContextImpl implements RuntimeContext {
         `Keyed state '${descriptor.name}' can only be used on a keyed stream (after keyBy); operator '${this.operatorName}' is not keyed`,
       );
     }
-    const state = this.backend.getOrCreateKeyedState(descriptor, voidNamespaceSerializer);
+    // In the heap backend, a user's states live in the key's row (KeyRows), one column each: a record's read and
+    // write of a value, or of every state the function holds, cost one lookup of the key, and the lookup is an
+    // integer table's probe rather than a Map's bucket and entry (docs/performance.md, "User state in the key's row").
+    const state = this.backend.getOrCreateKeyedState(descriptor, keyRowVoidNamespaceSerializer);
     (state as { setCurrentNamespace(ns: unknown): void }).setCurrentNamespace(0);
     return state;
   }

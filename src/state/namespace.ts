@@ -43,8 +43,9 @@ export const voidNamespaceSerializer: NamespaceSerializer<VoidNamespace> = {
 
 /**
  * The void namespace of a state that a record reads together with key-first state of the same key (a merging window
- * set, read with the session panes it points to): the heap backend keeps its value in the key's row beside theirs
- * (see `KeyRows`), so both are found with one lookup of the key. Key and bytes are those of
+ * set, read with the session panes it points to), and of the keyed state user functions get from their runtime
+ * context: the heap backend keeps its value in the key's row beside theirs (see `KeyRows`), so all of them are found
+ * with one lookup of the key, and a value read and then written costs one lookup. Key and bytes are those of
  * {@link voidNamespaceSerializer}: snapshots and durable state are the same.
  */
 export const keyRowVoidNamespaceSerializer: NamespaceSerializer<VoidNamespace> = {

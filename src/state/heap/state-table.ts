@@ -4,6 +4,16 @@ import type { NamespaceHashing, NamespaceSerializer } from '../namespace.ts';
 import { structuredCloneSerializer } from '../../core/type-serializer.ts';
 
 /**
+ * The entries of one namespace as snapshots, key listings and counts read them: a namespace-first table's
+ * {@link NamespaceEntries}, or a key-first table's column read as one namespace.
+ */
+export interface NamespaceView<V> extends Iterable<[NormalizedKey, V]> {
+  readonly namespace: unknown;
+  readonly size: number;
+  keys(): IterableIterator<NormalizedKey>;
+}
+
+/**
  * The entries of one namespace, and the namespace object itself (for snapshots), in one of three forms by size. A
  * namespace that holds a single key keeps it in two fields; two to {@link SMALL_ENTRIES} keys lie flat in one array
  * (key, value, key, value, ...); more go in a Map. A session window's pane belongs to one key, and the state windows
@@ -15,7 +25,7 @@ import { structuredCloneSerializer } from '../../core/type-serializer.ts';
  *
  * Keys compare with `===`, which is the Map's SameValueZero for normalized keys (never NaN; -0 is 0).
  */
-export class NamespaceEntries<V> {
+export class NamespaceEntries<V> implements NamespaceView<V> {
   /** The key of the single entry, or undefined (no entry, or the entries are in `list` or `map`). */
   private key: NormalizedKey | undefined = undefined;
   private value: V | undefined = undefined;
@@ -213,7 +223,7 @@ export class StateTable<V> {
   }
 
   /** Every namespace's entries (those sharing a hash included). */
-  *namespaces(): IterableIterator<NamespaceEntries<V>> {
+  *namespaces(): IterableIterator<NamespaceView<V>> {
     for (const head of this.byNamespace.values())
       for (let inner: NamespaceEntries<V> | undefined = head; inner !== undefined; inner = inner.next)
         yield inner;
