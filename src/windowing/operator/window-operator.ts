@@ -52,6 +52,7 @@ import { requireTimestamp } from '../assigners/require-timestamp.ts';
 import { SlidingEventTimeWindows } from '../assigners/sliding-event-time-windows.ts';
 import { SlidingProcessingTimeWindows } from '../assigners/sliding-processing-time-windows.ts';
 import { KeyFirstPaneState } from './key-first-pane-state.ts';
+import { WindowFirstPaneState } from './window-first-pane-state.ts';
 import { WindowProcessContext } from './window-process-context.ts';
 import { WindowTriggerContext } from './window-trigger-context.ts';
 import { LateRecordLog } from '../../operators/late-record-log.ts';
@@ -74,6 +75,18 @@ export interface WindowOperatorConfig<K, IN, ACC, OUT, W extends Window> {
   readonly lateDataOutputTag: OutputTag<IN> | undefined;
   /** With an evictor the contents are a list of every element with its timestamp (Flink's EvictingWindowOperator). */
   readonly evictor?: Evictor<IN, W> | undefined;
+}
+
+/** The panes a window operator holds itself on the heap backend (see `WindowOperator.ownPanes`). */
+interface OwnPaneState {
+  /** Panes held: (key, window) pairs with a value. */
+  readonly panes: number;
+  /** Removes the current (key, window)'s pane; returns what reading it would have. */
+  getAndClear(): unknown;
+  /** Writes every pane into the backend's table of the contents state, in the form it snapshots. */
+  writeTo(table: StateTable<unknown>): void;
+  /** Takes the panes restored into the backend's table, and empties it. */
+  takeFrom(table: StateTable<unknown>): void;
 }
 
 /** A pane's contents: list, reducing or aggregating state per (key, window), whose `add` says whether it created the pane. */
@@ -158,13 +171,14 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
   protected processContext!: WindowProcessContext<W>;
   protected mergingWindows: MergingWindowSet<W> | undefined = undefined;
   /**
-   * On the heap backend, for sliding windows whose contents are one value (aggregate, reduce) and no evictor: the
-   * panes looked up by key first, which `windowState` then is; the backend's table of the contents state holds them
-   * only from a snapshot's preparation to the snapshot (see {@link KeyFirstPaneState}). Where an element lands in
-   * one window (tumbling) the backend's own table is faster: one lookup either way, and the key's array of panes
-   * is a cache miss more per element than the namespace's Map entry (measured: docs/performance.md).
+   * On the heap backend, for non-merging windows whose contents are one value (aggregate, reduce) and no evictor: the
+   * panes held by the operator in a store of their own, which `windowState` then is; the backend's table of the
+   * contents state holds them only from a snapshot's preparation to the snapshot. Sliding windows (an element in
+   * several windows) look a key's panes up by key first ({@link KeyFirstPaneState}: one lookup for all of them); any
+   * other assigner keeps a flat table of keys per window ({@link WindowFirstPaneState}: one lookup per window, a cache
+   * miss fewer than the backend's Map; key first costs a tumbling element a miss more: docs/performance.md).
    */
-  private keyFirstPanes: KeyFirstPaneState<W, IN, ACC> | undefined = undefined;
+  private ownPanes: OwnPaneState | undefined = undefined;
   private heapPaneTable: StateTable<unknown> | undefined = undefined;
   private collector!: TimestampedCollector<OUT>;
   private currentMergeKey: K = undefined as K;
@@ -244,29 +258,31 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
     const hashing = this.windowSerializer.hashing;
     if (
       backend instanceof HeapKeyedStateBackend &&
-      landsInSeveralWindows(this.assigner) &&
+      this.mergingAssigner === undefined &&
       this.evictor === undefined &&
       hashing !== undefined &&
       (descriptor.kind === 'aggregating' || descriptor.kind === 'reducing') &&
       descriptor.ttl === undefined
     ) {
-      const keyFirst = new KeyFirstPaneState<W, IN, ACC>(
-        backend,
-        descriptor as never,
-        hashing,
-        panesPerKey(this.assigner as unknown as SlidingWindows),
-      );
+      const panes = landsInSeveralWindows(this.assigner)
+        ? new KeyFirstPaneState<W, IN, ACC>(
+            backend,
+            descriptor as never,
+            hashing,
+            panesPerKey(this.assigner as unknown as SlidingWindows),
+          )
+        : new WindowFirstPaneState<W, IN, ACC>(backend, descriptor as never, hashing);
       const table = (this.windowState as unknown as AbstractHeapState<W, unknown>).table;
-      keyFirst.takeFrom(table);
-      this.keyFirstPanes = keyFirst;
+      panes.takeFrom(table);
+      this.ownPanes = panes;
       this.heapPaneTable = table;
-      this.windowState = keyFirst as unknown as PaneState<ACC>;
+      this.windowState = panes as unknown as PaneState<ACC>;
     }
     // Panes in flight: one (key, window) entry of the contents state each, counted when read, not per record.
     const paneState = descriptor.name;
-    const keyFirst = this.keyFirstPanes;
+    const ownPanes = this.ownPanes;
     this.context.metricGroup.gauge('numWindowPanes', {
-      getValue: () => (keyFirst !== undefined ? keyFirst.panes : backend.numStateEntries(paneState)),
+      getValue: () => (ownPanes !== undefined ? ownPanes.panes : backend.numStateEntries(paneState)),
     });
     if (this.mergingAssigner !== undefined) {
       const setState = backend.getOrCreateKeyedState(
@@ -291,9 +307,9 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       this.lateRecordLog.report(this.numLateRecordsDropped, false);
   }
 
-  /** Panes looked up by key first reach the backend's table here, in the form it snapshots. */
+  /** Panes the operator holds itself reach the backend's table here, in the form it snapshots. */
   override prepareKeyedStateSnapshot(): void {
-    if (this.keyFirstPanes !== undefined) this.keyFirstPanes.writeTo(this.heapPaneTable!);
+    if (this.ownPanes !== undefined) this.ownPanes.writeTo(this.heapPaneTable!);
   }
 
   /**
@@ -556,7 +572,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
    */
   private fireWindowEnd(window: W, timers: KeyListTimers<K>): void {
     const windowState = this.windowState;
-    const keyFirstPanes = this.keyFirstPanes;
+    const ownPanes = this.ownPanes;
     const triggerContext = this.triggerContext;
     const processContext = this.processContext;
     let key: K | undefined;
@@ -565,7 +581,7 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       triggerContext.window = window;
       windowState.setCurrentNamespace(window);
       let contents: ACC | undefined;
-      if (keyFirstPanes !== undefined) contents = keyFirstPanes.getAndClear() as ACC | undefined;
+      if (ownPanes !== undefined) contents = ownPanes.getAndClear() as ACC | undefined;
       else {
         contents = windowState.get();
         windowState.clear();
@@ -596,12 +612,12 @@ export class WindowOperator<K, IN, ACC, OUT, W extends Window>
       ? triggerContext.onEventTime(timestamp)
       : triggerContext.onProcessingTime(timestamp);
     const cleanup = this.isEventTime === eventTime && this.isCleanupTime(window, timestamp);
-    const keyFirstPanes = this.keyFirstPanes;
+    const ownPanes = this.ownPanes;
     let contentsCleared = false;
-    if (result === TriggerResult.FIRE && cleanup && keyFirstPanes !== undefined) {
-      // A window's end that fires and then removes the pane: read and freed in one scan of the key's panes. The
-      // window function cannot tell (the contents state is the operator's own, and nothing else runs in between).
-      const contents = keyFirstPanes.getAndClear() as ACC | undefined;
+    if (result === TriggerResult.FIRE && cleanup && ownPanes !== undefined) {
+      // A window's end that fires and then removes the pane: read and freed in one lookup. The window function
+      // cannot tell (the contents state is the operator's own, and nothing else runs in between).
+      const contents = ownPanes.getAndClear() as ACC | undefined;
       if (!this.isEmpty(contents)) this.emitWindowContents(window, contents!);
       contentsCleared = true;
     } else {
