@@ -1,21 +1,21 @@
-// Micro-benchmark: heap bytes per key of ValueState<number> at 1,000,000 keys. Isolates the per-key
+// Micro-benchmark: bytes per key of ValueState<number> at 1,000,000 keys (heap and array buffers). Isolates the per-key
 // overhead of a state backend (Map entry, boxing, key/namespace objects) from any processing cost.
 // Run: node --import tsx bench/micro/value-state-bytes.ts [--keys 1000000] [--system limit,weir]
 // A system opts in with BenchSystem.valueStateHolder (bench/workloads/system.ts); Weir's goes in bench/weir/.
 
 import { pathToFileURL } from 'node:url';
-import { heapUsedAfterGc } from '../runner/gc.ts';
+import { memoryUsedAfterGc } from '../runner/gc.ts';
 import type { MicroResult } from '../runner/report-markdown.ts';
 import { loadSystem } from '../runner/systems.ts';
 import type { ValueStateHolder } from '../workloads/system.ts';
 
 export const MICRO_KEYS = 1_000_000;
 
-/** Heap growth per key while `holder` keeps `keys` keys of state alive, after full GCs. */
+/** Memory growth per key (heap and array buffers) while `holder` keeps `keys` keys of state alive, after full GCs. */
 export async function valueStateBytesPerKey(holder: ValueStateHolder, keys: number): Promise<number> {
-  const before = heapUsedAfterGc();
+  const before = memoryUsedAfterGc();
   const release = await holder(keys);
-  const after = heapUsedAfterGc();
+  const after = memoryUsedAfterGc();
   release();
   return (after - before) / keys;
 }

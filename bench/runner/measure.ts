@@ -4,7 +4,7 @@
 import type { WorkloadId, WorkloadParams } from '../workloads/params.ts';
 import { defaultParams, STATEFUL_WORKLOADS } from '../workloads/params.ts';
 import type { BenchSystem } from '../workloads/system.ts';
-import { heapUsedAfterGc } from './gc.ts';
+import { memoryUsedAfterGc } from './gc.ts';
 import type { Measurement, RunSample } from './measurement.ts';
 import { spread } from './stats.ts';
 import { stateKeys } from './state-keys.ts';
@@ -114,8 +114,8 @@ async function probeRun(
       baselineIndex: 0,
       measureIndex,
       hit(index: number): void {
-        if (index === 0) baseline = heapUsedAfterGc();
-        else if (index === measureIndex) measured = heapUsedAfterGc();
+        if (index === 0) baseline = memoryUsedAfterGc();
+        else if (index === measureIndex) measured = memoryUsedAfterGc();
       },
     },
   });
