@@ -1,7 +1,7 @@
 // The timer service of one operator: event-time and processing-time TimerHeaps bound to the keyed backend's key.
 import { IllegalStateError } from '../core/errors.ts';
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
-import type { NamespaceSerializer } from '../state/namespace.ts';
+import { type NamespaceSerializer, VoidNamespace, voidNamespaceSerializer } from '../state/namespace.ts';
 import type { ProcessingTimeClock, ScheduledCallback } from '../core/clock.ts';
 import type { InternalTimerService, KeyListTimers, Triggerable } from './internal-timer-service.ts';
 import { TimerHeap } from './timer-heap.ts';
@@ -35,6 +35,11 @@ export class InternalTimerServiceImpl<K, N> implements InternalTimerService<N> {
     const equals = hashing === undefined ? undefined : (a: N, b: N): boolean => hashing.equals(a, b);
     this.eventTimers = new TimerHeap<N>(nsKey, equals);
     this.processingTimers = new TimerHeap<N>(nsKey, equals);
+    if (namespaceSerializer === (voidNamespaceSerializer as NamespaceSerializer<unknown>)) {
+      // A process function's timers: one namespace, and deleted one by one, often long after they were registered.
+      this.eventTimers.deleteLazily(VoidNamespace as N);
+      this.processingTimers.deleteLazily(VoidNamespace as N);
+    }
     this.keyList = new EventTimeKeyList(this.eventTimers, backend);
   }
 

@@ -48,6 +48,186 @@ describe('TimerHeap', () => {
     );
   });
 
+  it('with lazy deletion, answers every query as the eager heap and a sorted list do', () => {
+    // Plain small keys a few to a timestamp (kept lazily, re-added at the timestamp a lazily deleted timer of theirs
+    // still sits at, or at a second timestamp while one is kept), beside what the table does not keep: another
+    // namespace, a string key, a composite key, a key past the table; and enough timers of one timestamp to turn a
+    // lazy list into the Map form. Polled through poll, peek and the key-list path (pollListed). In half the runs a
+    // key's timer is deleted before it registers another (a process function's one timer per key), and only small
+    // keys of one namespace come, so the heap keeps its flat form throughout.
+    type Key = number | string | readonly string[];
+    const keyOf = (k: number): Key => (k === 9 ? 'nine' : k === 10 ? ['ten'] : k === 11 ? 1_000_000 : k);
+    const normalized = (key: Key): number | string =>
+      Array.isArray(key) ? `\u0000${key[0]}` : (key as number | string);
+    const op = fc.record({
+      kind: fc.oneof(
+        {
+          arbitrary: fc.constantFrom('add', 'add', 'add', 'remove', 'remove', 'poll', 'peek', 'listed'),
+          weight: 40,
+        },
+        { arbitrary: fc.constant('clear'), weight: 1 },
+      ),
+      fresh: fc.boolean(),
+      ts: fc.integer({ min: 0, max: 5 }),
+      key: fc.oneof(
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 9, max: 11 }),
+      ),
+      ns: fc.constantFrom(0, 0, 0, 1),
+    });
+    assertProperty(
+      fc.property(fc.array(op, { minLength: 50, maxLength: 800 }), fc.boolean(), (ops, oneTimerPerKey) => {
+        const lazy = new TimerHeap<number>();
+        lazy.deleteLazily(0);
+        const eager = new TimerHeap<number>();
+        let reference: { ts: number; key: Key; nk: number | string; ns: number; seq: number }[] = [];
+        let seq = 0;
+        const order = (a: { ts: number; seq: number }, b: { ts: number; seq: number }) =>
+          a.ts - b.ts || a.seq - b.seq;
+        const show = (t: HeapTimer<number> | undefined) =>
+          t && [t.timestamp, t.key, t.normalizedKey, t.namespace];
+        for (const o of ops) {
+          const key = oneTimerPerKey ? o.key % 9 : keyOf(o.key);
+          const nk = normalized(key);
+          const ns = oneTimerPerKey ? 0 : o.ns;
+          if (oneTimerPerKey) {
+            const held = reference.find((t) => t.nk === nk);
+            if (o.kind === 'add' && held !== undefined && held.ts !== o.ts) {
+              reference = reference.filter((t) => t !== held);
+              assert.equal(lazy.remove(held.ts, nk, 0), true);
+              assert.equal(eager.remove(held.ts, nk, 0), true);
+            }
+          }
+          if (o.kind === 'add') {
+            const exists = reference.some((t) => t.ts === o.ts && t.nk === nk && t.ns === ns);
+            if (!exists && o.fresh) {
+              lazy.addNew(o.ts, key, nk, ns);
+              eager.addNew(o.ts, key, nk, ns);
+            } else {
+              assert.equal(lazy.add(o.ts, key, nk, ns), !exists);
+              assert.equal(eager.add(o.ts, key, nk, ns), !exists);
+            }
+            if (!exists) reference.push({ ts: o.ts, key, nk, ns: ns, seq: seq++ });
+          } else if (o.kind === 'remove') {
+            const before = reference.length;
+            reference = reference.filter((t) => !(t.ts === o.ts && t.nk === nk && t.ns === ns));
+            assert.equal(lazy.remove(o.ts, nk, ns), reference.length < before);
+            assert.equal(eager.remove(o.ts, nk, ns), reference.length < before);
+          } else if (o.kind === 'clear') {
+            lazy.clear();
+            eager.clear();
+            reference = [];
+          } else if (o.kind === 'listed') {
+            // The key-list path as the timer service takes it: the head's namespace, then its keys one by one.
+            reference.sort(order);
+            const namespace = lazy.headListNamespace();
+            const timestamp = lazy.peekTimestamp();
+            if (namespace !== undefined && timestamp !== undefined) {
+              let polled: number | string | undefined;
+              while (
+                (polled = lazy.pollListed(timestamp, namespace) as number | string | undefined) !== undefined
+              ) {
+                const expected = reference.shift()!;
+                assert.deepEqual([timestamp, polled, namespace], [expected.ts, expected.nk, expected.ns]);
+                const got = eager.poll()!;
+                assert.deepEqual(
+                  [got.timestamp, got.normalizedKey, got.namespace],
+                  [timestamp, polled, namespace],
+                );
+              }
+            }
+          } else {
+            reference.sort(order);
+            const expected = o.kind === 'poll' ? reference.shift() : reference[0];
+            const got = o.kind === 'poll' ? lazy.poll() : lazy.peek();
+            assert.deepEqual(show(got), expected && [expected.ts, expected.key, expected.nk, expected.ns]);
+            assert.deepEqual(show(o.kind === 'poll' ? eager.poll() : eager.peek()), show(got));
+          }
+          assert.equal(lazy.size, reference.length);
+          assert.equal(eager.size, reference.length);
+          assert.equal(
+            lazy.peekTimestamp(),
+            reference.length === 0 ? undefined : Math.min(...reference.map((t) => t.ts)),
+          );
+        }
+        reference.sort(order);
+        assert.deepEqual(
+          lazy.values().map((t) => [t.timestamp, t.key, t.normalizedKey, t.namespace]),
+          reference.map((t) => [t.ts, t.key, t.nk, t.ns]),
+        );
+        assert.deepEqual(lazy.values().map(show), eager.values().map(show));
+        assert.ok(lazy.numListed() <= lazy.size);
+        if (oneTimerPerKey) assert.notEqual((lazy as unknown as { flat: unknown }).flat, undefined);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('with lazy deletion, a removed timer leaves its bucket only when the heap reaches it, in order', () => {
+    const heap = new TimerHeap<number>();
+    heap.deleteLazily(0);
+    for (const key of [1, 2, 3]) heap.add(100, key, key, 0);
+    heap.add(200, 4, 4, 0);
+    assert.equal(heap.remove(100, 2, 0), true);
+    assert.equal(heap.remove(100, 2, 0), false);
+    assert.equal(heap.size, 3);
+    // Registered again at the same time: after 3, as a new registration.
+    assert.equal(heap.add(100, 2, 2, 0), true);
+    assert.equal(heap.add(100, 2, 2, 0), false);
+    // A second timer of a key whose first is in the table is kept as usual, and removed as usual.
+    assert.equal(heap.add(200, 1, 1, 0), true);
+    assert.equal(heap.remove(100, 1, 0), true);
+    assert.equal(heap.remove(100, 3, 0), true);
+    assert.deepEqual(
+      heap.values().map((t) => [t.timestamp, t.key]),
+      [
+        [100, 2],
+        [200, 4],
+        [200, 1],
+      ],
+    );
+    assert.equal(heap.poll()?.key, 2);
+    assert.equal(heap.remove(100, 2, 0), false);
+    assert.equal(heap.remove(200, 1, 0), true);
+    assert.equal(heap.peekTimestamp(), 200);
+    assert.equal(heap.poll()?.key, 4);
+    assert.equal(heap.poll(), undefined);
+    assert.equal(heap.size, 0);
+  });
+
+  it('with lazy deletion, drops deleted timers once they outnumber the queued ones, whatever their timestamps', () => {
+    // A timer deleted and registered again further ahead on every record (a timeout pushed back): the deleted ones
+    // would wait for the watermark, one per record, without the sweep. In the flat form, and in buckets (a string
+    // key's timer moves the heap there).
+    for (const form of ['flat', 'buckets']) {
+      const heap = new TimerHeap<number>();
+      heap.deleteLazily(0);
+      if (form === 'buckets') heap.add(1, 'first', 'first', 0);
+      const internals = heap as unknown as {
+        stale: number;
+        heap: unknown[];
+        flat: { length: number } | undefined;
+      };
+      assert.equal(internals.flat === undefined, form === 'buckets');
+      for (let i = 0; i < 20_000; i++) {
+        const key = i % 7;
+        if (i >= 7) assert.equal(heap.remove(1_000_000 + i - 7, key, 0), true);
+        assert.equal(heap.add(1_000_000 + i, key, key, 0), true);
+        const kept = internals.flat?.length ?? internals.stale;
+        assert.ok(kept <= 2 * heap.size + 4096, `${form}: ${kept} entries kept at ${i}`);
+      }
+      assert.ok(internals.heap.length <= heap.size + 4096);
+      assert.deepEqual(
+        heap.values().map((t) => [t.timestamp, t.key]),
+        [
+          ...(form === 'buckets' ? [[1, 'first']] : []),
+          ...[0, 1, 2, 3, 4, 5, 6].map((j) => [1_000_000 + 19_993 + j, (19_993 + j) % 7]),
+        ],
+      );
+    }
+  });
+
   it('moves a timer as an add of the new one followed by a remove of the old one', () => {
     // Against a sorted list: a move leaves the new timer last at its timestamp (or where it was, when queued
     // already) and the old one gone, so moving a timer onto itself removes it. A few keys and namespaces a

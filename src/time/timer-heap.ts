@@ -1,5 +1,6 @@
 // TimerHeap: a priority queue of timers with de-duplication and cheap deletion, grouped by timestamp.
 import type { NormalizedKey } from '../state/key-hash.ts';
+import { FlatTimerQueue } from './flat-timer-queue.ts';
 
 /**
  * A timer as the heap hands it out: polled, peeked or listed (a fresh object each time). It carries no namespace
@@ -50,22 +51,8 @@ class TimerEntry<N> {
  * object, so the Map's order stays the registration order of every timer.
  */
 class TimerBucket<N> {
-  /** The Map form (undefined until a bucket takes it; a bucket in no form yet is new and holds nothing). */
-  timers: TimerMap<N> | undefined = undefined;
-  /** The key list; its timers from `listHead` on are queued, the ones before it polled. */
-  list: NormalizedKey[] | undefined = undefined;
-  /**
-   * The pair list (key, namespace, ...); its pairs from `listHead` to `pairsEnd` are queued, as in the key list.
-   * Slots from `pairsEnd` on are room for further pairs (undefined, so that they hold no removed namespace).
-   */
-  pairs: unknown[] | undefined = undefined;
-  pairsEnd = 0;
-  listHead = 0;
-  /** The namespace of every timer in the key list. */
-  listNamespace: N | undefined = undefined;
-  heapIndex = 0;
-  /** The next bucket whose timestamp hashes to the same slot of the timestamp table (see {@link TimerHeap}). */
-  nextInSlot: TimerBucket<N> | undefined = undefined;
+  // The fields a lookup and an add read come first, so that they share the object's first cache lines: the
+  // bucket is cold when a timer is added to or looked for in it (it was last touched many records before).
   /**
    * The timestamp's high and low 32 bits as small integers ({@link highBits}, `timestamp | 0`), which the bucket holds
    * inline: `timestamp` is a heap number, a box of its own, and a lookup that compared it loaded that box, a cache
@@ -75,6 +62,28 @@ class TimerBucket<N> {
   readonly low: number;
   /** Whether `high` and `low` are the timestamp exactly (a safe integer, -0 as 0), so that a lookup need not load it. */
   readonly exact: boolean;
+  /** The next bucket whose timestamp hashes to the same slot of the timestamp table (see {@link TimerHeap}). */
+  nextInSlot: TimerBucket<N> | undefined = undefined;
+  /** The key list; its timers from `listHead` on are queued, the ones before it polled. */
+  list: NormalizedKey[] | undefined = undefined;
+  /**
+   * Whether the key list holds lazily deleted timers ({@link TimerHeap.deleteLazily}): a key `k >= 0` is a timer
+   * only while the heap's table holds this timestamp for `k`; `-k - 1` is a timer of `k` kept as usual.
+   */
+  lazy = false;
+  listHead = 0;
+  /** The namespace of every timer in the key list. */
+  listNamespace: N | undefined = undefined;
+  /**
+   * The pair list (key, namespace, ...); its pairs from `listHead` to `pairsEnd` are queued, as in the key list.
+   * Slots from `pairsEnd` on are room for further pairs (undefined, so that they hold no removed namespace).
+   */
+  pairs: unknown[] | undefined = undefined;
+  pairsEnd = 0;
+  /** The Map form (undefined until a bucket takes it; a bucket in no form yet is new and holds nothing). */
+  timers: TimerMap<N> | undefined = undefined;
+  /** The bucket's number while queued, the index of its place in the heap in {@link TimerHeap}'s `positions`. */
+  id = 0;
 
   constructor(readonly timestamp: number) {
     const high = highBits(timestamp);
@@ -138,6 +147,12 @@ function pairsCapacity(used: number): number {
  */
 const SCANNED_LIST = 32;
 
+/**
+ * How many lazily deleted timers beyond the number queued a heap with lazy deletion keeps before it drops them all
+ * (see `TimerHeap.sweepLazy`).
+ */
+const STALE_SLACK = 4096;
+
 /** The timestamp table's slots at first (a power of two); it doubles whenever the buckets outnumber its slots. */
 const INITIAL_SLOTS = 64;
 
@@ -195,6 +210,9 @@ const RETIRED = 3;
  * Costs: add, remove and the duplicate check O(1) in an existing bucket (a scan of at most 32 keys or 16 pairs in
  * the lists), O(log b) for a new timestamp or an emptied one (b = distinct timestamps queued); poll and peek
  * amortised O(1).
+ *
+ * A heap told to delete one namespace's timers lazily ({@link deleteLazily}: a process function's) starts in another
+ * form, a {@link FlatTimerQueue}, while each key holds one timer, and keeps deleting lazily in its buckets after.
  */
 export class TimerHeap<N> {
   private readonly heap: TimerBucket<N>[] = [];
@@ -204,6 +222,16 @@ export class TimerHeap<N> {
    * session's emptied bucket leaves from the middle). Grown by doubling; slots past the heap's length mean nothing.
    */
   private times = new Float64Array(INITIAL_SLOTS);
+  /**
+   * `ids[i]` is `heap[i].id`, and `positions[id]` the place in the heap of the bucket numbered `id`: the sifts keep
+   * these two arrays instead of a place written into each bucket they move, so a poll that empties the head bucket
+   * sifts through typed arrays only (with lazy deletion every bucket leaves from the head, and the buckets a sift
+   * moves are cold: a cache miss each, at every level). Numbers of dropped buckets are taken again first.
+   */
+  private ids = new Int32Array(INITIAL_SLOTS);
+  private positions = new Int32Array(INITIAL_SLOTS);
+  private readonly freeIds: number[] = [];
+  private nextId = 0;
   /** Each queued bucket is in the chain of its timestamp's slot ({@link slotOf}). */
   // Stryker disable next-line ArrayDeclaration: an empty array reads undefined in every slot as well (the size only presizes it)
   private slots: (TimerBucket<N> | undefined)[] = new Array<TimerBucket<N> | undefined>(INITIAL_SLOTS).fill(
@@ -216,6 +244,20 @@ export class TimerHeap<N> {
   private count = 0;
   /** Whether namespaces carry marks and moves retire their old timer in place ({@link retireMovedTimersLazily}). */
   private marked = false;
+  /**
+   * With lazy deletion on ({@link deleteLazily}), `lazyTimes[k]` is the timestamp of key `k`'s one lazily kept timer,
+   * NaN when it has none; undefined while lazy deletion is off.
+   */
+  private lazyTimes: Float64Array | undefined = undefined;
+  /** The namespace whose timers are kept lazily. */
+  private lazyNamespace: N | undefined = undefined;
+  /** How many lazily deleted timers the key lists still hold (see {@link sweepLazy}). */
+  private stale = 0;
+  /**
+   * The first form of a heap with lazy deletion: every timer of the lazy namespace, one a key, in a
+   * {@link FlatTimerQueue}; until a timer it cannot hold comes, which moves them all into buckets for good.
+   */
+  private flat: FlatTimerQueue | undefined = undefined;
 
   /**
    * `nsKey` gives a namespace's identity (the namespace serializer's key); the namespace itself by default.
@@ -234,9 +276,13 @@ export class TimerHeap<N> {
   /** How many of the queued timers are held in key lists, 8 bytes each (see {@link addNew}); O(timestamps). */
   numListed(): number {
     let n = 0;
+    // Stryker disable next-line ConditionalExpression: the flat form has no buckets
+    if (this.flat !== undefined) return 0;
     for (const bucket of this.heap) {
-      if (bucket.list === undefined || (this.marked && this.isRetired(bucket.listNamespace!))) continue;
-      n += bucket.list.length - bucket.listHead;
+      const list = bucket.list;
+      if (list === undefined || (this.marked && this.isRetired(bucket.listNamespace!))) continue;
+      for (let i = bucket.listHead; i < list.length; i++)
+        if (this.listedKey(bucket, list[i]!) !== undefined) n++;
     }
     return n;
   }
@@ -253,16 +299,229 @@ export class TimerHeap<N> {
    * and has one timer, at its end).
    */
   retireMovedTimersLazily(): void {
-    this.marked = true;
+    if (this.lazyTimes === undefined) this.marked = true;
+  }
+
+  /**
+   * From now on the timers of `namespace` whose key is a small non-negative integer (a plain key) are deleted
+   * lazily, as the limit's loop leaves a deleted timer in its heap. A process function's timer at event time plus a
+   * delay, deleted when its batch closes early, was registered hundreds of milliseconds of event time before, so
+   * finding its bucket, the bucket's key list and that list's elements took three dependent cache misses per
+   * removal; a table indexed by the key, 8 or 16 bytes a key, stays in the cache.
+   *
+   * On an empty heap the timers go into a {@link FlatTimerQueue} first: one entry per timer in a heap of typed
+   * arrays and the key's timer in the table, so neither adding nor deleting touches memory used long before. It
+   * holds one timer a key, of `namespace`, with keys up to 65,536 (or eight a queued timer): the first timer it
+   * cannot hold (a key's second one, another namespace, a string, composite or larger key) moves every timer into
+   * buckets, in order, for good (until {@link clear}).
+   *
+   * In the buckets the table keeps, per such key, the timestamp of one of its timers (`lazyTimes`), and a removal of
+   * that timer clears the key's entry there instead of finding the timer's bucket. The bucket keeps the key, which
+   * is no timer once the table no longer holds the bucket's timestamp for it; a key's further timers, while one is
+   * in the table, are kept in their buckets as usual. In both forms every query answers as if the deleted timer had
+   * been removed (size, peek, poll, the duplicate check, removal, {@link values}), a poll or peek that reaches it
+   * drops it, and the deleted timers are all dropped at once when they outnumber the queued ones by a few thousand,
+   * so the order and the snapshots are those of the eager removal and a timer pushed back record after record
+   * leaves no trail. Larger keys, other namespaces and composite keys are kept as usual. Not with
+   * {@link retireMovedTimersLazily}.
+   */
+  deleteLazily(namespace: N): void {
+    if (this.marked || this.lazyTimes !== undefined) return;
+    this.lazyNamespace = namespace;
+    this.lazyTimes = new Float64Array(0);
+    if (this.heap.length === 0) this.flat = new FlatTimerQueue();
+  }
+
+  /**
+   * {@link add} in the flat form: true when added, false for a duplicate, undefined when the queue cannot hold the
+   * timer (another namespace, a key that is no small non-negative integer, a key's second timer).
+   */
+  private addFlat(
+    flat: FlatTimerQueue,
+    timestamp: number,
+    key: unknown,
+    normalizedKey: NormalizedKey,
+    namespace: N,
+  ): boolean | undefined {
+    if (key !== normalizedKey || namespace !== this.lazyNamespace || typeof normalizedKey !== 'number')
+      return undefined;
+    if (!flat.accepts(normalizedKey)) return undefined;
+    const held = flat.timeOf(normalizedKey);
+    if (held === timestamp) return false;
+    if (!Number.isNaN(held)) return undefined;
+    flat.add(timestamp, normalizedKey);
+    this.count++;
+    return true;
+  }
+
+  /** Leaves the flat form: its timers go into buckets, in firing order, and lazy deletion goes on there. */
+  private unflatten(flat: FlatTimerQueue): void {
+    this.flat = undefined;
+    const entries = flat.values();
+    this.count = 0;
+    for (let i = 0; i < entries.length; i += 2)
+      this.insert(entries[i]!, entries[i + 1]!, entries[i + 1]!, this.lazyNamespace!);
+  }
+
+  /** A timer of the flat form's earliest timestamp: its key as the lists hold it. */
+  private flatTimer(flat: FlatTimerQueue, timestamp: number): HeapTimer<N> {
+    const key = flat.peekKey();
+    return { timestamp, key, normalizedKey: key, namespace: this.lazyNamespace! };
+  }
+
+  /**
+   * The key a key list's entry stands for, or undefined when the entry is a lazily deleted timer (see
+   * {@link deleteLazily}); the entry itself in a list that keeps no lazy timers.
+   */
+  private listedKey(bucket: TimerBucket<N>, entry: NormalizedKey): NormalizedKey | undefined {
+    if (!bucket.lazy) return entry;
+    const k = entry as number;
+    if (k < 0) return -k - 1;
+    return this.lazyTimes![k] === bucket.timestamp ? k : undefined;
+  }
+
+  /** The head bucket: past retired timers with marks, past lazily deleted ones with lazy deletion. */
+  private head(): TimerBucket<N> | undefined {
+    if (this.marked) return this.liveHead();
+    if (this.lazyTimes !== undefined) return this.lazyHead();
+    return this.heap[0];
+  }
+
+  /**
+   * The head bucket of a heap with lazy deletion, once the lazily deleted timers at its front are dropped (each is
+   * passed over once, here): its key list then starts with a timer.
+   */
+  private lazyHead(): TimerBucket<N> | undefined {
+    const times = this.lazyTimes!;
+    for (;;) {
+      const bucket = this.heap[0];
+      if (bucket === undefined || !bucket.lazy) return bucket;
+      const list = bucket.list!;
+      const timestamp = bucket.timestamp;
+      let head = bucket.listHead;
+      while (head < list.length) {
+        const k = list[head] as number;
+        if (k < 0 || times[k] === timestamp) break;
+        head++;
+        this.stale--;
+      }
+      bucket.listHead = head;
+      if (head < list.length) return bucket;
+      this.dropBucket(bucket);
+    }
+  }
+
+  /**
+   * Whether a timer (`key`, `normalizedKey`, `namespace`) is one lazy deletion keeps in the table: a plain key, a
+   * small non-negative integer, of the lazy namespace. Grows the table to hold the key when it may.
+   */
+  private lazyKey(key: unknown, normalizedKey: NormalizedKey, namespace: N): boolean {
+    const times = this.lazyTimes;
+    if (times === undefined || key !== normalizedKey || namespace !== this.lazyNamespace) return false;
+    const k = normalizedKey as number;
+    if (typeof normalizedKey !== 'number' || (k | 0) !== k || k < 0) return false;
+    if (k < times.length) return true;
+    // Stryker disable next-line ArithmeticOperator,EqualityOperator: memory only: a key the table does not take is kept as usual
+    if (k >= Math.max(65_536, 8 * this.count)) return false;
+    let length = Math.max(64, times.length);
+    while (length <= k) length *= 2;
+    const grown = new Float64Array(length).fill(Number.NaN);
+    grown.set(times);
+    this.lazyTimes = grown;
+    return true;
+  }
+
+  /**
+   * Turns a bucket's lazy key list into a plain one, in order: lazily deleted timers dropped, the key's table entry
+   * of each kept timer cleared (before a timer the list cannot keep lazily comes, or the list takes another form).
+   */
+  private unlazy(bucket: TimerBucket<N>, list: NormalizedKey[]): void {
+    const times = this.lazyTimes!;
+    const timestamp = bucket.timestamp;
+    let kept = bucket.listHead;
+    for (let i = bucket.listHead; i < list.length; i++) {
+      const k = list[i] as number;
+      if (k < 0) list[kept++] = -k - 1;
+      else if (times[k] === timestamp) {
+        times[k] = Number.NaN;
+        list[kept++] = k;
+      } else this.stale--;
+    }
+    while (list.length > kept) list.pop();
+    bucket.lazy = false;
+  }
+
+  /**
+   * Drops every lazily deleted timer from the key lists, once they are more than the queued timers (and
+   * {@link STALE_SLACK}): a key whose timer is deleted and registered again far ahead, record after record, would
+   * otherwise leave a deleted timer per record until the watermark reaches them. O(timers), so O(1) amortised.
+   */
+  private sweepLazy(): void {
+    const times = this.lazyTimes!;
+    for (const bucket of [...this.heap]) {
+      if (!bucket.lazy) continue;
+      const list = bucket.list!;
+      const timestamp = bucket.timestamp;
+      let kept = bucket.listHead;
+      for (let i = bucket.listHead; i < list.length; i++) {
+        const k = list[i] as number;
+        if (k < 0 || times[k] === timestamp) list[kept++] = k;
+      }
+      while (list.length > kept) list.pop();
+      if (kept === bucket.listHead) this.dropBucket(bucket);
+    }
+    this.stale = 0;
+  }
+
+  /**
+   * {@link insert} into a lazy key list of a timer {@link lazyKey} accepts: the table's entry says whether the key's
+   * kept timer is this one (a duplicate); else a scan finds the key's entries in the list: a timer kept as usual (a
+   * duplicate), or a lazily deleted one, dropped so the new timer goes last. Then the new timer goes into the table
+   * when the key has no timer there, else into the list as usual. 1 when added, 0 for a duplicate, -1 when the
+   * list is too long to scan (the caller then turns it into a plain list).
+   */
+  private insertLazy(bucket: TimerBucket<N>, list: NormalizedKey[], timestamp: number, k: number): number {
+    const times = this.lazyTimes!;
+    if (times[k] === timestamp) return 0;
+    const head = bucket.listHead;
+    if (list.length - head >= SCANNED_LIST) return -1;
+    const kept = -k - 1;
+    let stale = -1;
+    for (let i = head; i < list.length; i++) {
+      const entry = list[i];
+      if (entry === kept) return 0;
+      if (entry === k) stale = i;
+    }
+    if (stale >= 0) {
+      const last = list.length - 1;
+      for (let j = stale; j < last; j++) list[j] = list[j + 1]!;
+      list.pop();
+      this.stale--;
+    }
+    if (Number.isNaN(times[k]!)) {
+      times[k] = timestamp;
+      list.push(k);
+    } else list.push(kept);
+    this.count++;
+    return 1;
   }
 
   /** The earliest timer, without removing it. */
   peek(): HeapTimer<N> | undefined {
-    const bucket = this.marked ? this.liveHead() : this.heap[0];
+    const flat = this.flat;
+    if (flat !== undefined) {
+      const timestamp = flat.peekTimestamp();
+      return timestamp === undefined ? undefined : this.flatTimer(flat, timestamp);
+    }
+    const bucket = this.head();
     if (bucket === undefined) return undefined;
     const list = bucket.list;
     if (list !== undefined)
-      return this.timerOf(bucket.timestamp, list[bucket.listHead]!, bucket.listNamespace!);
+      return this.timerOf(
+        bucket.timestamp,
+        this.listedKey(bucket, list[bucket.listHead]!)!,
+        bucket.listNamespace!,
+      );
     const pairs = bucket.pairs;
     if (pairs !== undefined)
       return this.timerOf(
@@ -277,7 +536,9 @@ export class TimerHeap<N> {
 
   /** The earliest timer's timestamp, or undefined when there is none. */
   peekTimestamp(): number | undefined {
-    return (this.marked ? this.liveHead() : this.heap[0])?.timestamp;
+    const flat = this.flat;
+    if (flat !== undefined) return flat.peekTimestamp();
+    return this.head()?.timestamp;
   }
 
   /**
@@ -286,6 +547,12 @@ export class TimerHeap<N> {
    * window that grew) never builds its key here.
    */
   add(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): boolean {
+    const flat = this.flat;
+    if (flat !== undefined) {
+      const added = this.addFlat(flat, timestamp, key, normalizedKey, namespace);
+      if (added !== undefined) return added;
+      this.unflatten(flat);
+    }
     if (!this.marked) return this.insert(timestamp, key, normalizedKey, namespace);
     // A retired timer holding this object would be mistaken for the new one: dropped first (no session does this).
     if (this.isRetired(namespace)) this.sweepRetired();
@@ -299,6 +566,13 @@ export class TimerHeap<N> {
     const bucket = this.bucketFor(timestamp);
     const list = bucket.list;
     if (list !== undefined) {
+      if (bucket.lazy) {
+        if (this.lazyKey(key, normalizedKey, namespace)) {
+          const added = this.insertLazy(bucket, list, timestamp, normalizedKey as number);
+          if (added >= 0) return added > 0;
+        }
+        this.unlazy(bucket, list);
+      }
       const queued = list.length - bucket.listHead;
       if (queued <= SCANNED_LIST && key === normalizedKey && namespace !== undefined) {
         if (namespace === bucket.listNamespace) {
@@ -319,7 +593,15 @@ export class TimerHeap<N> {
       if (pairs === undefined) {
         if (plain) {
           // A new bucket: it holds nothing, so this timer is no duplicate.
-          bucket.list = [normalizedKey];
+          if (this.lazyKey(key, normalizedKey, namespace)) {
+            const k = normalizedKey as number;
+            const times = this.lazyTimes!;
+            bucket.lazy = true;
+            if (Number.isNaN(times[k]!)) {
+              times[k] = timestamp;
+              bucket.list = [k];
+            } else bucket.list = [-k - 1];
+          } else bucket.list = [normalizedKey];
           bucket.listNamespace = namespace;
           this.count++;
           return true;
@@ -390,7 +672,8 @@ export class TimerHeap<N> {
    * every timer there has one namespace object. Adding a timer that is queued breaks the de-duplication.
    */
   addNew(timestamp: number, key: unknown, normalizedKey: NormalizedKey, namespace: N): void {
-    if (this.marked) {
+    // Lazy deletion keeps its lists through add.
+    if (this.marked || this.lazyTimes !== undefined) {
       // The marks are kept by add (a heap of sessions' timers, which come through add anyway).
       this.add(timestamp, key, normalizedKey, namespace);
       return;
@@ -441,6 +724,31 @@ export class TimerHeap<N> {
 
   /** Removes the timer (timestamp, key, namespace) if present. Returns true when removed. */
   remove(timestamp: number, normalizedKey: NormalizedKey, namespace: N): boolean {
+    const flat = this.flat;
+    if (flat !== undefined) {
+      if (typeof normalizedKey !== 'number' || !(normalizedKey >= 0)) return false;
+      if (namespace !== this.lazyNamespace && !this.same(this.lazyNamespace!, namespace)) return false;
+      if (!flat.remove(timestamp, normalizedKey)) return false;
+      this.count--;
+      return true;
+    }
+    const times = this.lazyTimes;
+    if (times !== undefined && typeof normalizedKey === 'number') {
+      // The key's lazily kept timer: its table entry cleared, its bucket not looked at (see deleteLazily).
+      const k = normalizedKey;
+      if (
+        k >= 0 &&
+        k < times.length &&
+        times[k] === timestamp &&
+        (namespace === this.lazyNamespace || this.same(this.lazyNamespace!, namespace))
+      ) {
+        times[k] = Number.NaN;
+        this.count--;
+        // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: memory only: the sweep drops what the heads would
+        if (++this.stale > this.count + STALE_SLACK) this.sweepLazy();
+        return true;
+      }
+    }
     const bucket =
       // Stryker disable next-line ConditionalExpression,OptionalChaining: a cache; the table holds the same bucket
       this.lastBucket?.timestamp === timestamp ? this.lastBucket : this.findBucket(timestamp);
@@ -449,9 +757,11 @@ export class TimerHeap<N> {
     if (pairs !== undefined) return this.removePair(bucket, pairs, normalizedKey, namespace);
     const list = bucket.list;
     if (list !== undefined) {
-      if (list.length - bucket.listHead <= SCANNED_LIST) {
+      if (bucket.lazy || list.length - bucket.listHead <= SCANNED_LIST) {
         // A list holds timers of its one namespace: another namespace has no timer here.
         if (namespace !== bucket.listNamespace && !this.same(bucket.listNamespace!, namespace)) return false;
+        // A lazy list's timer of this key, if any, is one kept as usual (the table's was looked for above).
+        if (bucket.lazy) return this.removeKept(bucket, list, normalizedKey);
         // A retired namespace was held by one timer: this list's only one, which is no timer.
         if (this.marked && this.isRetired(bucket.listNamespace!)) return false;
         const i = list.indexOf(normalizedKey, bucket.listHead);
@@ -493,15 +803,54 @@ export class TimerHeap<N> {
     return true;
   }
 
+  /**
+   * Removes the timer of `normalizedKey` kept as usual (`-k - 1`) in a lazy key list, if there is one; lazily kept
+   * timers are removed through the table.
+   */
+  private removeKept(bucket: TimerBucket<N>, list: NormalizedKey[], normalizedKey: NormalizedKey): boolean {
+    const k = normalizedKey as number;
+    // A lazy list holds small non-negative integer keys only.
+    if (typeof normalizedKey !== 'number' || !(k >= 0)) return false;
+    const i = list.indexOf(-k - 1, bucket.listHead);
+    if (i < 0) return false;
+    const last = list.length - 1;
+    for (let j = i; j < last; j++) list[j] = list[j + 1]!;
+    list.pop();
+    this.count--;
+    if (bucket.listHead === list.length) this.dropBucket(bucket);
+    return true;
+  }
+
+  /**
+   * The key of a lazy key list's entry that is a timer, which is polled (its table entry cleared, when it is the
+   * key's lazily kept timer).
+   */
+  private pollLazy(entry: NormalizedKey): NormalizedKey {
+    const k = entry as number;
+    if (k < 0) return -k - 1;
+    this.lazyTimes![k] = Number.NaN;
+    return k;
+  }
+
   /** Removes and returns the earliest timer. */
   poll(): HeapTimer<N> | undefined {
-    const bucket = this.marked ? this.liveHead() : this.heap[0];
+    const flat = this.flat;
+    if (flat !== undefined) {
+      const timestamp = flat.peekTimestamp();
+      if (timestamp === undefined) return undefined;
+      const timer = this.flatTimer(flat, timestamp);
+      flat.poll();
+      this.count--;
+      return timer;
+    }
+    const bucket = this.head();
     if (bucket === undefined) return undefined;
     // The lists hold plain keys and their namespaces, never an entry object: the timer is built without asking
     // (`timerOf`'s type test loaded the namespace object, a cache miss per polled session timer).
     const list = bucket.list;
     if (list !== undefined) {
-      const key = list[bucket.listHead++]!;
+      const entry = list[bucket.listHead++]!;
+      const key = bucket.lazy ? this.pollLazy(entry) : entry;
       const timer: HeapTimer<N> = {
         timestamp: bucket.timestamp,
         key,
@@ -546,7 +895,9 @@ export class TimerHeap<N> {
    */
   headListNamespace(): N | undefined {
     if (this.marked) return undefined;
-    return this.heap[0]?.listNamespace;
+    const flat = this.flat;
+    if (flat !== undefined) return flat.peekTimestamp() === undefined ? undefined : this.lazyNamespace;
+    return this.head()?.listNamespace;
   }
 
   /**
@@ -557,12 +908,20 @@ export class TimerHeap<N> {
    * whatever is added or removed in between.
    */
   pollListed(timestamp: number, namespace: N): NormalizedKey | undefined {
-    const bucket = this.heap[0];
-    if (bucket === undefined || this.marked) return undefined;
+    if (this.marked) return undefined;
+    const flat = this.flat;
+    if (flat !== undefined) {
+      if (namespace !== this.lazyNamespace || flat.peekTimestamp() !== timestamp) return undefined;
+      this.count--;
+      return flat.poll();
+    }
+    const bucket = this.lazyTimes !== undefined ? this.lazyHead() : this.heap[0];
+    if (bucket === undefined) return undefined;
     const list = bucket.list;
     if (list === undefined || bucket.listNamespace !== namespace || bucket.timestamp !== timestamp)
       return undefined;
-    const key = list[bucket.listHead++]!;
+    const entry = list[bucket.listHead++]!;
+    const key = bucket.lazy ? this.pollLazy(entry) : entry;
     this.count--;
     if (bucket.listHead === list.length) this.dropBucket(bucket);
     return key;
@@ -693,13 +1052,22 @@ export class TimerHeap<N> {
   /** All timers, in firing order (a fresh array). */
   values(): readonly HeapTimer<N>[] {
     const all: HeapTimer<N>[] = [];
+    const flat = this.flat;
+    if (flat !== undefined) {
+      const entries = flat.values();
+      for (let i = 0; i < entries.length; i += 2)
+        all.push(this.timerOf(entries[i]!, entries[i + 1]!, this.lazyNamespace!));
+      return all;
+    }
     const buckets = [...this.heap].sort((a, b) => a.timestamp - b.timestamp);
     for (const bucket of buckets) {
       const list = bucket.list;
       if (list !== undefined) {
         if (this.marked && this.isRetired(bucket.listNamespace!)) continue;
-        for (let i = bucket.listHead; i < list.length; i++)
-          all.push(this.timerOf(bucket.timestamp, list[i]!, bucket.listNamespace!));
+        for (let i = bucket.listHead; i < list.length; i++) {
+          const key = this.listedKey(bucket, list[i]!);
+          if (key !== undefined) all.push(this.timerOf(bucket.timestamp, key, bucket.listNamespace!));
+        }
       } else if (bucket.pairs !== undefined) {
         const pairs = bucket.pairs;
         for (let i = bucket.listHead; i < bucket.pairsEnd; i += 2)
@@ -717,10 +1085,21 @@ export class TimerHeap<N> {
     if (this.marked) for (const timer of this.values()) this.markUnqueued(timer.namespace);
     this.heap.length = 0;
     this.times = new Float64Array(INITIAL_SLOTS);
+    this.ids = new Int32Array(INITIAL_SLOTS);
+    this.positions = new Int32Array(INITIAL_SLOTS);
+    this.freeIds.length = 0;
+    this.nextId = 0;
     this.slots = new Array<TimerBucket<N> | undefined>(INITIAL_SLOTS).fill(undefined);
     this.slotShift = 32 - Math.log2(INITIAL_SLOTS);
     this.lastBucket = undefined;
     this.count = 0;
+    if (this.lazyTimes !== undefined) {
+      this.lazyTimes = new Float64Array(0);
+      // Empty again: the flat form takes the timers that come.
+      this.flat ??= new FlatTimerQueue();
+      this.flat.clear();
+    }
+    this.stale = 0;
   }
 
   /** Whether the first timer of a key at a timestamp (a namespace, or an entry for a composite key) is `namespace`'s. */
@@ -757,6 +1136,7 @@ export class TimerHeap<N> {
    * gives a new bucket its Map.
    */
   private toMapForm(bucket: TimerBucket<N>): void {
+    if (bucket.lazy) this.unlazy(bucket, bucket.list!);
     const form = (bucket.timers = new TimerMap<N>());
     const timers = form.map;
     const list = bucket.list;
@@ -788,6 +1168,7 @@ export class TimerHeap<N> {
 
   /** Turns a short key list into a pair list, in order (the list's polled timers are gone already). */
   private toPairs(bucket: TimerBucket<N>, list: NormalizedKey[]): void {
+    if (bucket.lazy) this.unlazy(bucket, list);
     const namespace = bucket.listNamespace;
     const head = bucket.listHead;
     // With room for the pair `add` is about to put in, and half as many again.
@@ -887,8 +1268,18 @@ export class TimerHeap<N> {
       const times = new Float64Array(2 * index);
       times.set(this.times);
       this.times = times;
+      const ids = new Int32Array(2 * index);
+      ids.set(this.ids);
+      this.ids = ids;
     }
-    bucket.heapIndex = index;
+    const id = this.freeIds.length > 0 ? this.freeIds.pop()! : this.nextId++;
+    if (id === this.positions.length) {
+      const positions = new Int32Array(2 * id);
+      positions.set(this.positions);
+      this.positions = positions;
+    }
+    bucket.id = id;
+    this.ids[index] = id;
     heap.push(bucket);
     this.siftUp(index, timestamp);
     // Stryker disable next-line ConditionalExpression,EqualityOperator: speed only: a full table's chains grow longer
@@ -925,11 +1316,12 @@ export class TimerHeap<N> {
     if (this.lastBucket === bucket) this.lastBucket = undefined;
     const heap = this.heap;
     const last = heap.pop()!;
+    this.freeIds.push(bucket.id);
     if (last !== bucket) {
-      const index = bucket.heapIndex;
+      const index = this.positions[bucket.id]!;
       const timestamp = this.times[heap.length]!;
       heap[index] = last;
-      last.heapIndex = index;
+      this.ids[index] = this.ids[heap.length]!;
       this.times[index] = timestamp;
       this.siftUp(this.siftDown(index, timestamp), timestamp);
     }
@@ -939,29 +1331,37 @@ export class TimerHeap<N> {
   private siftUp(index: number, timestamp: number): void {
     const heap = this.heap;
     const times = this.times;
+    const ids = this.ids;
+    const positions = this.positions;
     const bucket = heap[index]!;
+    const id = ids[index]!;
     while (index > 0) {
       const parentIndex = (index - 1) >> 1;
       const parentTime = times[parentIndex]!;
       // Stryker disable next-line EqualityOperator: buckets have distinct timestamps
       if (parentTime <= timestamp) break;
-      const parent = heap[parentIndex]!;
-      heap[index] = parent;
+      const parentId = ids[parentIndex]!;
+      heap[index] = heap[parentIndex]!;
       times[index] = parentTime;
-      parent.heapIndex = index;
+      ids[index] = parentId;
+      positions[parentId] = index;
       index = parentIndex;
     }
     heap[index] = bucket;
     times[index] = timestamp;
-    bucket.heapIndex = index;
+    ids[index] = id;
+    positions[id] = index;
   }
 
   /** Moves the bucket at `index`, of `timestamp`, down to its place; returns that place. */
   private siftDown(index: number, timestamp: number): number {
     const heap = this.heap;
     const times = this.times;
+    const ids = this.ids;
+    const positions = this.positions;
     const n = heap.length;
     const bucket = heap[index]!;
+    const id = ids[index]!;
     for (;;) {
       const left = 2 * index + 1;
       if (left >= n) break;
@@ -971,15 +1371,17 @@ export class TimerHeap<N> {
       const childTime = times[child]!;
       // Stryker disable next-line all: buckets have distinct timestamps, and a bucket sifted too far down is sifted back up by dropBucket
       if (timestamp <= childTime) break;
-      const c = heap[child]!;
-      heap[index] = c;
+      const childId = ids[child]!;
+      heap[index] = heap[child]!;
       times[index] = childTime;
-      c.heapIndex = index;
+      ids[index] = childId;
+      positions[childId] = index;
       index = child;
     }
     heap[index] = bucket;
     times[index] = timestamp;
-    bucket.heapIndex = index;
+    ids[index] = id;
+    positions[id] = index;
     return index;
   }
 }
