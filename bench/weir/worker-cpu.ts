@@ -10,7 +10,10 @@
 // nocredits (how often), batches sent, leadms (event time a consumer there waited for because its local input lagged
 // the other worker's: what it holds beyond one thread), and from the kernel's schedstat runnable (waiting for a core:
 // the machine's load) and asleep (waiting for the other worker or for V8's helpers in a pause); pauses and paused (how
-// often, and how long in ns per event, its sources paused for watermark alignment).
+// often, and how long in ns per event, its sources paused for watermark alignment); turnwaits and turnwait (how often,
+// and how long in ns per event, its bounded sources waited for the same sources' subtasks on the other worker:
+// SourceTurns); endwait (ms from the end of its sources to the end of its subtasks, the other worker's last batches).
+// WEIR_BENCH_EACH_RUN=1 also prints every run's figures as it ends (what a slow run did beside a fast one).
 // Needs Node 24 (process.threadCpuUsage). CPU time per thread rises with the machine's load (caches, scheduling), less
 // than wall time does: compare systems within one process, by the per-round ratios.
 // Run: npx -y -p node@24 node --import tsx bench/weir/worker-cpu.ts [workload,...] [events] [runs] [p1,one-thread-p2,p2]
@@ -161,6 +164,11 @@ for (const workload of workloads) {
         // Pauses of its sources for watermark alignment, and the real time they took.
         row[`w${w}pauses`] = a.exchange.alignmentPauses - b.exchange.alignmentPauses;
         row[`w${w}paused`] = ns(a.exchange.alignmentPausedMs - b.exchange.alignmentPausedMs);
+        // Waits of its bounded sources for the same sources' subtasks on the other thread (SourceTurns).
+        row[`w${w}turnwaits`] = a.exchange.turnWaits - b.exchange.turnWaits;
+        row[`w${w}turnwait`] = ns(a.exchange.turnWaitMs - b.exchange.turnWaitMs);
+        // From the end of its sources to the end of its subtasks: the other worker's last batches (ms per run).
+        row[`w${w}endwait`] = a.exchange.endWaitMs - b.exchange.endWaitMs;
         if (a.schedule !== undefined && b.schedule !== undefined) {
           const runnable = a.schedule.runnableMs - b.schedule.runnableMs;
           const running = a.schedule.runningMs - b.schedule.runningMs;
@@ -173,6 +181,13 @@ for (const workload of workloads) {
       /** The threads that ran subtasks: the main thread at p1, the workers at p2 (its main thread only waits). */
       row.subtasks = ns(threads === 1 ? main : workersCpu);
       rows[name]!.push(row);
+      if (process.env.WEIR_BENCH_EACH_RUN !== undefined) {
+        console.log(
+          `    ${name} run ${r}: ${Object.entries(row)
+            .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+            .join(', ')}`,
+        );
+      }
     }
   }
   console.log(`${workload}, ${events} events, ${runs} runs: ns per event, median (min-max); ${reference}`);

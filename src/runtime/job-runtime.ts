@@ -7,6 +7,7 @@ import { MAX_WATERMARK } from '../core/time-domain.ts';
 import type { JobSnapshot, OperatorSnapshot } from './job-snapshot.ts';
 import { SourceOperator } from '../operators/source-operator.ts';
 import { SourceWatermarkAlignment } from './source-watermark-alignment.ts';
+import { SourceTurns } from './source-turns.ts';
 import { mutableExchangeFigures } from './thread-exchange-figures.ts';
 import type { PollResult } from '../core/source.ts';
 import {
@@ -81,6 +82,11 @@ export interface JobRuntimeOptions {
    * every thread of the job. On one thread the runtime makes its own.
    */
   readonly watermarkAlignmentSlots?: Float64Array;
+  /**
+   * Worker mode: the batches polled by each source subtask of the job (`SourceTurns.slotsFor`), shared by every thread
+   * of the job, so that a bounded source's subtasks on different threads keep within a few batches of each other.
+   */
+  readonly sourceTurnSlots?: Int32Array;
 }
 
 /** Per-operator counts reported when a job ends. */
@@ -131,10 +137,12 @@ export class JobRuntime implements JobServices, JobAttempt {
   /** What each source driver is doing, for stall detection and stall messages. */
   private readonly sourceStates = new Map<
     Subtask,
-    'polling' | 'yielding' | 'backpressured' | 'held' | 'aligning' | 'stopping' | 'finished'
+    'polling' | 'yielding' | 'backpressured' | 'held' | 'aligning' | 'turn' | 'stopping' | 'finished'
   >();
   /** Pauses source subtasks ahead of their watermark alignment group (undefined: no source is aligned). */
   private readonly alignment: SourceWatermarkAlignment | undefined;
+  /** Worker mode: keeps bounded sources' subtasks on different threads within a few batches of each other. */
+  private readonly turns: SourceTurns | undefined;
   readonly timing: BusyTimeTracker;
   /** When the current turn of the event loop began polling sources (worker mode, see {@link endOfRound}). */
   private turnStarted = 0;
@@ -158,6 +166,7 @@ export class JobRuntime implements JobServices, JobAttempt {
       options.watermarkAlignmentSlots ??
         (placement === undefined ? SourceWatermarkAlignment.slotsFor(graph, false) : undefined),
     );
+    this.turns = placement !== undefined ? SourceTurns.forJob(graph, options.sourceTurnSlots) : undefined;
     this.logger = options.logger ?? defaultLogger();
     for (const node of graph.nodes) {
       const list: Subtask[] = [];
@@ -441,8 +450,10 @@ export class JobRuntime implements JobServices, JobAttempt {
         // Stryker disable next-line StringLiteral: describeWaits and checkForDeadlock read 'yielding' as any state they do not name
         this.sourceStates.set(subtask, 'yielding');
         this.alignment?.add(subtask);
-        if ((subtask.operator as SourceOperator<unknown>).bounded) bounded.push(subtask);
-        else unbounded.push(subtask);
+        if ((subtask.operator as SourceOperator<unknown>).bounded) {
+          this.turns?.add(subtask);
+          bounded.push(subtask);
+        } else unbounded.push(subtask);
       }
     }
     // Every source is known before the first driver runs: a driver held back at once checks for a deadlock over
@@ -538,6 +549,8 @@ export class JobRuntime implements JobServices, JobAttempt {
             lines.push(`${name} waits for its reader's pollNext() to settle`);
           } else if (state === 'aligning') {
             lines.push(`${name} is paused ahead of its watermark alignment group`);
+          } else if (state === 'turn') {
+            lines.push(`${name} waits for its source's subtasks on other threads to catch up`);
           } else if (state === 'stopping') {
             lines.push(`${name} waits for the savepoint to complete before it stops`);
           } else if (state === 'finished') {
@@ -649,16 +662,21 @@ export class JobRuntime implements JobServices, JobAttempt {
    */
   private async driveInTurn(subtasks: Subtask[]): Promise<void> {
     const active: Subtask[] = [];
+    const turns = this.turns;
     for (const subtask of subtasks) {
       // A source that had finished before the restored checkpoint only re-emits its end of stream.
-      if (subtask.wasRestoredFinished) this.endSource(subtask);
-      else active.push(subtask);
+      if (subtask.wasRestoredFinished) {
+        turns?.leaveOut(subtask);
+        this.endSource(subtask);
+      } else active.push(subtask);
     }
     const alignment = this.alignment;
     while (active.length > 0) {
       let polledAny = false;
       /** The shortest pause of a subtask paused by watermark alignment in this round (Infinity: none was). */
       let alignmentPause = Number.POSITIVE_INFINITY;
+      /** A subtask that waited in this round for its source's subtasks on other threads. */
+      let turnWait: Subtask | undefined = undefined;
       for (let i = 0; i < active.length;) {
         if (this.failed) return;
         const subtask = active[i]!;
@@ -678,6 +696,7 @@ export class JobRuntime implements JobServices, JobAttempt {
               // Stopped with a savepoint: every subtask of this group stops here, without end of input.
               for (const s of active) {
                 (s.operator as SourceOperator<unknown>).stopWatermarks();
+                turns?.leaveOut(s);
                 this.sourceStates.set(s, 'finished');
               }
               return;
@@ -689,6 +708,7 @@ export class JobRuntime implements JobServices, JobAttempt {
             // A channel it feeds is blocked while a barrier aligns: the turn passes to the others, whose
             // barriers release it (waiting here could wait for a barrier only a later turn injects).
             this.sourceStates.set(subtask, 'backpressured');
+            turns?.leaveOut(subtask);
             i++;
             continue;
           }
@@ -700,8 +720,18 @@ export class JobRuntime implements JobServices, JobAttempt {
           }
           if (alignment !== undefined && alignment.mustPause(subtask)) {
             // Ahead of its alignment group: the turn passes to the others (whose polls move the group's lowest).
+            // Nor do its source's subtasks on other threads wait for its batches meanwhile: they may be behind in
+            // event time, which is what it waits for.
             this.sourceStates.set(subtask, 'aligning');
             alignmentPause = Math.min(alignmentPause, alignment.pauseMs(subtask));
+            turns?.leaveOut(subtask);
+            i++;
+            continue;
+          }
+          if (turns !== undefined && turns.mustWait(subtask)) {
+            // Batches ahead of its source's subtask furthest behind on another thread: the turn passes.
+            this.sourceStates.set(subtask, 'turn');
+            turnWait = subtask;
             i++;
             continue;
           }
@@ -715,6 +745,7 @@ export class JobRuntime implements JobServices, JobAttempt {
           }
           result = typeof polled === 'string' ? polled : await polled;
           alignment?.publish(subtask);
+          turns?.polled(subtask);
           polledAny = true;
         } catch (error) {
           this.sourceStates.set(subtask, 'finished');
@@ -723,6 +754,7 @@ export class JobRuntime implements JobServices, JobAttempt {
         }
         if (result === 'end') {
           alignment?.finished(subtask);
+          turns?.leaveOut(subtask);
           this.endSource(subtask);
           active.splice(i, 1);
         } else {
@@ -735,6 +767,12 @@ export class JobRuntime implements JobServices, JobAttempt {
         // Every subtask that could poll is ahead of its group, whose lowest is on another thread or an unbounded
         // source: look again after the group's update interval (barriers and stops still go in meanwhile).
         await this.alignmentPause(alignmentPause);
+        continue;
+      }
+      if (!polledAny && turnWait !== undefined) {
+        // Every subtask that could poll waits for its source's subtasks on other threads: look again once the one
+        // waited for polls, or shortly (this thread meanwhile takes their batches, and barriers and stops go in).
+        await this.turnWait(turnWait);
         continue;
       }
       if (!polledAny) {
@@ -867,6 +905,16 @@ export class JobRuntime implements JobServices, JobAttempt {
     return new Promise<void>((resolve) => setTimeout(resolve, ms)).then(() => {
       figures.alignmentPauses++;
       figures.alignmentPausedMs += performance.now() - started;
+    });
+  }
+
+  /** Waits until the subtask `subtask` waits for on another thread polls, or briefly (see SourceTurns.waitFor). */
+  private turnWait(subtask: Subtask): Promise<void> {
+    const figures = mutableExchangeFigures();
+    const started = performance.now();
+    return this.turns!.waitFor(subtask).then(() => {
+      figures.turnWaits++;
+      figures.turnWaitMs += performance.now() - started;
     });
   }
 

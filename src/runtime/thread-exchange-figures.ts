@@ -27,6 +27,17 @@ export interface ThreadExchangeFigures {
   alignmentPauses: number;
   /** Time those pauses took (ms of real time, summed). */
   alignmentPausedMs: number;
+  /**
+   * Times this thread's bounded sources waited for the same sources' subtasks on other threads (every subtask it could
+   * poll was batches ahead, see SourceTurns), and the real time those waits took (ms, summed).
+   */
+  turnWaits: number;
+  turnWaitMs: number;
+  /**
+   * Worker threads: time from the end of this thread's sources to the end of its last subtask, per job, summed (ms):
+   * what it waited for at the end of a bounded job, mostly the other threads' last batches.
+   */
+  endWaitMs: number;
 }
 
 const figures: ThreadExchangeFigures = {
@@ -38,6 +49,9 @@ const figures: ThreadExchangeFigures = {
   watermarkSamples: 0,
   alignmentPauses: 0,
   alignmentPausedMs: 0,
+  turnWaits: 0,
+  turnWaitMs: 0,
+  endWaitMs: 0,
 };
 
 /** This thread's exchange figures since it started (module state: each worker thread has its own). */

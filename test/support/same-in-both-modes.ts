@@ -17,6 +17,7 @@ export const SAME_IN_BOTH_MODES: ReadonlyMap<string, string> = new Map([
     'every job runs in a child process with its worker count given, or says workers: 1',
   ],
   ['test/workers/worker-metrics.test.ts', 'its job names its worker count (2)'],
+  ['test/workers/source-turns.test.ts', 'its job names its worker count (2)'],
   ['test/bench/checkpoint-cost.test.ts', 'every job runs in a benchmark child process'],
 ]);
 

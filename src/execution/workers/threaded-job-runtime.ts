@@ -8,6 +8,7 @@ import { JobRuntime, type JobRuntimeOptions, type OperatorMetrics } from '../../
 import type { SubtaskFigures } from '../../runtime/subtask-figures.ts';
 import { MAIN_THREAD, slotHost } from '../../runtime/slot-placement.ts';
 import { SourceWatermarkAlignment } from '../../runtime/source-watermark-alignment.ts';
+import { SourceTurns } from '../../runtime/source-turns.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
 import { spawnWorker } from './spawn-worker.ts';
 import { keepIdleWorker, poolKey, takeIdleWorker } from './worker-pool.ts';
@@ -142,9 +143,12 @@ export class ThreadedJobRuntime implements JobAttempt {
     this.exchange = new ThreadExchange(graph, ports.get(MAIN_THREAD)!, (error) => this.fail(error));
     // One slot per aligned source subtask, in memory every thread of the job shares (see SourceWatermarkAlignment).
     const alignmentSlots = SourceWatermarkAlignment.slotsFor(graph, true);
+    // One count of batches per source subtask, shared likewise (see SourceTurns).
+    const turnSlots = SourceTurns.slotsFor(graph);
     this.local = new JobRuntime(graph, {
       ...options,
       ...(alignmentSlots !== undefined ? { watermarkAlignmentSlots: alignmentSlots } : {}),
+      ...(turnSlots !== undefined ? { sourceTurnSlots: turnSlots } : {}),
       placement: {
         host: MAIN_THREAD,
         hostOf: (node, i) => slotHost(node, i, count),
@@ -170,6 +174,7 @@ export class ThreadedJobRuntime implements JobAttempt {
         checkpointing: options.checkpointing === true,
         maxAlignmentBytes: options.maxAlignmentBytes,
         watermarkAlignmentSlots: alignmentSlots,
+        sourceTurnSlots: turnSlots,
         metrics:
           options.metrics !== undefined
             ? {

@@ -48,6 +48,8 @@ export interface WorkerSlotData {
   readonly maxAlignmentBytes: number | undefined;
   /** The job's watermark alignment slots, in a SharedArrayBuffer (undefined: no source is aligned). */
   readonly watermarkAlignmentSlots: Float64Array | undefined;
+  /** The batches polled by each source subtask (SourceTurns.slotsFor), shared by every thread of the job. */
+  readonly sourceTurnSlots: Int32Array | undefined;
   /**
    * Metrics on: the main registry's tick interval and the job scope's variables (job_id, job_name), so the
    * worker's subtasks carry the same scopes and send their figures at the same pace. Undefined: metrics off.

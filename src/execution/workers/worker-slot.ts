@@ -7,6 +7,7 @@ import { MetricRegistry } from '../../metrics/metric-registry.ts';
 import { JobRuntime } from '../../runtime/job-runtime.ts';
 import { slotHost } from '../../runtime/slot-placement.ts';
 import { ThreadExchange } from '../../runtime/thread-exchange.ts';
+import { mutableExchangeFigures } from '../../runtime/thread-exchange-figures.ts';
 import type { StateBackend } from '../../state/state-backend.ts';
 import type { SubtaskPartialMatches } from '../../cep/operator/partial-match-snapshot.ts';
 import {
@@ -143,6 +144,7 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
     ...(slot.watermarkAlignmentSlots !== undefined
       ? { watermarkAlignmentSlots: slot.watermarkAlignmentSlots }
       : {}),
+    ...(slot.sourceTurnSlots !== undefined ? { sourceTurnSlots: slot.sourceTurnSlots } : {}),
     onSubtaskSnapshot: (subtask, barrier, snapshot) =>
       post({
         type: 'ack',
@@ -170,8 +172,11 @@ function start(slot: WorkerSlotData, settings: WorkerJobSettings, post: (message
         job.runSources().then(
           () => {
             post({ type: 'sources-done' });
+            const sourcesDone = performance.now();
             return job.whenAllFinished().then(async () => {
               await job.settleFinishes();
+              // What this thread waited for at the end: the other threads' last batches (its figures, per job).
+              mutableExchangeFigures().endWaitMs += performance.now() - sourcesDone;
               if (!job.hasFailed) post({ type: 'finished' });
             });
           },
