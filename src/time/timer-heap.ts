@@ -309,8 +309,9 @@ export class TimerHeap<N> {
    * finding its bucket, the bucket's key list and that list's elements took three dependent cache misses per
    * removal; a table indexed by the key, 8 or 16 bytes a key, stays in the cache.
    *
-   * On an empty heap the timers go into a {@link FlatTimerQueue} first: one entry per timer in a heap of typed
-   * arrays and the key's timer in the table, so neither adding nor deleting touches memory used long before. It
+   * On an empty heap the timers go into a {@link FlatTimerQueue} first: one entry a key in a heap of typed arrays and
+   * the key's timer in a table, a deleted timer's entry taken by the key's next one, so neither adding nor deleting
+   * touches memory used long before. It
    * holds one timer a key, of `namespace`, with keys up to 65,536 (or eight a queued timer): the first timer it
    * cannot hold (a key's second one, another namespace, a string, composite or larger key) moves every timer into
    * buckets, in order, for good (until {@link clear}).
@@ -320,9 +321,9 @@ export class TimerHeap<N> {
    * is no timer once the table no longer holds the bucket's timestamp for it; a key's further timers, while one is
    * in the table, are kept in their buckets as usual. In both forms every query answers as if the deleted timer had
    * been removed (size, peek, poll, the duplicate check, removal, {@link values}), a poll or peek that reaches it
-   * drops it, and the deleted timers are all dropped at once when they outnumber the queued ones by a few thousand,
-   * so the order and the snapshots are those of the eager removal and a timer pushed back record after record
-   * leaves no trail. Larger keys, other namespaces and composite keys are kept as usual. Not with
+   * drops it, and in the buckets the deleted timers are all dropped at once when they outnumber the queued ones by a
+   * few thousand, so the order and the snapshots are those of the eager removal and a timer pushed back record after
+   * record leaves no trail. Larger keys, other namespaces and composite keys are kept as usual. Not with
    * {@link retireMovedTimersLazily}.
    */
   deleteLazily(namespace: N): void {
