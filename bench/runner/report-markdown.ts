@@ -49,6 +49,9 @@ const fmtEnd = (m: Measurement): string =>
     ? '–'
     : `${m.endedAt.slice(11, 16)}${m.loadAverage === undefined ? '' : `, ${m.loadAverage.toFixed(1)}`}`;
 
+/** Systems at parallelism 2 on two threads (weir-p2, flink-p2, limit-p2), which the report sets beside limit-p2. */
+const onTwoThreads = (system: string): boolean => system.endsWith('-p2');
+
 export function renderMarkdown(
   meta: ReportMeta,
   measurements: readonly Measurement[],
@@ -80,20 +83,24 @@ export function renderMarkdown(
   lines.push(
     'All outputs were verified equal (count and checksum) to the limit loop before this table was written.',
   );
+  lines.push(
+    '"× limit-p2": a system on two threads (`-p2`) beside the limit\'s loops on two threads, records crossing by key group.',
+  );
   lines.push('');
   lines.push(
-    '| workload | system | events/s median | min – max | × limit | × Flink p1 | outputs | checksum | RSS peak MB | heap peak MB | state B/key | ended, load |',
+    '| workload | system | events/s median | min – max | × limit | × limit-p2 | × Flink p1 | outputs | checksum | RSS peak MB | heap peak MB | state B/key | ended, load |',
   );
-  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const workload of WORKLOAD_IDS) {
     const cells = measurements.filter((m) => m.workload === workload);
     const limit = cells.find((m) => m.system === 'limit' && m.status === 'ok')?.eventsPerSecond?.median;
+    const limitP2 = cells.find((m) => m.system === 'limit-p2' && m.status === 'ok')?.eventsPerSecond?.median;
     const flink = cells.find((m) => m.system === 'flink-p1' && m.status === 'ok')?.eventsPerSecond?.median;
     for (const m of cells) {
       const title = WORKLOAD_TITLES[workload];
       if (m.status !== 'ok' || m.eventsPerSecond === undefined) {
         lines.push(
-          `| ${title} | ${m.system} | ${m.status === 'not-implemented' ? 'not implemented' : m.status} | | | | | | | | | |`,
+          `| ${title} | ${m.system} | ${m.status === 'not-implemented' ? 'not implemented' : m.status} | | | | | | | | | | |`,
         );
         continue;
       }
@@ -101,7 +108,9 @@ export function renderMarkdown(
       const first = m.runs[0];
       lines.push(
         `| ${title} | ${m.system} | ${fmtRate(rate.median)} | ${fmtRate(rate.min)} – ${fmtRate(rate.max)} | ` +
-          `${limit === undefined ? '–' : (rate.median / limit).toFixed(2)} | ${flink === undefined ? '–' : (rate.median / flink).toFixed(2)} | ` +
+          `${limit === undefined ? '–' : (rate.median / limit).toFixed(2)} | ` +
+          `${limitP2 === undefined || !onTwoThreads(m.system) ? '–' : (rate.median / limitP2).toFixed(2)} | ` +
+          `${flink === undefined ? '–' : (rate.median / flink).toFixed(2)} | ` +
           `${first?.count.toLocaleString('en-US') ?? '–'} | ${first?.checksum ?? '–'} | ${fmtMb(m.rssPeakBytes)} | ${fmtMb(m.heapPeakBytes)} | ` +
           `${fmtStateBytes(m)} | ${fmtEnd(m)} |`,
       );

@@ -2,6 +2,7 @@
 // so that a Weir that does not build yet makes its cells "unavailable" instead of breaking the benchmark.
 
 import { limitSystem } from '../limit/index.ts';
+import { limitP2System } from '../limit/p2/index.ts';
 import { rxjsSystem } from '../rxjs/index.ts';
 import { DURABLE_STATE_WORKLOADS, type WorkloadId } from '../workloads/params.ts';
 import type { BenchSystem } from '../workloads/system.ts';
@@ -15,12 +16,14 @@ import { CHECKSUM_CHANNEL_ENV, type ChecksumReport } from '../weir/job-source.ts
 // weir-no-metrics is Weir with metrics off (no sampler, no busy-time clock reads): beside `weir` (metrics on, the
 // default) it measures what metrics cost in the same run. weir-p2 is Weir at parallelism 2 on 2 worker threads
 // (worker mode), the counterpart of flink-p2. weir-lmdb is Weir with keyed state in the LMDB backend, on the
-// workloads measured on durable state (DURABLE_STATE_WORKLOADS), the counterpart of flink-rocksdb-p1.
+// workloads measured on durable state (DURABLE_STATE_WORKLOADS), the counterpart of flink-rocksdb-p1. limit-p2 is the
+// limit's loops on 2 worker threads with records crossing by key group (bench/limit/p2/): weir-p2's ceiling.
 export const NODE_SYSTEM_NAMES = [
   'limit',
   'rxjs',
   'weir',
   'weir-no-metrics',
+  'limit-p2',
   'weir-p2',
   'weir-lmdb',
 ] as const;
@@ -56,6 +59,7 @@ export async function loadSystem(
     return { name, system: withCheckpoints(name, loaded.system, checkpointIntervalMs) };
   }
   if (name === 'limit') return { name, system: limitSystem };
+  if (name === 'limit-p2') return { name, system: limitP2System };
   if (name === 'rxjs') return { name, system: rxjsSystem };
   if (name === 'weir' || name === 'weir-no-metrics' || name === 'weir-p2' || name === 'weir-lmdb') {
     try {
