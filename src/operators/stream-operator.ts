@@ -67,8 +67,13 @@ export interface SnapshotContext {
 export abstract class AbstractStreamOperator<OUT> {
   protected output!: Output<OUT>;
   protected context!: OperatorContext;
-  /** Set by the runtime: fires due event-time timers of every timer service of this operator. */
-  advanceTimers: ((watermark: number) => void) | undefined = undefined;
+  /**
+   * Set by the runtime: the timer services of this operator's subtask, whose due event-time timers a watermark fires.
+   * An object whose class and method are the same in every job, rather than a closure made per subtask: V8 inlines
+   * this call into the operator's watermark path, and a closure made again by the next job's subtask threw that code
+   * away at the next job's first watermark (docs/performance.md, "A kept worker's second job").
+   */
+  timerServices: { advanceWatermark(watermark: number): void } | undefined = undefined;
 
   setup(context: OperatorContext, output: Output<OUT>): void {
     this.context = context;
@@ -82,7 +87,7 @@ export abstract class AbstractStreamOperator<OUT> {
    * the watermark, as Flink's AbstractStreamOperator does.
    */
   processWatermark(watermark: number): void {
-    this.advanceTimers?.(watermark);
+    this.timerServices?.advanceWatermark(watermark);
     this.output.emitWatermark(watermark);
   }
 

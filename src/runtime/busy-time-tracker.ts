@@ -1,5 +1,6 @@
 // BusyTimeTracker: estimates busy, back-pressured and idle time per subtask from timed samples, at no per-record or per-fired-result cost.
 import { performance } from 'node:perf_hooks';
+import { DOUBLE_ZERO } from '../core/stable-hidden-classes.ts';
 import type { View } from '../metrics/meter.ts';
 
 /**
@@ -8,16 +9,16 @@ import type { View } from '../metrics/meter.ts';
  */
 export class SampledShare {
   /** Self time measured in this tick's sampled roots (ms). */
-  sampledBusyMs = 0;
+  sampledBusyMs = DOUBLE_ZERO;
   /** Time spent in downstream calls (the consumer had not taken the record yet) in this tick's sampled roots (ms). */
-  sampledBackPressuredMs = 0;
+  sampledBackPressuredMs = DOUBLE_ZERO;
   /**
    * The sampled sums over the ticks that had samples, older ticks' sums decayed by {@link SHARE_DECAY}: this
    * subtask's shares of the kind's time are these over the kind's decayed sampled time. Ticks without a sample
    * reuse the shares.
    */
-  decayedBusyMs = 0;
-  decayedBackPressuredMs = 0;
+  decayedBusyMs = DOUBLE_ZERO;
+  decayedBackPressuredMs = DOUBLE_ZERO;
 }
 
 /** A subtask's share of the clock, filled by the tracker and read by its metrics. */
@@ -29,7 +30,7 @@ export class SubtaskTime {
   /** Its share of sampled deliveries: batches of records and watermarks from another thread (worker mode). */
   readonly deliveries = new SampledShare();
   /** Back-pressured time measured exactly: a source's waits for a blocked channel or a full operator (ms). */
-  exactBackPressuredMs = 0;
+  exactBackPressuredMs = DOUBLE_ZERO;
   /** Flink's busyTimeMsPerSecond, backPressuredTimeMsPerSecond and idleTimeMsPerSecond (last tick). */
   busyTimeMsPerSecond = 0;
   backPressuredTimeMsPerSecond = 0;
@@ -39,15 +40,15 @@ export class SubtaskTime {
 /** One kind of root the tracker times: the time of all of them, and of the sampled ones. */
 class RootKind {
   /** Every root's wall time this tick (ms). */
-  totalMs = 0;
+  totalMs = DOUBLE_ZERO;
   /** The sampled roots' wall time this tick (ms). */
-  sampledMs = 0;
+  sampledMs = DOUBLE_ZERO;
   /** Sampled time over the ticks that had samples, decayed like the subtasks' sums. */
-  decayedSampledMs = 0;
+  decayedSampledMs = DOUBLE_ZERO;
   /** The earliest time the next sampled root may start; NaN until the first root. */
   nextSampleAt = Number.NaN;
   /** This tick's factor from a subtask's decayed sampled time to its share of `totalMs`. */
-  scale = 0;
+  scale = DOUBLE_ZERO;
 
   constructor(
     /** Which of a subtask's shares a sampled root of this kind fills: {@link BATCHES}, {@link FIRINGS} or {@link DELIVERIES}. */
@@ -110,7 +111,7 @@ export class BusyTimeTracker implements View {
   /** The kind of the sampled root that runs (its hops' time goes to that share of each subtask's time). */
   private sampledShare = BATCHES;
   /** Time spent in hops called by the current hop (ms). */
-  private child = 0;
+  private child = DOUBLE_ZERO;
   private readonly batches = new RootKind(BATCHES);
   private readonly firings = new RootKind(FIRINGS);
   private readonly deliveries = new RootKind(DELIVERIES);

@@ -1,4 +1,5 @@
 // OutboundChannel: the producer's end of a channel to a consumer subtask on another thread; batches, credit-based.
+import { DOUBLE_ZERO } from '../core/stable-hidden-classes.ts';
 import type { DeclaredType } from '../core/tagged-union-type.ts';
 import type { StreamEdge } from '../graph/stream-graph.ts';
 import type { CheckpointBarrier } from './checkpoint-barrier.ts';
@@ -51,8 +52,11 @@ export class OutboundChannel implements ChannelWriter {
   /** Batches waiting for credit, oldest first. */
   private readonly waiting: OutboundBatch[] = [];
   congested = false;
-  /** When the current wait for credit began (performance.now()), for the exchange's figures. */
-  private congestedSince = 0;
+  /**
+   * When the current wait for credit began (performance.now()), for the exchange's figures. A double from the start:
+   * the first congestion, in whichever job, then gives the channels no new hidden class.
+   */
+  private congestedSince = DOUBLE_ZERO;
   /** Called when the channel becomes congested (true) or drains (false). */
   onCongestion: ((congested: boolean) => void) | undefined = undefined;
 

@@ -121,7 +121,7 @@ export class Subtask {
             })
           : new HeapKeyedStateBackend(node.maxParallelism, range, () => job.clock.now(), node.name);
       this.timers = new TimerServiceManager(this.backend, job.clock, (fire) => this.guardTimer(fire));
-      this.operator.advanceTimers = (watermark) => this.timers!.advanceWatermark(watermark);
+      this.operator.timerServices = this.timers;
     }
     const subtask = this;
     const runtimeContext = new RuntimeContextImpl(

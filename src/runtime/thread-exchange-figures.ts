@@ -1,4 +1,5 @@
 // ThreadExchangeFigures: what this thread's exchange did, counted per batch and per credit wait, never per record.
+import { DOUBLE_ZERO } from '../core/stable-hidden-classes.ts';
 
 /**
  * Cumulative counts of one thread's exchange (every job it ran), for diagnosing worker mode: how often a producer
@@ -40,18 +41,19 @@ export interface ThreadExchangeFigures {
   endWaitMs: number;
 }
 
+// The times start as doubles, so the first fraction added (in whichever job) gives the object no new hidden class.
 const figures: ThreadExchangeFigures = {
   batchesSent: 0,
   batchesReceived: 0,
   congestions: 0,
-  congestedMs: 0,
-  watermarkLeadMs: 0,
+  congestedMs: DOUBLE_ZERO,
+  watermarkLeadMs: DOUBLE_ZERO,
   watermarkSamples: 0,
   alignmentPauses: 0,
-  alignmentPausedMs: 0,
+  alignmentPausedMs: DOUBLE_ZERO,
   turnWaits: 0,
-  turnWaitMs: 0,
-  endWaitMs: 0,
+  turnWaitMs: DOUBLE_ZERO,
+  endWaitMs: DOUBLE_ZERO,
 };
 
 /** This thread's exchange figures since it started (module state: each worker thread has its own). */

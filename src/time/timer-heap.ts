@@ -1,5 +1,6 @@
 // TimerHeap: a priority queue of timers with de-duplication and cheap deletion, grouped by timestamp.
 import type { NormalizedKey } from '../state/key-hash.ts';
+import { emptyTaggedArray } from '../core/stable-hidden-classes.ts';
 import { FlatTimerQueue } from './flat-timer-queue.ts';
 
 /**
@@ -215,7 +216,9 @@ const RETIRED = 3;
  * form, a {@link FlatTimerQueue}, while each key holds one timer, and keeps deleting lazily in its buckets after.
  */
 export class TimerHeap<N> {
-  private readonly heap: TimerBucket<N>[] = [];
+  // Objects from the start: an empty literal would change its hidden class at the first bucket, in every heap of every
+  // job, after the watermark path had been compiled for a heap of buckets (core/stable-hidden-classes.ts).
+  private readonly heap: TimerBucket<N>[] = emptyTaggedArray();
   /**
    * `times[i]` is `heap[i].timestamp`, unboxed: the sifts compare these, one array, instead of loading each child
    * bucket and its timestamp's box (two cache misses per comparison in a heap of thousands of buckets, where a
@@ -385,7 +388,10 @@ export class TimerHeap<N> {
   private head(): TimerBucket<N> | undefined {
     if (this.marked) return this.liveHead();
     if (this.lazyTimes !== undefined) return this.lazyHead();
-    return this.heap[0];
+    // Not a read past the end: a job's first watermarks find the heap empty before V8 records the read's feedback,
+    // so the optimised code of the previous job's watermark path, which never read past the end, was thrown away.
+    const heap = this.heap;
+    return heap.length === 0 ? undefined : heap[0];
   }
 
   /**

@@ -68,7 +68,7 @@ export class KeyedOperatorHarness<IN, OUT> {
       this.timers.restore(options.restore.timers);
     }
     this.operator = createOperator();
-    this.operator.advanceTimers = (watermark) => this.timers.advanceWatermark(watermark);
+    this.operator.timerServices = this.timers;
     const harness = this;
     const metricGroup = new MetricGroupImpl(DISCARDING_METRIC_SINK, 'operator', {}, ['window', '0']);
     const context: OperatorContext = {

@@ -19,6 +19,7 @@ export const SAME_IN_BOTH_MODES: ReadonlyMap<string, string> = new Map([
   ['test/workers/worker-metrics.test.ts', 'its job names its worker count (2)'],
   ['test/workers/source-turns.test.ts', 'its job names its worker count (2)'],
   ['test/bench/checkpoint-cost.test.ts', 'every job runs in a benchmark child process'],
+  ['test/second-job-code.test.ts', 'it runs no job: its probe is a child process'],
 ]);
 
 /** Set by test/support/worker-mode.ts on the main thread of `npm run test:workers`. */

@@ -159,7 +159,6 @@ export class CepOperator<IN, KEY, OUT>
    * only when the filter says it may be there (most elements' keys have no partial match, at many keys nearly all).
    */
   private readonly recordKeys = new NumberKeyFilter();
-  private readonly recordKeysList = (): Iterable<NormalizedKey> => this.records.keys();
   /** Event time: buffered elements and timeout registrations by time (see {@link DueBuffer}). */
   private readonly due = new DueBuffer();
   private readonly recordPool: CepRecord[] = [];
@@ -718,7 +717,7 @@ export class CepOperator<IN, KEY, OUT>
       record.normalizedKey = normalizedKey;
     }
     this.records.set(normalizedKey, record);
-    this.recordKeys.add(normalizedKey, this.recordKeysList);
+    this.recordKeys.add(normalizedKey, this.records);
     return record;
   }
 

@@ -1,4 +1,5 @@
 // DueBuffer: what the CEP operator waits for in event time (buffered elements and partial-match timeouts), by time.
+import { emptyTaggedArray } from '../../core/stable-hidden-classes.ts';
 
 /** The first slot of a timeout entry. */
 export const TIMEOUT_ENTRY: unique symbol = Symbol('timeout');
@@ -53,7 +54,9 @@ const SLOT_MASK = SLOTS - 1;
  * a few seconds of the watermark, so they rarely share a slot), and in a Map only when their slot is taken.
  */
 export class DueBuffer {
-  private readonly heap: DueBucket[] = [];
+  // Buckets from the start: an empty literal changes its hidden class at its first bucket, in every operator of every
+  // job (core/stable-hidden-classes.ts).
+  private readonly heap: DueBucket[] = emptyTaggedArray();
   /** Each live bucket is in the slot of its time, or, when another bucket holds that slot, in `overflow`. */
   // Stryker disable next-line ArrayDeclaration: an empty array reads undefined in every slot as well (the size only presizes it)
   private readonly slots: (DueBucket | undefined)[] = new Array<DueBucket | undefined>(SLOTS).fill(undefined);

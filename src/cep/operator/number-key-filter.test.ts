@@ -10,7 +10,7 @@ class FilteredSet {
   readonly filter = new NumberKeyFilter();
   add(key: unknown): void {
     this.keys.add(key);
-    this.filter.add(key, () => this.keys);
+    this.filter.add(key, this.keys);
   }
   remove(key: unknown): void {
     this.keys.delete(key);

@@ -29,11 +29,15 @@ export class NumberKeyFilter {
     return typeof key !== 'number' || this.counts[Math.imul(key, GOLDEN) >>> this.shift] !== 0;
   }
 
-  /** Counts a key the set now holds; `keys` lists every key it holds (this one included), to rebuild a grown table. */
-  add(key: unknown, keys: () => Iterable<unknown>): void {
+  /**
+   * Counts a key the set now holds; `set` is the set itself (this key included), whose keys rebuild a grown table. The
+   * set rather than a function that lists it: a function made per operator would be a new call target in every job,
+   * and the code V8 compiled for the previous job's would be thrown away at the first table grown.
+   */
+  add(key: unknown, set: { keys(): Iterable<unknown> }): void {
     if (typeof key !== 'number') return;
     if (++this.size * SLOTS_PER_KEY > this.counts.length) {
-      this.grow(keys());
+      this.grow(set.keys());
       return;
     }
     this.counts[Math.imul(key, GOLDEN) >>> this.shift]!++;

@@ -1,5 +1,6 @@
 // KeyRows: the entries of every key-first state of one backend, one row per key, so a key's states share one lookup.
 import type { NormalizedKey } from '../key-hash.ts';
+import { emptyTaggedArray } from '../../core/stable-hidden-classes.ts';
 import { BlockIndex, NO_BLOCK } from './block-index.ts';
 
 /** Marks a column of a row that holds no entry (a namespace may be any value, `undefined` included). */
@@ -35,9 +36,11 @@ const COMPACT_AT_FREE_ROWS = 1024;
 export class KeyRows {
   /**
    * Rows of `stride` cells: the key ({@link FREE_ROW} for a free row), then three cells a column. Replaced when a
-   * column is added or the rows are compacted, so read it through this field, never keep it.
+   * column is added or the rows are compacted, so read it through this field, never keep it. Holds any values from
+   * the start (a key, then symbols): an empty literal changed its hidden class at the first row written, in every
+   * backend of every job (core/stable-hidden-classes.ts).
    */
-  cells: unknown[] = [];
+  cells: unknown[] = emptyTaggedArray();
   private stride = 1;
   private columns = 0;
   private readonly index = new BlockIndex();
@@ -60,7 +63,10 @@ export class KeyRows {
 
   /** The key's row, or {@link NO_ROW} when it holds nothing. */
   rowOf(key: NormalizedKey): KeyRow {
-    if (key === this.lastKey) return this.lastRow;
+    // The key is compared only once a key is cached. V8 records which types a comparison met only after a function
+    // has run a few times, so a fresh backend's `undefined` here was never recorded, and the next job's first lookup
+    // threw away the record path's optimised code, in which this comparison is inlined for integer keys.
+    if (this.lastRow !== NO_ROW && key === this.lastKey) return this.lastRow;
     const row = this.index.get(key);
     if (row !== NO_ROW) {
       this.lastKey = key;
@@ -148,7 +154,7 @@ export class KeyRows {
   /** Copies the held rows, in order, into fresh cells of `stride` cells a row (new columns empty), re-indexed. */
   private relayout(oldStride: number, stride: number): void {
     const old = this.cells;
-    const cells: unknown[] = [];
+    const cells = emptyTaggedArray<unknown>();
     for (let row = 0; row < old.length; row += oldStride) {
       const key = old[row];
       if (key === FREE_ROW) continue;
