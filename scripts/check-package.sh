@@ -102,7 +102,7 @@ console.log('weir/opentelemetry ok');
 JS
 node otel-on.mjs
 
-# CommonJS consumers: require() of the ES module package (Node 20.19+, 22.12+), through the exports' default condition.
+# CommonJS consumers: require() of the ES module package (Node 22.12+), through the exports' default condition.
 cat > require.cjs <<'JS'
 const { StreamExecutionEnvironment, WindowOperator } = require('weir');
 const { TestHarness } = require('weir/testing');

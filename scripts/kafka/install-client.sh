@@ -5,7 +5,8 @@
 # on an idle 2-core machine, far more on a busy one). So it is not in package.json's dependencies, where every
 # `npm ci` of every checkout would pay that: it is built once per machine and Node ABI into
 # ~/.cache/weir/kafka-client/<version>/node-abi-<abi> and linked into node_modules, which takes no time. Only the
-# Kafka tests, examples and benchmarks need it.
+# Kafka tests, examples and benchmarks need it. It builds for the Node that runs it (`npx -y -p node@24 bash
+# scripts/kafka/install-client.sh` for Node 24), against that Node's headers (scripts/node-headers.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 version="$(node -p "require('$root/package.json').peerDependencies['@confluentinc/kafka-javascript'].replace(/^[~^]/, '')")"
@@ -25,19 +26,20 @@ if [[ ! -f "$addon" && -f "$base/$addon_path" ]] && node -e "require(process.arg
 fi
 if [[ ! -f "$addon" ]]; then
   echo "install-client.sh: building @confluentinc/kafka-javascript@$version for Node $(node --version) into $cache (once per machine and Node ABI)" >&2
+  start=$SECONDS
+  # node-gyp compiles against npm's nodedir (on Debian /usr, whose include/node is the system Node's), so a Node of
+  # another ABI would get an addon it cannot load: the headers of exactly the running Node are passed instead.
+  nodedir="$(bash "$root/scripts/node-headers.sh")"
   rm -rf "$cache"
   mkdir -p "$cache"
-  start=$SECONDS
   (cd "$cache" && echo '{"private":true}' >package.json &&
-    CKJS_LINKING=dynamic npm install --no-audit --no-fund --no-save --loglevel=error \
+    CKJS_LINKING=dynamic npm_config_nodedir="$nodedir" npm install --no-audit --no-fund --no-save --loglevel=error \
       "@confluentinc/kafka-javascript@$version" >&2)
   [[ -f "$addon" ]] || { echo "install-client.sh: the build produced no addon at $addon" >&2; exit 1; }
-  # node-gyp compiles against the headers it finds (on Debian, /usr/include/node: the system Node's) unless it can
-  # download the running Node's, so a Node without headers on the machine gets an addon it cannot load.
   if ! node -e "require(process.argv[1])" "$addon" 2>/dev/null; then
-    built="$(node -e "try { require(process.argv[1]) } catch (e) { console.log(/NODE_MODULE_VERSION (\d+)/.exec(e.message)?.[1] ?? '?') }" "$addon")"
+    built="$(node -e "try { require(process.argv[1]) } catch (e) { const abi = /NODE_MODULE_VERSION (\d+)/.exec(e.message)?.[1]; console.log(abi ? 'it was compiled for ABI ' + abi : e.message) }" "$addon")"
     rm -rf "$cache"
-    echo "install-client.sh: the build for Node $(node --version) (ABI $abi) was compiled against other headers (ABI $built) and does not load: node-gyp found no headers of this Node on the machine and could not fetch them; run the Kafka parts with the Node whose headers are installed" >&2
+    echo "install-client.sh: the build for Node $(node --version) (ABI $abi), compiled against the headers in $nodedir, does not load: $built" >&2
     exit 1
   fi
   echo "install-client.sh: built in $((SECONDS - start)) s" >&2
