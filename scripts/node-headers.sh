@@ -32,7 +32,7 @@ package="$(node -p "(process.platform === 'darwin' && process.arch === 'arm64' ?
 echo "node-headers.sh: no headers of Node $version on this machine (npm's nodedir: ${configured:-unset}, for Node $(headers_version "${configured:-.}" | grep . || echo none)); unpacking them from npm's $package into $cache" >&2
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-if ! (cd "$tmp" && npm pack --silent --pack-destination . "$package" >/dev/null 2>"$tmp/npm-error.log") ||
+if ! (cd "$tmp" && npm pack --loglevel=error --pack-destination . "$package" >/dev/null 2>"$tmp/npm-error.log") ||
   ! tar -xzf "$tmp"/*.tgz -C "$tmp" package/include/node 2>>"$tmp/npm-error.log"; then
   cat "$tmp/npm-error.log" >&2
   echo "node-headers.sh: could not take Node $version's headers from npm's $package (output above); put a Node $version distribution's include/node under a directory and set npm_config_nodedir to it" >&2
