@@ -10,7 +10,8 @@ import type { WorkloadParams } from '../workloads/params.ts';
 import { firstProbeIndex, hitProbe } from '../workloads/probe.ts';
 import { TimerHeap } from './timer-heap.ts';
 
-class Session {
+/** One open session of a bidder (also the session of limit-p2's loop, bench/limit/p2/session-loop.ts). */
+export class Session {
   /** end - 1 at the time the session was put in the timer heap; the heap re-queues it if end grew. */
   scheduledAt: number;
   closed = false;

@@ -4,24 +4,9 @@
 import { ChecksumAccumulator, hashSession } from '../../workloads/checksum.ts';
 import { type Bid, newBid } from '../../workloads/generator.ts';
 import type { WorkloadParams } from '../../workloads/params.ts';
+import { Session } from '../session-window.ts';
 import { TimerHeap } from '../timer-heap.ts';
 import type { ThreadLoop } from './thread-loop.ts';
-
-class Session {
-  /** end - 1 at the time the session was put in the timer heap; the heap re-queues it if end grew. */
-  scheduledAt: number;
-  closed = false;
-  /** The bidder's next open session: almost always null, so the common case is one Map lookup. */
-  next: Session | null = null;
-  constructor(
-    readonly bidder: number,
-    public start: number,
-    public end: number,
-    public count: number,
-  ) {
-    this.scheduledAt = end - 1;
-  }
-}
 
 export class SessionWindowLoop implements ThreadLoop<Bid> {
   readonly sink = new ChecksumAccumulator();
