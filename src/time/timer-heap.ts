@@ -774,13 +774,7 @@ export class TimerHeap<N> {
         const i = list.indexOf(normalizedKey, bucket.listHead);
         if (i < 0) return false;
         if (this.marked) this.markUnqueued(bucket.listNamespace!);
-        // Polled keys stay before listHead; the queued ones behind the removed key move up, in order. By hand:
-        // `splice` allocates the array of removed elements it returns, and setting `length` is a runtime call.
-        const last = list.length - 1;
-        for (let j = i; j < last; j++) list[j] = list[j + 1]!;
-        list.pop();
-        this.count--;
-        if (bucket.listHead === list.length) this.dropBucket(bucket);
+        this.removeFromList(bucket, list, i);
         return true;
       }
       this.toMapForm(bucket);
@@ -820,12 +814,19 @@ export class TimerHeap<N> {
     if (typeof normalizedKey !== 'number' || !(k >= 0)) return false;
     const i = list.indexOf(-k - 1, bucket.listHead);
     if (i < 0) return false;
+    this.removeFromList(bucket, list, i);
+    return true;
+  }
+
+  /** Removes the queued timer at `i` of a bucket's key list, and the bucket once nothing in it is queued. */
+  private removeFromList(bucket: TimerBucket<N>, list: NormalizedKey[], i: number): void {
+    // Polled keys stay before listHead; the queued ones behind the removed key move up, in order. By hand:
+    // `splice` allocates the array of removed elements it returns, and setting `length` is a runtime call.
     const last = list.length - 1;
     for (let j = i; j < last; j++) list[j] = list[j + 1]!;
     list.pop();
     this.count--;
     if (bucket.listHead === list.length) this.dropBucket(bucket);
-    return true;
   }
 
   /**
